@@ -1,0 +1,68 @@
+"""The ``derive`` command: ``main(argv=None) -> int``.
+
+Each subcommand lives in its own module with ``add_parser(subparsers)`` and
+``run(args) -> int``; the modules import sympy only inside ``run`` so that
+``derive --help`` stays fast. Exit status: 0 success, 1 a check failed, 2 a
+usage or input error (one line on stderr, no traceback unless ``--debug``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+from collections.abc import Sequence
+
+from .. import __version__
+
+#: Subcommand modules, in the order ``--help`` lists them.
+COMMANDS: tuple[str, ...] = ("list", "show", "check")
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse, with usage errors as one line and exit status 2."""
+
+    def error(self, message: str) -> None:  # type: ignore[override]
+        self.exit(2, f"{self.prog}: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The argument parser of the ``derive`` command (used by the docs' CLI reference)."""
+    parser = _Parser(
+        prog="derive",
+        description="Derive Transformer maths with sympy, check every step, cross-check with numpy.",
+    )
+    parser.add_argument("--version", action="version", version=f"derive {__version__}")
+    parser.add_argument("--debug", action="store_true", help="show tracebacks of errors")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+    for name in COMMANDS:
+        module = importlib.import_module(f"derive.cli.cmd_{name}")
+        module.add_parser(sub)
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the ``derive`` command line; return the exit status."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.command is None:
+        parser.print_help()
+        return 2
+    from ..exceptions import DeriveError
+
+    try:
+        return int(args.run(args))
+    except DeriveError as exc:
+        if args.debug:
+            raise
+        print(f"derive: error: {exc}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("derive: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

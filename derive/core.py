@@ -1,0 +1,195 @@
+"""The core model: a derivation is a chain of steps, each justified.
+
+A :class:`Derivation` starts from an expression and rewrites it step by step;
+each :class:`Step` holds the new expression, the words that justify it, the
+rule the verifier applies to check it mechanically, and its source. The
+objects are frozen: a derivation is written once and every surface (terminal,
+docs, slides, tests) renders that same object.
+
+This module does not import sympy at import time so that the registry and
+``derive --help`` stay cheap; the expressions it holds are sympy objects.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from .exceptions import DerivationDefinitionError
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .numeric import CrossCheck
+    from .rules import Rule
+
+#: Relations a step may assert between the previous expression and its own.
+RELATIONS = ("=", "<=", "<", ">=", ">")
+
+_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9_-]*(\.[a-z0-9][a-z0-9_-]*)+$")
+
+
+@dataclass(frozen=True)
+class Citation:
+    """A source for a step or a derivation.
+
+    Attributes:
+        key: BibTeX key of the work, one of :data:`derive.references.REFERENCES`
+            (e.g. ``"vaswani2017"``).
+        where: the place in the work, e.g. ``"§3.2.1, footnote 4"``.
+        note: optional words on what is taken from there.
+    """
+
+    key: str
+    where: str = ""
+    note: str = ""
+
+    def __str__(self) -> str:
+        from .references import short
+
+        text = short(self.key)
+        return f"{text}, {self.where}" if self.where else text
+
+
+@dataclass(frozen=True)
+class Assumption:
+    """A premise stated in words, with the symbols it concerns.
+
+    Assumptions that sympy can hold (real, positive, integer...) live on the
+    symbols themselves; this class carries the rest, e.g. "q_i, k_i are
+    independent with mean 0 and variance 1". Rules that use a premise
+    (independence, known moments) take their data from the derivation's
+    rules, not from this text: the text is for the reader.
+
+    Attributes:
+        text: the premise in words (plain text, may contain ``$...$`` math).
+        latex: optional LaTeX form of the premise.
+    """
+
+    text: str
+    latex: str = ""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One step of a derivation chain.
+
+    Attributes:
+        expr: the expression after the step (a sympy ``Expr`` or an
+            ``ImmutableMatrix``); it stands in ``relation`` to the previous one.
+        justification: why the step holds, in words, for the reader.
+        rule: the rule the verifier applies mechanically to the previous
+            expression (:mod:`derive.rules`); ``None`` means the step is an
+            algebraic identity proved by the symbolic strategies.
+        relation: one of ``"="``, ``"<="``, ``"<"``, ``">="``, ``">"``: how
+            ``expr`` relates to the previous expression.
+        citation: the source of the step, if it has one.
+    """
+
+    expr: Any
+    justification: str
+    rule: Rule | None = None
+    relation: str = "="
+    citation: Citation | None = None
+
+    def __post_init__(self) -> None:
+        if self.relation not in RELATIONS:
+            raise DerivationDefinitionError(
+                f"step relation {self.relation!r} is not one of {', '.join(RELATIONS)}"
+            )
+        if not isinstance(self.justification, str) or not self.justification.strip():
+            raise DerivationDefinitionError("every step needs a justification in words")
+
+
+@dataclass(frozen=True)
+class Derivation:
+    """A claim and the chain of steps that proves it.
+
+    The chain reads ``start R1 steps[0].expr R2 steps[1].expr ...``; the claim
+    is ``start R steps[-1].expr`` where R is ``=`` when every step is an
+    equality, else the strongest inequality the chain gives.
+
+    Attributes:
+        name: stable dotted name, e.g. ``"softmax.shift-invariance"``.
+        title: short human title.
+        start: the expression the chain starts from.
+        steps: the steps, in order (at least one).
+        summary: one sentence saying what is shown (for listings).
+        assumptions: premises in words (symbol assumptions are on the symbols).
+        definitions: pairs ``(lhs, rhs)`` shown as "where lhs = rhs".
+        citations: sources for the derivation as a whole.
+        checks: numeric cross-checks (:mod:`derive.numeric`), run after the
+            symbolic verification; an identity check of the claim at random
+            points is added automatically unless ``auto_identity_check`` is off.
+        notes: optional remarks for the reader (plain text).
+        auto_identity_check: add the random-point check of ``start`` against
+            the final expression, in the relation of the claim.
+    """
+
+    name: str
+    title: str
+    start: Any
+    steps: tuple[Step, ...]
+    summary: str = ""
+    assumptions: tuple[Assumption, ...] = ()
+    definitions: tuple[tuple[Any, Any], ...] = ()
+    citations: tuple[Citation, ...] = ()
+    checks: tuple[CrossCheck, ...] = ()
+    notes: tuple[str, ...] = ()
+    auto_identity_check: bool = True
+    meta: dict = field(default_factory=dict, compare=False, hash=False)
+
+    def __post_init__(self) -> None:
+        if not isinstance(self.name, str) or not _NAME_RE.match(self.name):
+            raise DerivationDefinitionError(
+                f"derivation name {self.name!r} must be dotted lower-case words, "
+                "e.g. 'softmax.shift-invariance'"
+            )
+        for attr in ("steps", "assumptions", "definitions", "citations", "checks", "notes"):
+            value = getattr(self, attr)
+            if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
+                raise DerivationDefinitionError(f"{self.name}: {attr} must be a tuple")
+            object.__setattr__(self, attr, tuple(value))
+        if not self.steps:
+            raise DerivationDefinitionError(f"{self.name}: a derivation needs at least one step")
+        for k, step in enumerate(self.steps, 1):
+            if not isinstance(step, Step):
+                raise DerivationDefinitionError(f"{self.name}: step {k} is not a Step")
+
+    @property
+    def relation(self) -> str:
+        """The relation of the claim: ``"="`` or the inequality the chain gives."""
+        rels = {s.relation for s in self.steps} - {"="}
+        if not rels:
+            return "="
+        if rels <= {"<=", "<"}:
+            return "<" if "<" in rels else "<="
+        if rels <= {">=", ">"}:
+            return ">" if ">" in rels else ">="
+        raise DerivationDefinitionError(f"{self.name}: the chain mixes <-type and >-type steps")
+
+    @property
+    def end(self) -> Any:
+        """The final expression of the chain."""
+        return self.steps[-1].expr
+
+    @property
+    def claim(self) -> Any:
+        """The claim as a sympy relational, ``start R end``."""
+        import sympy
+
+        ops = {"=": sympy.Eq, "<=": sympy.Le, "<": sympy.Lt, ">=": sympy.Ge, ">": sympy.Gt}
+        if self.relation == "=":
+            return sympy.Eq(self.start, self.end, evaluate=False)
+        return ops[self.relation](self.start, self.end, evaluate=False)
+
+    # Jupyter display --------------------------------------------------
+    def _repr_latex_(self) -> str:
+        from .render.latex import derivation_latex
+
+        return "$$" + derivation_latex(self, environment="aligned") + "$$"
+
+    def _repr_markdown_(self) -> str:
+        from .render.markdown import derivation_markdown
+
+        return derivation_markdown(self)

@@ -1,0 +1,473 @@
+"""Numeric evidence: random-point evaluation, counterexamples, Monte Carlo.
+
+Two jobs live here.
+
+1. **Counterexample search** for the verifier: both sides of a step are
+   evaluated at seeded random points drawn from the symbols' domains
+   (positive, integer, real...), first with numpy through ``lambdify``, then
+   every suspected disagreement is re-evaluated with sympy's arbitrary
+   precision ``evalf`` at the same *exact* (rational) point. A step is refuted
+   only if the gap survives at 60 significant digits, so float rounding can
+   never refute a true identity.
+2. **Cross-checks** attached to a derivation (:class:`CrossCheck`): identity
+   checks at random points, Monte Carlo checks of statistical claims with a
+   stated false-rejection probability and power against wrong values, exact
+   values against a printed rounding, and free-form checks.
+
+Every random draw is seeded; the seed is in every result.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+import zlib
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
+from statistics import NormalDist
+from typing import Any
+
+import numpy as np
+
+from .report import CheckResult, Counterexample
+
+#: Base seed of every random draw; change it with ``derive check --seed``.
+DEFAULT_SEED = 20170612  # the day "Attention Is All You Need" appeared on arXiv
+
+#: Working precision (significant digits) of the confirming evaluation.
+CONFIRM_DIGITS = 60
+
+#: Relative tolerance of the float screening stage.
+SCREEN_RTOL = 1e-9
+SCREEN_ATOL = 1e-12
+
+
+def derived_seed(base: int, *labels: str) -> int:
+    """A stable 32-bit seed for ``labels`` (a name, a step number) from ``base``.
+
+    Uses CRC-32 so it does not change between runs or Python versions
+    (unlike ``hash``).
+    """
+    text = "/".join(labels).encode()
+    return (zlib.crc32(text) ^ (base & 0xFFFFFFFF)) & 0xFFFFFFFF
+
+
+# ----------------------------------------------------------------------------
+# Points
+# ----------------------------------------------------------------------------
+
+
+def _rational(sp: Any, x: float, denom: int = 64) -> Any:
+    return sp.Rational(round(x * denom), denom)
+
+
+def _draw(sp: Any, obj: Any, rng: np.random.Generator, ints_upto: int) -> Any:
+    """An exact random value in the domain that ``obj``'s assumptions allow."""
+    if obj.is_integer:
+        lo = 1 if obj.is_positive else (0 if obj.is_nonnegative else -ints_upto)
+        return sp.Integer(int(rng.integers(lo, ints_upto + 1)))
+    if obj.is_positive:
+        return _rational(sp, rng.uniform(0.25, 3.0)) or sp.Rational(1, 4)
+    if obj.is_nonnegative:
+        return _rational(sp, rng.uniform(0.0, 3.0))
+    if obj.is_negative:
+        return -(_rational(sp, rng.uniform(0.25, 3.0)) or sp.Rational(1, 4))
+    return _rational(sp, rng.uniform(-3.0, 3.0))
+
+
+def _length_symbols(sp: Any, expr: Any) -> set:
+    """Symbols used as bounds of sums or products (symbolic lengths)."""
+    out = set()
+    for node in expr.atoms(sp.Sum, sp.Product):
+        for limit in node.limits:
+            for bound in limit[1:]:
+                out |= bound.free_symbols
+    return out
+
+
+def concretize(exprs: Sequence[Any], rng: np.random.Generator, max_len: int = 5) -> tuple[list, dict]:
+    """Replace every free symbol and indexed value of ``exprs`` by an exact random value.
+
+    Symbolic lengths (bounds of ``Sum``) get small integers (1..``max_len``), the
+    sums are then expanded with ``doit``, and each indexed element (``z[1]``,
+    ``z[2]``...) gets its own value from its base's domain. Free integer
+    symbols used as indices are drawn inside the smallest length.
+
+    Returns:
+        ``(values, point)``: the concretized expressions and the point used
+        (name -> exact value), or ``([], {})``-style values containing free
+        symbols when something could not be made numeric.
+    """
+    import sympy as sp
+
+    exprs = [sp.sympify(e) for e in exprs]
+    point: dict = {}
+    lengths: set = set()
+    for e in exprs:
+        lengths |= _length_symbols(sp, e)
+    for s in sorted(lengths, key=str):
+        point[s] = sp.Integer(int(rng.integers(1, max_len + 1)))
+    smallest = min((int(v) for v in point.values()), default=max_len)
+    free: set = set()
+    labels: set = set()
+    for e in exprs:
+        free |= e.free_symbols
+        labels |= {idx.base.label for idx in e.atoms(sp.Indexed)}
+    for s in sorted(free - lengths - labels, key=str):
+        if isinstance(s, sp.Symbol):
+            point[s] = _draw(sp, s, rng, smallest if s.is_integer else max_len)
+    out = []
+    for e in exprs:
+        v = e.xreplace(point) if point else e
+        v = v.doit()
+        out.append(v)
+    indexed: set = set()
+    for v in out:
+        indexed |= v.atoms(sp.Indexed)
+    extra = {}
+    for idx in sorted(indexed, key=str):
+        extra[idx] = _draw(sp, idx, rng, max_len)
+    if extra:
+        out = [v.xreplace(extra) for v in out]
+        point.update(extra)
+    return out, point
+
+
+def _flatten(sp: Any, value: Any) -> list:
+    if isinstance(value, sp.MatrixBase):
+        return list(value)
+    return [value]
+
+
+def is_numeric(sp: Any, value: Any) -> bool:
+    """True when ``value`` has no free symbols, undefined functions or indices."""
+    for v in _flatten(sp, value):
+        if v.free_symbols or v.atoms(sp.Indexed) or v.atoms(sp.core.function.AppliedUndef):
+            return False
+    return True
+
+
+_RELATION_HOLDS = {
+    "=": lambda a, b, tol: abs(a - b) <= tol,
+    "<=": lambda a, b, tol: a <= b + tol,
+    "<": lambda a, b, tol: a < b + tol,
+    ">=": lambda a, b, tol: a >= b - tol,
+    ">": lambda a, b, tol: a > b - tol,
+}
+
+
+def _float_screen(sp: Any, a: Any, b: Any, relation: str) -> bool | None:
+    """Float64 (numpy) screening: True = looks fine, False = suspicious, None = can't say."""
+    try:
+        fa = np.array([complex(sp.lambdify((), x, "numpy")()) for x in _flatten(sp, a)])
+        fb = np.array([complex(sp.lambdify((), x, "numpy")()) for x in _flatten(sp, b)])
+    except Exception:  # noqa: BLE001 - anything lambdify cannot do is "can't say"
+        return None
+    if fa.shape != fb.shape or not (np.all(np.isfinite(fa)) and np.all(np.isfinite(fb))):
+        return None
+    if relation == "=":
+        tol = SCREEN_ATOL + SCREEN_RTOL * np.maximum(np.abs(fa), np.abs(fb))
+        return bool(np.all(np.abs(fa - fb) <= tol))
+    if np.any(np.abs(fa.imag) > 1e-12) or np.any(np.abs(fb.imag) > 1e-12):
+        return None
+    tol = SCREEN_ATOL + SCREEN_RTOL * np.maximum(np.abs(fa.real), np.abs(fb.real))
+    ok = _RELATION_HOLDS[relation]
+    return bool(all(ok(x, y, t) for x, y, t in zip(fa.real, fb.real, tol, strict=False)))
+
+
+def _confirm(sp: Any, a: Any, b: Any, relation: str) -> tuple[bool, str, str, str] | None:
+    """High-precision check; returns (violated, lhs, rhs, gap) or None if not numeric."""
+    vals_a = [x.evalf(CONFIRM_DIGITS) for x in _flatten(sp, a)]
+    vals_b = [x.evalf(CONFIRM_DIGITS) for x in _flatten(sp, b)]
+    if len(vals_a) != len(vals_b):
+        return True, str(a), str(b), "shape mismatch"
+    worst = None
+    for x, y in zip(vals_a, vals_b, strict=False):
+        if not (x.is_number and y.is_number):
+            return None
+        gap = abs(sp.N(x - y, CONFIRM_DIGITS))
+        scale = max(abs(sp.N(x, 20)), abs(sp.N(y, 20)), sp.Integer(1))
+        # what 60 digits cannot resolve is not a disagreement
+        tol = scale * sp.Float(10) ** (-(CONFIRM_DIGITS - 15))
+        if relation == "=":
+            violated = bool(gap > tol)
+        else:
+            if not (x.is_real and y.is_real):
+                return None
+            violated = not _RELATION_HOLDS[relation](x, y, tol)
+        if violated:
+            worst = (True, _short(sp, x), _short(sp, y), _short(sp, gap))
+            break
+    return worst or (False, "", "", "")
+
+
+def _short(sp: Any, x: Any) -> str:
+    if isinstance(x, sp.MatrixBase):
+        return str(x)
+    try:
+        return str(sp.N(x, 12))
+    except Exception:  # noqa: BLE001
+        return str(x)
+
+
+def find_counterexample(
+    before: Any,
+    after: Any,
+    relation: str = "=",
+    *,
+    seed: int = DEFAULT_SEED,
+    n_points: int = 12,
+) -> tuple[Counterexample | None, int]:
+    """Search for a point where ``before relation after`` fails.
+
+    Args:
+        before, after: sympy expressions (or matrices of the same shape).
+        relation: ``"="``, ``"<="``, ``"<"``, ``">="`` or ``">"``.
+        seed: seed of the random points (reported through the caller).
+        n_points: how many random points to try.
+
+    Returns:
+        ``(counterexample or None, number of points actually evaluated)``.
+        Points that cannot be made numeric (undefined functions, operators
+        such as an unevaluated expectation) are skipped and not counted.
+    """
+    import sympy as sp
+
+    rng = np.random.default_rng(seed)
+    evaluated = 0
+    for _ in range(n_points):
+        (a, b), point = concretize([before, after], rng)
+        if not (is_numeric(sp, a) and is_numeric(sp, b)):
+            continue
+        evaluated += 1
+        screen = _float_screen(sp, a, b, relation)
+        if screen is True:
+            continue
+        confirmed = _confirm(sp, a, b, relation)
+        if confirmed and confirmed[0]:
+            return (
+                Counterexample(
+                    point={str(k): str(v) for k, v in point.items()},
+                    lhs=confirmed[1],
+                    rhs=confirmed[2],
+                    gap=confirmed[3],
+                    digits=CONFIRM_DIGITS,
+                ),
+                evaluated,
+            )
+    return None, evaluated
+
+
+# ----------------------------------------------------------------------------
+# Cross-checks
+# ----------------------------------------------------------------------------
+
+
+class CrossCheck:
+    """Base class of a numeric cross-check attached to a derivation.
+
+    Subclasses implement :meth:`run`, which receives the seed to use and
+    returns a :class:`~derive.report.CheckResult` whose ``figures`` report
+    every number behind the outcome, the seed included.
+    """
+
+    #: what is checked, for reports (a dataclass field in each subclass)
+    name: str
+
+    def run(self, seed: int) -> CheckResult:  # pragma: no cover - abstract
+        raise NotImplementedError
+
+
+@dataclass(frozen=True)
+class IdentityCheck(CrossCheck):
+    """Evaluate ``lhs relation rhs`` at ``n_points`` random points.
+
+    The points come from the symbols' assumptions (see :func:`concretize`);
+    a failure is confirmed at :data:`CONFIRM_DIGITS` digits first.
+    """
+
+    lhs: Any
+    rhs: Any
+    name: str = "identity at random points"
+    relation: str = "="
+    n_points: int = 20
+
+    def run(self, seed: int) -> CheckResult:
+        t0 = time.perf_counter()
+        cex, evaluated = find_counterexample(self.lhs, self.rhs, self.relation, seed=seed, n_points=self.n_points)
+        figures = {"points": evaluated, "seed": seed}
+        if cex is not None:
+            return CheckResult(self.name, False, {**figures, "counterexample": str(cex)},
+                               f"fails {cex}", time.perf_counter() - t0)
+        if evaluated == 0:
+            return CheckResult(self.name, False, figures, "no point could be evaluated numerically",
+                               time.perf_counter() - t0)
+        return CheckResult(self.name, True, figures, f"holds at {evaluated} random points",
+                           time.perf_counter() - t0)
+
+
+#: False-rejection probability of every Monte Carlo check (two-sided).
+MC_FALSE_REJECTION = 1e-6
+
+
+@dataclass(frozen=True)
+class MonteCarloCheck(CrossCheck):
+    """Estimate E[X] by sampling and compare it with a claimed value.
+
+    The estimate is the sample mean of ``n`` draws of the statistic, drawn in
+    chunks of ``chunk`` so memory stays bounded whatever ``n`` and the
+    dimension. The check passes when ``|estimate - expected| <= z·se`` where
+    ``se`` is the estimated standard error and ``z`` the two-sided normal
+    quantile for ``false_rejection`` (CLT approximation; z ≈ 4.89 for 1e-6).
+    Each value in ``alternatives`` (a wrong claim) must be *outside* the
+    bound: that is the power check; if a wrong value would also pass, the
+    check fails as too weak.
+
+    Args:
+        name: what is estimated, for reports.
+        sampler: ``sampler(rng, size) -> ndarray`` of ``size`` draws of X.
+        expected: the claimed E[X].
+        n: number of draws.
+        chunk: draws per chunk.
+        alternatives: wrong values the check must reject.
+        false_rejection: probability of failing a true claim.
+    """
+
+    name: str
+    sampler: Callable[[np.random.Generator, int], np.ndarray]
+    expected: float
+    n: int = 200_000
+    chunk: int = 50_000
+    alternatives: tuple[float, ...] = ()
+    false_rejection: float = MC_FALSE_REJECTION
+    meta: dict = field(default_factory=dict, compare=False, hash=False)
+
+    def estimate(self, seed: int) -> dict[str, float]:
+        """Run the sampler; return n, mean, standard error (chunk-merged moments)."""
+        rng = np.random.default_rng(seed)
+        count, mean, m2 = 0, 0.0, 0.0
+        remaining = self.n
+        while remaining > 0:
+            size = min(self.chunk, remaining)
+            x = np.asarray(self.sampler(rng, size), dtype=np.float64)
+            c_mean = float(x.mean())
+            c_m2 = float(((x - c_mean) ** 2).sum())
+            total = count + size
+            delta = c_mean - mean
+            mean += delta * size / total
+            m2 += c_m2 + delta * delta * count * size / total
+            count = total
+            remaining -= size
+        var = m2 / (count - 1) if count > 1 else float("inf")
+        return {"n": count, "estimate": mean, "std_error": math.sqrt(var / count)}
+
+    def run(self, seed: int) -> CheckResult:
+        t0 = time.perf_counter()
+        est = self.estimate(seed)
+        z = NormalDist().inv_cdf(1 - self.false_rejection / 2)
+        bound = z * est["std_error"]
+        gap = abs(est["estimate"] - self.expected)
+        passed = gap <= bound
+        weak = [a for a in self.alternatives if abs(est["estimate"] - a) <= bound]
+        figures = {
+            **est,
+            "expected": self.expected,
+            "bound": bound,
+            "z": z,
+            "false_rejection": self.false_rejection,
+            "seed": seed,
+            "alternatives_rejected": [a for a in self.alternatives if a not in weak],
+            **self.meta,
+        }
+        if not passed:
+            msg = (f"estimate {est['estimate']:.6g} is {gap:.3g} from the claimed {self.expected:.6g}, "
+                   f"beyond the bound {bound:.3g}")
+        elif weak:
+            msg = f"too weak: cannot reject the wrong value(s) {weak}"
+            passed = False
+        else:
+            msg = f"estimate {est['estimate']:.6g} ± {bound:.3g} (n={est['n']:,}) agrees with {self.expected:.6g}"
+        return CheckResult(self.name, passed, figures, msg, time.perf_counter() - t0)
+
+
+def round_like(value: Any, printed: str) -> str:
+    """Round an exact sympy value the way ``printed`` is written.
+
+    ``printed`` is a decimal (``"0.6225"``, ``"-1.414"``, ``"22.6"``), an
+    integer with optional thousands separators (``"3,150,336"``), or
+    scientific (``"6.44e9"``). Rounding is half-up, as done by hand.
+
+    Returns:
+        ``value`` written with the same digits as ``printed``.
+    """
+    import sympy as sp
+
+    text = printed.replace(",", "").strip()
+    exact = sp.nsimplify(value) if not isinstance(value, sp.Basic) else value
+    if "e" in text.lower():
+        mant, exp = text.lower().split("e")
+        decimals = len(mant.split(".")[1]) if "." in mant else 0
+        e = int(exp)
+        scaled = Decimal(str(sp.N(exact / sp.Integer(10) ** e, 40)))
+        q = Decimal(1).scaleb(-decimals)
+        return f"{scaled.quantize(q, rounding=ROUND_HALF_UP)}e{e}"
+    decimals = len(text.split(".")[1]) if "." in text else 0
+    d = Decimal(str(sp.N(exact, 40)))
+    q = Decimal(1).scaleb(-decimals)
+    out = d.quantize(q, rounding=ROUND_HALF_UP)
+    if out == 0:
+        out = abs(out)  # no "-0.000"
+    return str(out)
+
+
+@dataclass(frozen=True)
+class ValueCheck(CrossCheck):
+    """An exact value against the rounding printed in a source.
+
+    Args:
+        name: what the value is (e.g. ``"softmax row 1, entry 1"``).
+        exact: the exact sympy value (a closed form such as ``1/(1+exp(-1/2))``).
+        printed: the figure as printed (``"0.6225"``, ``"3,150,336"``, ``"1.74e11"``).
+        source: where it is printed (e.g. ``"lecture 000, §1"``).
+    """
+
+    name: str
+    exact: Any
+    printed: str
+    source: str = ""
+
+    def run(self, seed: int) -> CheckResult:
+        import sympy as sp
+
+        t0 = time.perf_counter()
+        got = round_like(self.exact, self.printed)
+        want = self.printed.replace(",", "").strip()
+        if "e" in want.lower():
+            m, e = want.lower().split("e")
+            want = f"{Decimal(m)}e{int(e)}"
+        passed = got == want
+        figures = {"exact": sp.sstr(self.exact), "value": str(sp.N(self.exact, 15)), "printed": self.printed,
+                   "rounded": got, "source": self.source}
+        shown = sp.sstr(self.exact)
+        shown = shown if len(shown) <= 80 else "exact value"
+        msg = f"{shown} = {sp.N(self.exact, 10)} rounds to {got}" + (
+            "" if passed else f", not the printed {self.printed}")
+        return CheckResult(self.name, passed, figures, msg, time.perf_counter() - t0)
+
+
+@dataclass(frozen=True)
+class FunctionCheck(CrossCheck):
+    """A free-form check: ``func(seed) -> (passed, figures, message)``.
+
+    For evidence that is not an identity or an average, e.g. that the naive
+    softmax overflows in float64 while the shifted one does not.
+    """
+
+    name: str
+    func: Callable[[int], tuple[bool, dict, str]]
+
+    def run(self, seed: int) -> CheckResult:
+        t0 = time.perf_counter()
+        passed, figures, message = self.func(seed)
+        return CheckResult(self.name, bool(passed), {**figures, "seed": seed}, message, time.perf_counter() - t0)

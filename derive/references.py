@@ -1,0 +1,94 @@
+"""The works that derivations cite: one home for every reference.
+
+:data:`REFERENCES` maps a BibTeX key to the fields of the entry. The docs'
+bibliography is generated from this table (:func:`bibtex`), and
+:class:`~derive.core.Citation` objects name these keys.
+"""
+
+from __future__ import annotations
+
+#: key -> BibTeX fields (``type`` is the entry type).
+REFERENCES: dict[str, dict[str, str]] = {
+    "vaswani2017": {
+        "type": "inproceedings",
+        "author": "Vaswani, Ashish and Shazeer, Noam and Parmar, Niki and Uszkoreit, Jakob and Jones, Llion "
+                  "and Gomez, Aidan N. and Kaiser, {\\L}ukasz and Polosukhin, Illia",
+        "title": "Attention Is All You Need",
+        "booktitle": "Advances in Neural Information Processing Systems 30",
+        "year": "2017",
+        "short": "Vaswani et al. 2017",
+    },
+    "ba2016": {
+        "type": "article",
+        "author": "Ba, Jimmy Lei and Kiros, Jamie Ryan and Hinton, Geoffrey E.",
+        "title": "Layer Normalization",
+        "journal": "arXiv preprint arXiv:1607.06450",
+        "year": "2016",
+        "short": "Ba et al. 2016",
+    },
+    "he2016": {
+        "type": "inproceedings",
+        "author": "He, Kaiming and Zhang, Xiangyu and Ren, Shaoqing and Sun, Jian",
+        "title": "Deep Residual Learning for Image Recognition",
+        "booktitle": "Proceedings of the IEEE Conference on Computer Vision and Pattern Recognition (CVPR)",
+        "year": "2016",
+        "short": "He et al. 2016",
+    },
+    "xiong2020": {
+        "type": "inproceedings",
+        "author": "Xiong, Ruibin and Yang, Yunchang and He, Di and Zheng, Kai and Zheng, Shuxin and Xing, Chen "
+                  "and Zhang, Huishuai and Lan, Yanyan and Wang, Liwei and Liu, Tie-Yan",
+        "title": "On Layer Normalization in the Transformer Architecture",
+        "booktitle": "Proceedings of the 37th International Conference on Machine Learning (ICML)",
+        "year": "2020",
+        "short": "Xiong et al. 2020",
+    },
+    "zhang2019": {
+        "type": "inproceedings",
+        "author": "Zhang, Biao and Sennrich, Rico",
+        "title": "Root Mean Square Layer Normalization",
+        "booktitle": "Advances in Neural Information Processing Systems 32",
+        "year": "2019",
+        "short": "Zhang & Sennrich 2019",
+    },
+    "shazeer2020": {
+        "type": "article",
+        "author": "Shazeer, Noam",
+        "title": "GLU Variants Improve Transformer",
+        "journal": "arXiv preprint arXiv:2002.05202",
+        "year": "2020",
+        "short": "Shazeer 2020",
+    },
+    "brown2020": {
+        "type": "inproceedings",
+        "author": "Brown, Tom B. and Mann, Benjamin and Ryder, Nick and others",
+        "title": "Language Models are Few-Shot Learners",
+        "booktitle": "Advances in Neural Information Processing Systems 33",
+        "year": "2020",
+        "short": "Brown et al. 2020",
+    },
+    "touvron2023": {
+        "type": "article",
+        "author": "Touvron, Hugo and Lavril, Thibaut and Izacard, Gautier and others",
+        "title": "LLaMA: Open and Efficient Foundation Language Models",
+        "journal": "arXiv preprint arXiv:2302.13971",
+        "year": "2023",
+        "short": "Touvron et al. 2023",
+    },
+}
+
+
+def short(key: str) -> str:
+    """Author-year form of ``key`` (``"Vaswani et al. 2017"``); the key itself if unknown."""
+    ref = REFERENCES.get(key)
+    return ref["short"] if ref else key
+
+
+def bibtex(keys: list[str] | None = None) -> str:
+    """The BibTeX text of ``keys`` (all when ``None``), for the docs' bibliography."""
+    out = []
+    for key in keys or sorted(REFERENCES):
+        fields = REFERENCES[key]
+        body = ",\n".join(f"  {k} = {{{v}}}" for k, v in fields.items() if k not in ("type", "short"))
+        out.append(f"@{fields['type']}{{{key},\n{body}\n}}\n")
+    return "\n".join(out)

@@ -1,0 +1,114 @@
+"""Plain-text rendering for the terminal: derivations, reports, the check table."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from ..core import Derivation
+from ..report import Report, Verdict
+
+_REL = {"=": "=", "<=": "≤", "<": "<", ">=": "≥", ">": ">"}
+
+
+def expr_text(expr: Any) -> str:
+    """One-line unicode-free text of a sympy expression (``sstr``)."""
+    import sympy as sp
+
+    return sp.sstr(expr)
+
+
+def derivation_text(derivation: Derivation) -> str:
+    """What ``derive show`` prints: claim, assumptions, definitions, numbered steps, sources."""
+    lines = [f"{derivation.title}  [{derivation.name}]", ""]
+    if derivation.summary:
+        lines += [derivation.summary, ""]
+    claim = f"{expr_text(derivation.start)}  {_REL[derivation.relation]}  {expr_text(derivation.end)}"
+    lines += ["Claim:", f"    {claim}", ""]
+    if derivation.assumptions:
+        lines.append("Assumptions:")
+        lines += [f"  - {a.text}" for a in derivation.assumptions]
+        lines.append("")
+    if derivation.definitions:
+        lines.append("Where:")
+        lines += [f"    {expr_text(lhs)} := {expr_text(rhs)}" for lhs, rhs in derivation.definitions]
+        lines.append("")
+    lines += ["Steps:", f"       {expr_text(derivation.start)}"]
+    for k, step in enumerate(derivation.steps, 1):
+        lines.append(f"  ({k}) {_REL[step.relation]} {expr_text(step.expr)}")
+        why = step.justification
+        if step.rule is not None:
+            why += f"  [rule: {step.rule.describe()}]"
+        if step.citation is not None:
+            why += f"  [{step.citation}]"
+        lines.append(f"        by: {why}")
+    if derivation.citations:
+        lines += ["", "Sources: " + "; ".join(str(c) for c in derivation.citations)]
+    if derivation.notes:
+        lines += [""] + [f"Note: {n}" for n in derivation.notes]
+    return "\n".join(lines)
+
+
+def failure_text(derivation: Derivation, report: Report) -> str:
+    """The first failing step: number, justification, both sides, strategies, counterexample."""
+    bad = report.first_failure
+    if report.error:
+        return f"  error: {report.error}"
+    if bad is None:
+        return ""
+    prev = derivation.start if bad.index == 1 else derivation.steps[bad.index - 2].expr
+    step = derivation.steps[bad.index - 1]
+    lines = [
+        f"  step {bad.index} {bad.verdict}: {step.justification}",
+        f"    previous: {expr_text(prev)}",
+        f"    claimed:  {_REL[step.relation]} {expr_text(step.expr)}",
+        f"    strategy: {bad.strategy}",
+    ]
+    if bad.counterexample is not None:
+        lines.append(f"    counterexample: {bad.counterexample}")
+    if bad.detail:
+        lines.append(f"    {bad.detail}")
+    return "\n".join(lines)
+
+
+def report_text(report: Report) -> str:
+    """A report in a few lines: per-step verdicts and per-check outcomes."""
+    lines = [f"{report.name}: {'PASS' if report.ok else 'FAIL'} ({report.seconds:.2f} s)"]
+    for s in report.steps:
+        extra = f"  {s.counterexample}" if s.counterexample else (f"  ({s.detail})" if s.detail else "")
+        lines.append(f"  step {s.index}: {s.verdict} by {s.strategy}{extra}")
+    for c in report.checks:
+        lines.append(f"  check {'ok ' if c.passed else 'FAIL'} {c.name}: {c.message}")
+    return "\n".join(lines)
+
+
+def _numeric_cell(report: Report) -> str:
+    if not report.checks:
+        return "none"
+    passed = sum(c.passed for c in report.checks)
+    return f"{passed}/{len(report.checks)} ok"
+
+
+def check_table(reports: Sequence[Report]) -> str:
+    """The table of ``derive check``: name, symbolic verdict, numeric checks, time."""
+    rows = [("derivation", "symbolic", "numeric", "time")]
+    for r in reports:
+        steps = f"{r.verdict} ({sum(s.ok for s in r.steps)}/{len(r.steps)})"
+        rows.append((r.name, steps, _numeric_cell(r), f"{r.seconds:.2f} s"))
+    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+    out = []
+    for k, row in enumerate(rows):
+        out.append("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False)).rstrip())
+        if k == 0:
+            out.append("  ".join("-" * w for w in widths))
+    return "\n".join(out)
+
+
+def summary_line(reports: Sequence[Report], seconds: float) -> str:
+    """E.g. ``2 derivations: 2 passed, 0 failed (1.23 s)``."""
+    passed = sum(r.ok for r in reports)
+    refuted = sum(r.verdict is Verdict.REFUTED for r in reports)
+    undecided = sum((not r.ok) and r.verdict is not Verdict.REFUTED for r in reports)
+    word = "derivation" if len(reports) == 1 else "derivations"
+    return (f"{len(reports)} {word}: {passed} passed, {len(reports) - passed} failed "
+            f"({refuted} refuted, {undecided} undecided or failing a cross-check) in {seconds:.2f} s")

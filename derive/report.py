@@ -1,0 +1,152 @@
+"""Results of verification: a verdict per step and a report per derivation.
+
+The verdict is tri-state, as sympy's own fuzzy logic is: *proved* (sympy
+closed the gap, and we record the strategy), *refuted* (a numeric
+counterexample, confirmed at high precision), *undecided* (neither). Only
+*proved* passes.
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+
+class Verdict(enum.StrEnum):
+    """Outcome of checking one step."""
+
+    PROVED = "proved"
+    REFUTED = "refuted"
+    UNDECIDED = "undecided"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class Counterexample:
+    """A point where the two sides of a step disagree.
+
+    Attributes:
+        point: symbol name -> value (as text, exact where the point is exact).
+        lhs: value of the previous expression at the point (text).
+        rhs: value of the step's expression at the point (text).
+        gap: absolute difference, evaluated with ``digits`` significant digits.
+        digits: working precision of the confirming evaluation.
+    """
+
+    point: dict[str, str]
+    lhs: str
+    rhs: str
+    gap: str
+    digits: int = 50
+
+    def __str__(self) -> str:
+        pt = ", ".join(f"{k}={v}" for k, v in self.point.items())
+        return f"at {pt}: previous = {self.lhs}, this step = {self.rhs} (gap {self.gap})"
+
+
+@dataclass(frozen=True)
+class StepResult:
+    """Verification of one step.
+
+    Attributes:
+        index: 1-based step number.
+        verdict: proved / refuted / undecided.
+        strategy: what closed the step (e.g. ``"expand"``, ``"substitute → structural"``),
+            or the strategies tried when it did not close.
+        seconds: wall time spent on the step.
+        counterexample: the point that refutes it, if refuted.
+        detail: extra words (e.g. why a numeric check was not possible).
+    """
+
+    index: int
+    verdict: Verdict
+    strategy: str
+    seconds: float
+    counterexample: Counterexample | None = None
+    detail: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.verdict is Verdict.PROVED
+
+
+@dataclass(frozen=True)
+class CheckResult:
+    """Outcome of one numeric cross-check.
+
+    Attributes:
+        name: what was checked, e.g. ``"Monte Carlo Var(q·k), normal, d_k=64"``.
+        passed: whether the claim survived the check.
+        figures: the numbers behind the outcome (n, estimate, standard error,
+            bound, seed, max error, ...), as JSON-friendly values.
+        message: one line for reports.
+        seconds: wall time.
+    """
+
+    name: str
+    passed: bool
+    figures: dict[str, Any] = field(default_factory=dict)
+    message: str = ""
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class Report:
+    """Everything :func:`derive.verify.verify` found about one derivation.
+
+    Attributes:
+        name: the derivation's name.
+        steps: one :class:`StepResult` per step.
+        checks: one :class:`CheckResult` per numeric cross-check.
+        seconds: total wall time.
+        error: set when verification itself could not run (e.g. a rule raised).
+    """
+
+    name: str
+    steps: tuple[StepResult, ...]
+    checks: tuple[CheckResult, ...]
+    seconds: float
+    error: str = ""
+
+    @property
+    def symbolic_ok(self) -> bool:
+        return not self.error and all(s.ok for s in self.steps)
+
+    @property
+    def numeric_ok(self) -> bool:
+        return all(c.passed for c in self.checks)
+
+    @property
+    def ok(self) -> bool:
+        """True only if every step is proved and every cross-check passed."""
+        return self.symbolic_ok and self.numeric_ok
+
+    @property
+    def verdict(self) -> Verdict:
+        """Worst step verdict: refuted beats undecided beats proved."""
+        if any(s.verdict is Verdict.REFUTED for s in self.steps):
+            return Verdict.REFUTED
+        if self.error or any(s.verdict is Verdict.UNDECIDED for s in self.steps):
+            return Verdict.UNDECIDED
+        return Verdict.PROVED
+
+    @property
+    def first_failure(self) -> StepResult | None:
+        return next((s for s in self.steps if not s.ok), None)
+
+    def to_dict(self) -> dict[str, Any]:
+        """JSON-ready form (verdicts as strings)."""
+        data = asdict(self)
+        data["verdict"] = str(self.verdict)
+        data["ok"] = self.ok
+        for s in data["steps"]:
+            s["verdict"] = str(s["verdict"])
+        return data
+
+    def _repr_markdown_(self) -> str:
+        from .render.text import report_text
+
+        return "```\n" + report_text(self) + "\n```"

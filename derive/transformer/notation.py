@@ -1,0 +1,57 @@
+"""One symbol table for the whole catalog: name -> sympy symbol -> LaTeX.
+
+Every catalog module takes its symbols from :func:`sym` (and indexed
+vectors from :func:`vec`), so that ``d_model`` is the same object, with the
+same assumptions and the same LaTeX spelling (``d_{\\text{model}}``),
+everywhere it appears.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+import sympy as sp
+
+#: name -> (sympy assumptions, LaTeX spelling, meaning)
+SYMBOLS: dict[str, tuple[dict[str, bool], str, str]] = {
+    "d_model": ({"integer": True, "positive": True}, r"d_{\text{model}}", "width of the residual stream"),
+    "d_k": ({"integer": True, "positive": True}, r"d_k", "width of a query/key vector"),
+    "d_v": ({"integer": True, "positive": True}, r"d_v", "width of a value vector"),
+    "d_ff": ({"integer": True, "positive": True}, r"d_{\text{ff}}", "hidden width of the feed-forward network"),
+    "n_heads": ({"integer": True, "positive": True}, r"h", "number of attention heads"),
+    "n_kv_heads": ({"integer": True, "positive": True}, r"h_{kv}", "number of key/value heads (GQA)"),
+    "n_layers": ({"integer": True, "positive": True}, r"N", "number of layers"),
+    "vocab_size": ({"integer": True, "positive": True}, r"V", "vocabulary size"),
+    "n": ({"integer": True, "positive": True}, r"n", "length of a vector or sequence"),
+    "i": ({"integer": True, "positive": True}, r"i", "an index"),
+    "j": ({"integer": True, "positive": True}, r"j", "an index"),
+    "c": ({"real": True}, r"c", "a real constant"),
+    "T": ({"positive": True}, r"T", "softmax temperature"),
+    "pos": ({"real": True}, r"\mathrm{pos}", "token position"),
+    "k": ({"real": True}, r"k", "a position offset"),
+    "omega": ({"positive": True}, r"\omega", "angular frequency of a sinusoid"),
+    "eps": ({"positive": True}, r"\varepsilon", "LayerNorm stabiliser"),
+}
+
+
+@cache
+def sym(name: str) -> sp.Symbol:
+    """The catalog's symbol called ``name`` (with its assumptions).
+
+    Raises:
+        KeyError: ``name`` is not in :data:`SYMBOLS`.
+    """
+    assumptions, _, _ = SYMBOLS[name]
+    return sp.Symbol(name, **assumptions)
+
+
+@cache
+def vec(name: str, **assumptions: Any) -> sp.IndexedBase:
+    """An indexed vector ``name[i]`` whose elements carry ``assumptions`` (default real)."""
+    return sp.IndexedBase(name, **(assumptions or {"real": True}))
+
+
+def latex_names() -> dict[sp.Symbol, str]:
+    """Symbol -> LaTeX spelling for every symbol of the table (for ``sympy.latex``)."""
+    return {sym(name): tex for name, (_, tex, _) in SYMBOLS.items()}

@@ -1,0 +1,65 @@
+"""Numerically stable softmax for the cross-checks and plots (numpy only).
+
+Conventions, chosen once and documented here:
+
+* the maximum is subtracted before exponentiating (the max trick), so no
+  finite input overflows;
+* ``temperature=0`` is the limit T → 0⁺: the weight is shared equally by the
+  entries that attain the maximum (a one-hot vector when there is one);
+* a row whose entries are all ``-inf`` (fully masked) raises ``ValueError``:
+  there is no distribution to return, and NaN is never returned.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def logsumexp(z: np.ndarray, axis: int = -1) -> np.ndarray:
+    """log Σ exp(z) along ``axis``, computed as max + log Σ exp(z − max).
+
+    Raises:
+        ValueError: a slice is entirely ``-inf`` (fully masked).
+    """
+    z = np.asarray(z, dtype=np.float64)
+    m = np.max(z, axis=axis, keepdims=True)
+    if np.any(np.isneginf(m)):
+        raise ValueError("softmax of a fully masked row (all -inf) is undefined; mask fewer positions")
+    return np.squeeze(m, axis=axis) + np.log(np.sum(np.exp(z - m), axis=axis))
+
+
+def log_softmax(z: np.ndarray, axis: int = -1) -> np.ndarray:
+    """log softmax(z) = z − logsumexp(z), stable for large |z|.
+
+    Raises:
+        ValueError: a slice is entirely ``-inf``.
+    """
+    z = np.asarray(z, dtype=np.float64)
+    return z - np.expand_dims(logsumexp(z, axis=axis), axis)
+
+
+def softmax(z: np.ndarray, temperature: float = 1.0, axis: int = -1) -> np.ndarray:
+    """softmax(z / T) along ``axis``, with the max trick.
+
+    Args:
+        z: scores, any shape; ``-inf`` marks a masked position.
+        temperature: T ≥ 0. ``T = 0`` returns the argmax limit (ties share equally).
+        axis: the axis that sums to 1.
+
+    Returns:
+        Array of the same shape as ``z``, non-negative, summing to 1 along ``axis``.
+
+    Raises:
+        ValueError: ``temperature`` is negative or not finite, or a slice is all ``-inf``.
+    """
+    z = np.asarray(z, dtype=np.float64)
+    if not np.isfinite(temperature) or temperature < 0:
+        raise ValueError(f"temperature must be a finite number >= 0, got {temperature!r}")
+    m = np.max(z, axis=axis, keepdims=True)
+    if np.any(np.isneginf(m)):
+        raise ValueError("softmax of a fully masked row (all -inf) is undefined; mask fewer positions")
+    if temperature == 0:
+        hits = (z == m).astype(np.float64)
+        return hits / hits.sum(axis=axis, keepdims=True)
+    w = np.exp((z - m) / temperature)
+    return w / w.sum(axis=axis, keepdims=True)
