@@ -31,16 +31,20 @@ from typing import Any
 import numpy as np
 
 from .report import CheckResult, Counterexample
-
-#: Base seed of every random draw; change it with ``derive check --seed``.
-DEFAULT_SEED = 20170612  # the day "Attention Is All You Need" appeared on arXiv
+from .settings import DEFAULT_ATOL, DEFAULT_RTOL, DEFAULT_SEED, current
 
 #: Working precision (significant digits) of the confirming evaluation.
 CONFIRM_DIGITS = 60
 
-#: Relative tolerance of the float screening stage.
-SCREEN_RTOL = 1e-9
-SCREEN_ATOL = 1e-12
+#: Most digits sympy may use internally to reach :data:`CONFIRM_DIGITS` correct
+#: digits (cancellation of terms as large as e^1000 needs ~450); past it the
+#: point is skipped, never read as a disagreement.
+CONFIRM_MAXN = 1000
+
+#: Default tolerances of the float screening stage (the active ones come from
+#: :func:`derive.settings.current`; change them with ``derive.settings.using``).
+SCREEN_RTOL = DEFAULT_RTOL
+SCREEN_ATOL = DEFAULT_ATOL
 
 
 def derived_seed(base: int, *labels: str) -> int:
@@ -157,7 +161,8 @@ _RELATION_HOLDS = {
 }
 
 
-def _float_screen(sp: Any, a: Any, b: Any, relation: str) -> bool | None:
+def _float_screen(sp: Any, a: Any, b: Any, relation: str, atol: float = SCREEN_ATOL,
+                  rtol: float = SCREEN_RTOL) -> bool | None:
     """Float64 (numpy) screening: True = looks fine, False = suspicious, None = can't say."""
     try:
         fa = np.array([complex(sp.lambdify((), x, "numpy")()) for x in _flatten(sp, a)])
@@ -167,24 +172,44 @@ def _float_screen(sp: Any, a: Any, b: Any, relation: str) -> bool | None:
     if fa.shape != fb.shape or not (np.all(np.isfinite(fa)) and np.all(np.isfinite(fb))):
         return None
     if relation == "=":
-        tol = SCREEN_ATOL + SCREEN_RTOL * np.maximum(np.abs(fa), np.abs(fb))
+        tol = atol + rtol * np.maximum(np.abs(fa), np.abs(fb))
         return bool(np.all(np.abs(fa - fb) <= tol))
     if np.any(np.abs(fa.imag) > 1e-12) or np.any(np.abs(fb.imag) > 1e-12):
         return None
-    tol = SCREEN_ATOL + SCREEN_RTOL * np.maximum(np.abs(fa.real), np.abs(fb.real))
+    tol = atol + rtol * np.maximum(np.abs(fa.real), np.abs(fb.real))
     ok = _RELATION_HOLDS[relation]
     return bool(all(ok(x, y, t) for x, y, t in zip(fa.real, fb.real, tol, strict=False)))
 
 
+def _precise(sp: Any, x: Any) -> Any:
+    """``x`` to :data:`CONFIRM_DIGITS` correct digits, or ``None`` if sympy cannot guarantee them.
+
+    ``evalf`` without ``strict`` may silently return a value with no correct
+    digit at all (``0.e+244`` for ``e^1000·(1 + x e^-1000) − e^1000``);
+    with ``strict=True`` it raises instead, and such a point proves nothing.
+    """
+    try:
+        value = x.evalf(CONFIRM_DIGITS, strict=True, maxn=CONFIRM_MAXN)
+    except Exception:  # noqa: BLE001 - PrecisionExhausted, or an expression evalf cannot handle
+        return None
+    if not value.is_number or value.has(sp.nan, sp.zoo, sp.oo, -sp.oo):
+        return None  # undefined at this point (0/0, a pole): not a counterexample
+    return value
+
+
 def _confirm(sp: Any, a: Any, b: Any, relation: str) -> tuple[bool, str, str, str] | None:
-    """High-precision check; returns (violated, lhs, rhs, gap) or None if not numeric."""
-    vals_a = [x.evalf(CONFIRM_DIGITS) for x in _flatten(sp, a)]
-    vals_b = [x.evalf(CONFIRM_DIGITS) for x in _flatten(sp, b)]
-    if len(vals_a) != len(vals_b):
+    """High-precision check; returns (violated, lhs, rhs, gap) or None if it cannot decide.
+
+    Both sides are evaluated to :data:`CONFIRM_DIGITS` guaranteed digits; a
+    disagreement counts only when it exceeds ``10^-(CONFIRM_DIGITS-15)`` times
+    the larger magnitude (at least 1), far above the evaluation error.
+    """
+    flat_a, flat_b = _flatten(sp, a), _flatten(sp, b)
+    if len(flat_a) != len(flat_b):
         return True, str(a), str(b), "shape mismatch"
-    worst = None
-    for x, y in zip(vals_a, vals_b, strict=False):
-        if not (x.is_number and y.is_number):
+    for xa, xb in zip(flat_a, flat_b, strict=True):
+        x, y = _precise(sp, xa), _precise(sp, xb)
+        if x is None or y is None:
             return None
         gap = abs(sp.N(x - y, CONFIRM_DIGITS))
         scale = max(abs(sp.N(x, 20)), abs(sp.N(y, 20)), sp.Integer(1))
@@ -197,9 +222,8 @@ def _confirm(sp: Any, a: Any, b: Any, relation: str) -> tuple[bool, str, str, st
                 return None
             violated = not _RELATION_HOLDS[relation](x, y, tol)
         if violated:
-            worst = (True, _short(sp, x), _short(sp, y), _short(sp, gap))
-            break
-    return worst or (False, "", "", "")
+            return True, _short(sp, x), _short(sp, y), _short(sp, gap)
+    return False, "", "", ""
 
 
 def _short(sp: Any, x: Any) -> str:
@@ -218,6 +242,9 @@ def find_counterexample(
     *,
     seed: int = DEFAULT_SEED,
     n_points: int = 12,
+    confirm_all: bool = False,
+    atol: float | None = None,
+    rtol: float | None = None,
 ) -> tuple[Counterexample | None, int]:
     """Search for a point where ``before relation after`` fails.
 
@@ -226,6 +253,11 @@ def find_counterexample(
         relation: ``"="``, ``"<="``, ``"<"``, ``">="`` or ``">"``.
         seed: seed of the random points (reported through the caller).
         n_points: how many random points to try.
+        confirm_all: evaluate every point at high precision, not only those
+            the float64 screen finds suspicious (the verifier does so for a
+            step no strategy proved, so a claim off by 1e-30 is refuted too).
+        atol, rtol: tolerances of the float64 screen (default: the active
+            :mod:`derive.settings`).
 
     Returns:
         ``(counterexample or None, number of points actually evaluated)``.
@@ -234,17 +266,23 @@ def find_counterexample(
     """
     import sympy as sp
 
+    active = current()
+    atol = active.atol if atol is None else atol
+    rtol = active.rtol if rtol is None else rtol
     rng = np.random.default_rng(seed)
     evaluated = 0
     for _ in range(n_points):
         (a, b), point = concretize([before, after], rng)
         if not (is_numeric(sp, a) and is_numeric(sp, b)):
             continue
-        evaluated += 1
-        screen = _float_screen(sp, a, b, relation)
-        if screen is True:
+        screen = _float_screen(sp, a, b, relation, atol, rtol)
+        if screen is True and not confirm_all:
+            evaluated += 1
             continue
         confirmed = _confirm(sp, a, b, relation)
+        if confirmed is None:
+            continue  # undefined or not resolvable at this point: it shows nothing either way
+        evaluated += 1
         if confirmed and confirmed[0]:
             return (
                 Counterexample(
@@ -284,7 +322,10 @@ class IdentityCheck(CrossCheck):
     """Evaluate ``lhs relation rhs`` at ``n_points`` random points.
 
     The points come from the symbols' assumptions (see :func:`concretize`);
-    a failure is confirmed at :data:`CONFIRM_DIGITS` digits first.
+    values the float64 screen finds equal within ``atol + rtol·|value|``
+    pass, any other point must be confirmed at :data:`CONFIRM_DIGITS` digits
+    before the check fails. ``atol``/``rtol`` default to the active
+    :mod:`derive.settings` (``pytest --derive-atol/--derive-rtol``).
     """
 
     lhs: Any
@@ -292,11 +333,17 @@ class IdentityCheck(CrossCheck):
     name: str = "identity at random points"
     relation: str = "="
     n_points: int = 20
+    atol: float | None = None
+    rtol: float | None = None
 
     def run(self, seed: int) -> CheckResult:
         t0 = time.perf_counter()
-        cex, evaluated = find_counterexample(self.lhs, self.rhs, self.relation, seed=seed, n_points=self.n_points)
-        figures = {"points": evaluated, "seed": seed}
+        active = current()
+        atol = active.atol if self.atol is None else self.atol
+        rtol = active.rtol if self.rtol is None else self.rtol
+        cex, evaluated = find_counterexample(self.lhs, self.rhs, self.relation, seed=seed, n_points=self.n_points,
+                                             atol=atol, rtol=rtol)
+        figures = {"points": evaluated, "seed": seed, "atol": atol, "rtol": rtol}
         if cex is not None:
             return CheckResult(self.name, False, {**figures, "counterexample": str(cex)},
                                f"fails {cex}", time.perf_counter() - t0)

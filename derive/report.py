@@ -59,6 +59,8 @@ class StepResult:
         seconds: wall time spent on the step.
         counterexample: the point that refutes it, if refuted.
         detail: extra words (e.g. why a numeric check was not possible).
+        seed: seed of the step's counterexample search (derived from the
+            run's base seed and the derivation's name).
     """
 
     index: int
@@ -67,6 +69,7 @@ class StepResult:
     seconds: float
     counterexample: Counterexample | None = None
     detail: str = ""
+    seed: int | None = None
 
     @property
     def ok(self) -> bool:
@@ -103,6 +106,7 @@ class Report:
         checks: one :class:`CheckResult` per numeric cross-check.
         seconds: total wall time.
         error: set when verification itself could not run (e.g. a rule raised).
+        seed: the base seed of the run (steps and checks report their derived seeds).
     """
 
     name: str
@@ -110,6 +114,7 @@ class Report:
     checks: tuple[CheckResult, ...]
     seconds: float
     error: str = ""
+    seed: int | None = None
 
     @property
     def symbolic_ok(self) -> bool:

@@ -27,9 +27,11 @@ from typing import Any
 from .core import Derivation, Step
 from .numeric import DEFAULT_SEED, IdentityCheck, derived_seed, find_counterexample
 from .report import CheckResult, Report, StepResult, Verdict
+from .settings import DEFAULT_BUDGET, current, using
 
-#: Per-step time budget for the symbolic strategies, in seconds.
-STEP_BUDGET = 5.0
+#: Per-step time budget for the symbolic strategies, in seconds (the default of
+#: :class:`derive.settings.Settings`; pass ``budget=`` or use ``settings.using``).
+STEP_BUDGET = DEFAULT_BUDGET
 
 
 class _Timeout(Exception):
@@ -184,8 +186,8 @@ def verify_step(
 
     Returns:
         A :class:`~derive.report.StepResult` with the verdict, the strategy
-        that closed the step (prefixed by the rule when there is one), and a
-        counterexample when refuted.
+        that closed the step (prefixed by the rule when there is one), the
+        seed of its counterexample search, and a counterexample when refuted.
     """
     t0 = time.perf_counter()
     target = before
@@ -196,28 +198,37 @@ def verify_step(
             target = step.rule.apply(before)
         except Exception as exc:  # noqa: BLE001
             return StepResult(index, Verdict.UNDECIDED, prefix + "rule failed", time.perf_counter() - t0,
-                              detail=f"{type(exc).__name__}: {exc}")
+                              detail=f"{type(exc).__name__}: {exc}", seed=seed)
     # the rule's output must equal the claim; the relation applies to the step as a whole
     proved, strategy = prove_relation(target, step.expr, step.relation, budget)
     if proved:
-        return StepResult(index, Verdict.PROVED, prefix + strategy, time.perf_counter() - t0)
-    # not proved: look for a counterexample
+        return StepResult(index, Verdict.PROVED, prefix + strategy, time.perf_counter() - t0, seed=seed)
+    # not proved: look for a counterexample, confirming every point at high
+    # precision (the float screen alone would let a claim off by 1e-30 through)
     # (with a rule, the rule's output is what the step must match: a rule may
     # use a premise, e.g. a reparametrisation, that the raw expressions lack)
-    cex, evaluated = find_counterexample(target, step.expr, step.relation, seed=seed)
+    try:
+        cex, evaluated = find_counterexample(target, step.expr, step.relation, seed=seed, confirm_all=True)
+    except Exception as exc:  # noqa: BLE001 - a search that cannot run decides nothing
+        return StepResult(index, Verdict.UNDECIDED, prefix + strategy, time.perf_counter() - t0,
+                          detail=f"counterexample search failed ({type(exc).__name__}: {exc}); not proved", seed=seed)
     if cex is not None:
-        return StepResult(index, Verdict.REFUTED, prefix + strategy, time.perf_counter() - t0, counterexample=cex)
+        return StepResult(index, Verdict.REFUTED, prefix + strategy, time.perf_counter() - t0, counterexample=cex,
+                          seed=seed)
     detail = (f"no counterexample at {evaluated} random points; not proved"
               if evaluated else "could not be evaluated numerically; not proved")
-    return StepResult(index, Verdict.UNDECIDED, prefix + strategy, time.perf_counter() - t0, detail=detail)
+    return StepResult(index, Verdict.UNDECIDED, prefix + strategy, time.perf_counter() - t0, detail=detail,
+                      seed=seed)
 
 
 def verify(
     derivation: Derivation,
     *,
-    seed: int = DEFAULT_SEED,
-    budget: float = STEP_BUDGET,
+    seed: int | None = None,
+    budget: float | None = None,
     numeric: bool = True,
+    atol: float | None = None,
+    rtol: float | None = None,
 ) -> Report:
     """Verify every step of ``derivation`` and run its numeric cross-checks.
 
@@ -228,11 +239,24 @@ def verify(
         budget: per-step symbolic time budget in seconds.
         numeric: run the cross-checks (the counterexample search of failing
             steps runs regardless).
+        atol, rtol: tolerances of the float64 screen of identity checks.
+
+        Arguments left as ``None`` take the active :mod:`derive.settings`
+        (defaults: seed 20170612, budget 5 s, atol 1e-12, rtol 1e-9).
 
     Returns:
         A :class:`~derive.report.Report`; ``report.ok`` is true only if every
         step is proved and every cross-check passed.
+
+    Raises:
+        InputError: a setting out of range (negative seed, budget ≤ 0, ...).
     """
+    settings = current().merged(seed=seed, budget=budget, atol=atol, rtol=rtol)
+    with using(settings):
+        return _verify(derivation, settings.seed, settings.budget, numeric)
+
+
+def _verify(derivation: Derivation, seed: int, budget: float, numeric: bool) -> Report:
     t0 = time.perf_counter()
     results: list[StepResult] = []
     before = derivation.start
@@ -257,4 +281,4 @@ def verify(
             except Exception as exc:  # noqa: BLE001 - a crashing check is a failed check
                 checks.append(CheckResult(getattr(check, "name", "check"), False, {"seed": check_seed},
                                           f"check raised {type(exc).__name__}: {exc}"))
-    return Report(derivation.name, tuple(results), tuple(checks), time.perf_counter() - t0)
+    return Report(derivation.name, tuple(results), tuple(checks), time.perf_counter() - t0, seed=seed)
