@@ -16,6 +16,7 @@ from __future__ import annotations
 import difflib
 import importlib
 import importlib.util
+import re
 import sys
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
@@ -56,6 +57,8 @@ class Entry:
 
 
 _ENTRIES: dict[str, Entry] = {}
+
+_MODULE_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 _CATALOG_LOADED = False
 
 
@@ -116,9 +119,15 @@ def load_module(spec: str) -> list[str]:
         The names of the derivations the module registered or defined.
 
     Raises:
-        ModuleLoadError: the file is missing, is not a ``.py`` file, or the
-            module raised while importing (the message names the file and the error).
+        ModuleLoadError: the file is missing, is a directory, is not a ``.py``
+            file, is not valid Python (binary, bad encoding), the text is
+            neither a path nor a dotted module name, the module raised while
+            importing, or it defines no derivation (the message names the
+            file and the error). The text is never evaluated: it is a path or
+            a module name, nothing else.
     """
+    if not isinstance(spec, str) or not spec.strip():
+        raise ModuleLoadError(f"{spec!r}: expected a .py file or a module name")
     before = set(_ENTRIES)
     path = Path(spec)
     if spec.endswith(".py") or path.exists() or "/" in spec or "\\" in spec:
@@ -139,6 +148,8 @@ def load_module(spec: str) -> list[str]:
             sys.modules.pop(mod_name, None)
             raise ModuleLoadError(f"{spec}: failed to import: {type(exc).__name__}: {exc}") from exc
     else:
+        if not _MODULE_NAME_RE.match(spec):
+            raise ModuleLoadError(f"{spec}: is neither a .py file nor a module name (dotted Python identifiers)")
         try:
             module = importlib.import_module(spec)
         except Exception as exc:  # noqa: BLE001
@@ -148,8 +159,11 @@ def load_module(spec: str) -> list[str]:
     for value in list(vars(module).values()):
         if isinstance(value, Derivation) and value.name not in _ENTRIES:
             add(value, module.__name__)
-    return sorted(set(_ENTRIES) - before) or sorted(
+    found = sorted(set(_ENTRIES) - before) or sorted(
         e.name for e in _ENTRIES.values() if e.module == module.__name__)
+    if not found:
+        raise ModuleLoadError(f"{spec}: defines no derivation (no Derivation at module level, no @register)")
+    return found
 
 
 def names() -> list[str]:

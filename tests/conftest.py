@@ -12,3 +12,6 @@ def catalog():
 
     registry.load_catalog()
     return registry
+
+
+pytest_plugins = ["pytester"]
