@@ -66,8 +66,29 @@ def _rational(sp: Any, x: float, denom: int = 64) -> Any:
     return sp.Rational(round(x * denom), denom)
 
 
+def _satisfies(value: Any, obj: Any) -> bool:
+    """Does the exact number ``value`` have every property ``obj`` assumes (even, prime, nonzero...)?"""
+    facts = getattr(obj, "assumptions0", {})
+    return all(getattr(value, f"is_{key}", None) is fact for key, fact in facts.items() if isinstance(fact, bool))
+
+
 def _draw(sp: Any, obj: Any, rng: np.random.Generator, ints_upto: int) -> Any:
-    """An exact random value in the domain that ``obj``'s assumptions allow."""
+    """An exact random value in the domain that ``obj``'s assumptions allow, or ``None``.
+
+    The value is drawn from the broad domain (integer, positive, ...) and kept
+    only if it satisfies *every* assumption of ``obj`` (``even``, ``prime``,
+    ``nonzero``...); after 50 misses (e.g. ``irrational=True``, which no
+    rational point satisfies) there is no value: a point outside the domain
+    could refute a true claim.
+    """
+    for _ in range(50):
+        value = _draw_broad(sp, obj, rng, ints_upto)
+        if _satisfies(value, obj):
+            return value
+    return None
+
+
+def _draw_broad(sp: Any, obj: Any, rng: np.random.Generator, ints_upto: int) -> Any:
     if obj.is_integer:
         lo = 1 if obj.is_positive else (0 if obj.is_nonnegative else -ints_upto)
         return sp.Integer(int(rng.integers(lo, ints_upto + 1)))
@@ -111,7 +132,11 @@ def concretize(exprs: Sequence[Any], rng: np.random.Generator, max_len: int = 5)
     for e in exprs:
         lengths |= _length_symbols(sp, e)
     for s in sorted(lengths, key=str):
-        point[s] = sp.Integer(int(rng.integers(1, max_len + 1)))
+        for _ in range(50):
+            value = sp.Integer(int(rng.integers(1, max_len + 1)))
+            if _satisfies(value, s):
+                point[s] = value
+                break
     smallest = min((int(v) for v in point.values()), default=max_len)
     free: set = set()
     labels: set = set()
@@ -120,7 +145,9 @@ def concretize(exprs: Sequence[Any], rng: np.random.Generator, max_len: int = 5)
         labels |= {idx.base.label for idx in e.atoms(sp.Indexed)}
     for s in sorted(free - lengths - labels, key=str):
         if isinstance(s, sp.Symbol):
-            point[s] = _draw(sp, s, rng, smallest if s.is_integer else max_len)
+            value = _draw(sp, s, rng, smallest if s.is_integer else max_len)
+            if value is not None:
+                point[s] = value
     out = []
     for e in exprs:
         v = e.xreplace(point) if point else e
@@ -131,7 +158,9 @@ def concretize(exprs: Sequence[Any], rng: np.random.Generator, max_len: int = 5)
         indexed |= v.atoms(sp.Indexed)
     extra = {}
     for idx in sorted(indexed, key=str):
-        extra[idx] = _draw(sp, idx, rng, max_len)
+        value = _draw(sp, idx, rng, max_len)
+        if value is not None:
+            extra[idx] = value
     if extra:
         out = [v.xreplace(extra) for v in out]
         point.update(extra)
@@ -222,15 +251,17 @@ def _confirm(sp: Any, a: Any, b: Any, relation: str) -> tuple[bool, str, str, st
                 return None
             violated = not _RELATION_HOLDS[relation](x, y, tol)
         if violated:
-            return True, _short(sp, x), _short(sp, y), _short(sp, gap)
+            # enough digits that the two printed values differ (12 unless they agree further)
+            digits = 12 if gap == 0 else min(CONFIRM_DIGITS, max(12, int(-sp.log(gap / scale, 10).evalf()) + 4))
+            return True, _short(sp, x, digits), _short(sp, y, digits), _short(sp, gap)
     return False, "", "", ""
 
 
-def _short(sp: Any, x: Any) -> str:
+def _short(sp: Any, x: Any, digits: int = 12) -> str:
     if isinstance(x, sp.MatrixBase):
         return str(x)
     try:
-        return str(sp.N(x, 12))
+        return str(sp.N(x, digits))
     except Exception:  # noqa: BLE001
         return str(x)
 

@@ -122,7 +122,12 @@ def _sign_ok(sp: Any, d: Any, relation: str) -> bool:
     return False
 
 
-def prove_relation(before: Any, after: Any, relation: str = "=", budget: float = STEP_BUDGET) -> tuple[bool, str]:
+#: How many of the first (cheap) strategies run before the quick counterexample probe.
+QUICK_STRATEGIES = 3
+
+
+def prove_relation(before: Any, after: Any, relation: str = "=", budget: float = STEP_BUDGET,
+                   *, first: int = 0, last: int | None = None) -> tuple[bool, str]:
     """Try to prove ``before relation after`` symbolically.
 
     Args:
@@ -130,6 +135,9 @@ def prove_relation(before: Any, after: Any, relation: str = "=", budget: float =
         relation: ``"="`` or an inequality; for ``"<="`` the claim is
             ``before <= after``.
         budget: seconds for all strategies together.
+        first, last: run only strategies ``first:last`` of the ordered list
+            (the verifier runs the cheap ones, probes for a counterexample,
+            then runs the rest).
 
     Returns:
         ``(proved, strategy)`` where ``strategy`` names what closed the gap,
@@ -149,7 +157,7 @@ def prove_relation(before: Any, after: Any, relation: str = "=", budget: float =
         diff = sp.ImmutableMatrix(diff)
     tried: list[str] = []
     deadline = time.perf_counter() + budget
-    for name, fn in _strategies(sp):
+    for name, fn in _strategies(sp)[first:last]:
         remaining = deadline - time.perf_counter()
         if remaining <= 0:
             tried.append("(budget spent)")
@@ -200,14 +208,30 @@ def verify_step(
             return StepResult(index, Verdict.UNDECIDED, prefix + "rule failed", time.perf_counter() - t0,
                               detail=f"{type(exc).__name__}: {exc}", seed=seed)
     # the rule's output must equal the claim; the relation applies to the step as a whole
-    proved, strategy = prove_relation(target, step.expr, step.relation, budget)
-    if proved:
-        return StepResult(index, Verdict.PROVED, prefix + strategy, time.perf_counter() - t0, seed=seed)
-    # not proved: look for a counterexample, confirming every point at high
-    # precision (the float screen alone would let a claim off by 1e-30 through)
     # (with a rule, the rule's output is what the step must match: a rule may
     # use a premise, e.g. a reparametrisation, that the raw expressions lack)
+    started = time.perf_counter()
+    proved, strategy = prove_relation(target, step.expr, step.relation, budget, last=QUICK_STRATEGIES)
+    if proved:
+        return StepResult(index, Verdict.PROVED, prefix + strategy, time.perf_counter() - t0, seed=seed)
     try:
+        # a false step usually shows at float precision: refute it now rather
+        # than spend the whole budget on strategies that cannot succeed
+        cex, _ = find_counterexample(target, step.expr, step.relation, seed=seed)
+        if cex is not None:
+            return StepResult(index, Verdict.REFUTED, prefix + strategy + " (then refuted numerically)",
+                              time.perf_counter() - t0, counterexample=cex, seed=seed)
+        if strategy.startswith("shape mismatch"):
+            return StepResult(index, Verdict.REFUTED if cex else Verdict.UNDECIDED, prefix + strategy,
+                              time.perf_counter() - t0, seed=seed, detail="the two sides have different shapes")
+        remaining = budget - (time.perf_counter() - started)
+        proved, more = prove_relation(target, step.expr, step.relation, max(remaining, 0.0),
+                                      first=QUICK_STRATEGIES)
+        strategy = more if proved else strategy + ", " + more.removeprefix("tried ")
+        if proved:
+            return StepResult(index, Verdict.PROVED, prefix + strategy, time.perf_counter() - t0, seed=seed)
+        # not proved: search again, confirming every point at high precision
+        # (the float screen alone would let a claim off by 1e-30 through)
         cex, evaluated = find_counterexample(target, step.expr, step.relation, seed=seed, confirm_all=True)
     except Exception as exc:  # noqa: BLE001 - a search that cannot run decides nothing
         return StepResult(index, Verdict.UNDECIDED, prefix + strategy, time.perf_counter() - t0,
