@@ -194,8 +194,9 @@ def _float_screen(sp: Any, a: Any, b: Any, relation: str, atol: float = SCREEN_A
                   rtol: float = SCREEN_RTOL) -> bool | None:
     """Float64 (numpy) screening: True = looks fine, False = suspicious, None = can't say."""
     try:
-        fa = np.array([complex(sp.lambdify((), x, "numpy")()) for x in _flatten(sp, a)])
-        fb = np.array([complex(sp.lambdify((), x, "numpy")()) for x in _flatten(sp, b)])
+        with np.errstate(all="ignore"):  # overflow or 0/0 in float64 is "can't say", not a warning for users
+            fa = np.array([complex(sp.lambdify((), x, "numpy")()) for x in _flatten(sp, a)])
+            fb = np.array([complex(sp.lambdify((), x, "numpy")()) for x in _flatten(sp, b)])
     except Exception:  # noqa: BLE001 - anything lambdify cannot do is "can't say"
         return None
     if fa.shape != fb.shape or not (np.all(np.isfinite(fa)) and np.all(np.isfinite(fb))):

@@ -201,5 +201,5 @@ class _Summary:
             return
         passed = sum(o == "passed" for o in self.outcomes.values())
         terminalreporter.write_line(
-            f"derive: {len(self.outcomes)} derivations checked, {passed} proved, {len(self.outcomes) - passed} "
+            f"derive: {len(self.outcomes)} derivation(s) checked, {passed} proved, {len(self.outcomes) - passed} "
             f"failed ({self.config.stash[_SETTINGS].header()})")

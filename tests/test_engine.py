@@ -130,3 +130,88 @@ def test_report_json_is_stable_across_runs():
         for s in d["steps"] + d["checks"]:
             s.pop("seconds")
     assert a == b
+
+
+# -- honest undecided: true claims beyond the strategies, and float64 that lies ------------------
+
+t = sp.Symbol("t", positive=True)
+BIG = sp.Integer(10) ** 30
+
+
+@pytest.mark.parametrize(
+    "lhs, rhs",
+    [
+        (sp.acos(x / 4) + sp.asin(x / 4), sp.pi / 2),
+        (4 * sp.atan(sp.Rational(1, 5)) - sp.atan(sp.Rational(1, 239)), sp.pi / 4),  # Machin
+        (sp.atan(sp.Rational(1, 2)) + sp.atan(sp.Rational(1, 3)), sp.pi / 4),
+        # float64 calls these unequal (the 10^30 terms cancel), 60 digits do not
+        (BIG * (sp.cos(sp.pi / 7) - sp.cos(2 * sp.pi / 7) + sp.cos(3 * sp.pi / 7)) - BIG / 2 + x, x),
+        (BIG * (4 * sp.atan(sp.Rational(1, 5)) - sp.atan(sp.Rational(1, 239))) - BIG * sp.pi / 4 + x, x),
+    ],
+    ids=["acos-plus-asin", "machin", "atan-half-third", "heptagon-times-1e30", "machin-times-1e30"],
+)
+def test_more_true_identities_beyond_the_strategies_are_undecided(lhs, rhs):
+    from derive.numeric import _float_screen, concretize
+
+    report = verify(one_step(lhs, rhs), numeric=False, budget=2)
+    assert report.steps[0].verdict is Verdict.UNDECIDED, report
+    assert report.steps[0].detail.startswith("no counterexample at 12 random points")
+    if lhs.has(BIG):  # the float64 screen alone would have refuted these
+        import numpy as np
+
+        (a, b), _ = concretize([lhs, rhs], np.random.default_rng(0))
+        assert _float_screen(sp, a, b, "=") is False
+
+
+@pytest.mark.parametrize(
+    "lhs, rhs",
+    [
+        # e^1000·(1 + x e^-1000) − e^1000 = x: float64 overflows; plain evalf(60) returned 0.e+244,
+        # which the confirmation once read as a number and so "refuted" a true identity
+        (sp.exp(1000) * (1 + x * sp.exp(-1000)) - sp.exp(1000), x),
+        # needs ~10^8 digits: sympy cannot guarantee 60, so the point proves nothing either way
+        (sp.exp(sp.exp(20)) * (1 + x * sp.exp(-sp.exp(20))) - sp.exp(sp.exp(20)), x),
+        # (1 − cos ε)·10^24 against 2 sin²(ε/2)·10^24 with ε ≈ 10^-12: float64 cancellation
+        ((1 - sp.cos(x / 10**12)) * 10**24, 2 * sp.sin(x / (2 * 10**12)) ** 2 * 10**24),
+        # 0/0 at x = 1 (undefined points are skipped, not counterexamples)
+        ((x**2 - 1) / (x - 1), x + 1),
+    ],
+    ids=["exp-1000-cancellation", "exp-exp-20-cancellation", "one-minus-cos-tiny", "removable-singularity"],
+)
+def test_catastrophic_cancellation_never_refutes_a_true_identity(lhs, rhs):
+    from derive.numeric import find_counterexample
+
+    cex, _ = find_counterexample(lhs, rhs, confirm_all=True)
+    assert cex is None
+
+
+def test_a_claim_off_by_one_part_in_1e30_is_refuted_with_digits_that_show_it():
+    report = verify(one_step((1 + sp.Rational(1, 10**30)) * x, x), numeric=False)
+    cex = report.steps[0].counterexample
+    assert report.steps[0].verdict is Verdict.REFUTED
+    assert cex.lhs != cex.rhs and len(cex.lhs) > 30  # printed with enough digits to differ
+
+
+def test_random_points_respect_every_assumption():
+    import numpy as np
+
+    from derive.numeric import concretize
+
+    even, prime = sp.Symbol("m", even=True), sp.Symbol("p", prime=True)
+    odd_len = sp.Symbol("L", integer=True, positive=True, odd=True)
+    rng = np.random.default_rng(3)
+    for _ in range(20):
+        (e,), point = concretize([even + prime], rng)
+        assert point[even] % 2 == 0 and sp.isprime(point[prime]) and e.is_number
+        (e,), point = concretize([sp.Sum(z[j], (j, 1, odd_len))], rng)
+        assert point[odd_len] % 2 == 1
+    irrational = sp.Symbol("r", irrational=True)  # no rational point: no value, never a wrong one
+    (e,), point = concretize([irrational + 1], rng)
+    assert irrational not in point and e.free_symbols == {irrational}
+
+
+def test_step_report_carries_its_seed_and_differs_by_seed():
+    a = verify(one_step((x + y) ** 2, x**2 + y**2), seed=1, numeric=False)
+    b = verify(one_step((x + y) ** 2, x**2 + y**2), seed=2, numeric=False)
+    assert a.seed == 1 and b.seed == 2 and a.steps[0].seed != b.steps[0].seed
+    assert a.steps[0].counterexample.point != b.steps[0].counterexample.point

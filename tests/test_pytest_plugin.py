@@ -84,7 +84,7 @@ def test_fresh_project_passes_the_catalog_and_fails_a_wrong_derivation_readably(
         "    counterexample: at x=*, y=*: previous = *, this step = * (gap *)",
         "    step seed: *",
         "  (base seed 11; rerun with the same seed to reproduce)",
-        "derive: 4 derivations checked, 3 proved, 1 failed (seed 11, *)",
+        "derive: 4 derivation(s) checked, 3 proved, 1 failed (seed 11, *)",
         "FAILED derive::mine.square - *",
     ])
     assert "Traceback" not in out and "pytest_plugin.py" not in out and "testing.py" not in out
