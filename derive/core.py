@@ -93,6 +93,10 @@ class Step:
     citation: Citation | None = None
 
     def __post_init__(self) -> None:
+        if isinstance(self.expr, (str, bytes)):
+            raise DerivationDefinitionError(
+                f"a step's expression must be a sympy object, not text ({str(self.expr)[:40]!r}): "
+                "derive never parses strings")
         if self.relation not in RELATIONS:
             raise DerivationDefinitionError(
                 f"step relation {self.relation!r} is not one of {', '.join(RELATIONS)}"
@@ -152,6 +156,9 @@ class Derivation:
             object.__setattr__(self, attr, tuple(value))
         if not self.steps:
             raise DerivationDefinitionError(f"{self.name}: a derivation needs at least one step")
+        if isinstance(self.start, (str, bytes)):
+            raise DerivationDefinitionError(f"{self.name}: start must be a sympy object, not text: "
+                                            "derive never parses strings")
         for k, step in enumerate(self.steps, 1):
             if not isinstance(step, Step):
                 raise DerivationDefinitionError(f"{self.name}: step {k} is not a Step")

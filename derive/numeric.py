@@ -20,6 +20,7 @@ Every random draw is seeded; the seed is in every result.
 from __future__ import annotations
 
 import math
+import re
 import time
 import zlib
 from collections.abc import Callable, Sequence
@@ -126,7 +127,7 @@ def concretize(exprs: Sequence[Any], rng: np.random.Generator, max_len: int = 5)
     """
     import sympy as sp
 
-    exprs = [sp.sympify(e) for e in exprs]
+    exprs = [sp.sympify(e, strict=True) for e in exprs]  # numbers and sympy objects only: text is never parsed
     point: dict = {}
     lengths: set = set()
     for e in exprs:
@@ -470,6 +471,9 @@ class MonteCarloCheck(CrossCheck):
         return CheckResult(self.name, passed, figures, msg, time.perf_counter() - t0)
 
 
+_PRINTED_RE = re.compile(r"^[+-]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?([eE][+-]?\d+)?$")
+
+
 def round_like(value: Any, printed: str) -> str:
     """Round an exact sympy value the way ``printed`` is written.
 
@@ -479,11 +483,21 @@ def round_like(value: Any, printed: str) -> str:
 
     Returns:
         ``value`` written with the same digits as ``printed``.
+
+    Raises:
+        InputError: ``printed`` is not such a figure, or ``value`` is text.
     """
     import sympy as sp
 
+    from .exceptions import InputError
+
+    if not isinstance(printed, str) or not _PRINTED_RE.match(printed.strip()):
+        raise InputError(f"printed figure {printed!r} is not a decimal, an integer with separators or "
+                         "scientific notation (e.g. '0.6225', '3,150,336', '1.74e11')")
+    if isinstance(value, (str, bytes)) or not isinstance(value, (sp.Basic, int, float)):
+        raise InputError(f"value must be a number or a sympy expression, not {type(value).__name__}")
     text = printed.replace(",", "").strip()
-    exact = sp.nsimplify(value) if not isinstance(value, sp.Basic) else value
+    exact = sp.Rational(value) if isinstance(value, (int, float)) else value
     if "e" in text.lower():
         mant, exp = text.lower().split("e")
         decimals = len(mant.split(".")[1]) if "." in mant else 0

@@ -173,9 +173,9 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     from . import registry
 
     try:
+        registry.load_catalog()
         for spec in _user_modules(config):
             registry.load_module(spec)
-        registry.load_catalog()
     except DeriveError as exc:
         raise pytest.UsageError(f"derive: {exc}") from None
     collector = DerivationCollector.from_parent(session, name="derive", nodeid="derive")

@@ -18,6 +18,7 @@ import importlib
 import importlib.util
 import re
 import sys
+import zlib
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from pathlib import Path
@@ -126,6 +127,17 @@ def load_module(spec: str) -> list[str]:
             file and the error). The text is never evaluated: it is a path or
             a module name, nothing else.
     """
+    saved = dict(_ENTRIES)
+    try:
+        return _load_module(spec)
+    except BaseException:
+        # all or nothing: a module that fails leaves no derivation behind
+        _ENTRIES.clear()
+        _ENTRIES.update(saved)
+        raise
+
+
+def _load_module(spec: str) -> list[str]:
     if not isinstance(spec, str) or not spec.strip():
         raise ModuleLoadError(f"{spec!r}: expected a .py file or a module name")
     before = set(_ENTRIES)
@@ -137,7 +149,8 @@ def load_module(spec: str) -> list[str]:
             raise ModuleLoadError(f"{spec}: no such file; expected a .py file or a module name")
         if path.suffix != ".py":
             raise ModuleLoadError(f"{spec}: not a .py file; expected a .py file or a module name")
-        mod_name = f"derive_user_{abs(hash(str(path.resolve())))}"
+        stem = re.sub(r"\W", "_", path.stem)
+        mod_name = f"derive_user_{stem}_{zlib.crc32(str(path.resolve()).encode()):08x}"
         try:
             module_spec = importlib.util.spec_from_file_location(mod_name, path)
             assert module_spec is not None and module_spec.loader is not None
@@ -157,8 +170,13 @@ def load_module(spec: str) -> list[str]:
     from .core import Derivation
 
     for value in list(vars(module).values()):
-        if isinstance(value, Derivation) and value.name not in _ENTRIES:
+        if not isinstance(value, Derivation):
+            continue
+        existing = _ENTRIES.get(value.name)
+        if existing is None:
             add(value, module.__name__)
+        elif existing.module != module.__name__ and existing._built is not value:
+            raise ModuleLoadError(f"{spec}: defines {value.name!r}, a name already registered by {existing.module}")
     found = sorted(set(_ENTRIES) - before) or sorted(
         e.name for e in _ENTRIES.values() if e.module == module.__name__)
     if not found:
@@ -182,6 +200,8 @@ def entry(name: str) -> Entry:
     Raises:
         UnknownDerivationError: no such name; the message suggests close names.
     """
+    if not isinstance(name, str):
+        raise UnknownDerivationError(f"derivation names are text, got {type(name).__name__}")
     try:
         return _ENTRIES[name]
     except KeyError:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
 from collections.abc import Sequence
 
@@ -51,7 +52,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     from ..exceptions import DeriveError
 
     try:
-        return int(args.run(args))
+        code = int(args.run(args))
+        sys.stdout.flush()  # a full disk or closed pipe shows here, not in an ignored exception at exit
+        return code
     except DeriveError as exc:
         if args.debug:
             raise
@@ -61,7 +64,24 @@ def main(argv: Sequence[str] | None = None) -> int:
         print("derive: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:
+        _discard_stdout()
         return 0
+    except OSError as exc:  # writing the output failed (disk full, read-only place...)
+        if args.debug:
+            raise
+        _discard_stdout()
+        where = f"{exc.filename}: " if getattr(exc, "filename", None) else ""
+        print(f"derive: error: cannot write output: {where}{exc.strerror or exc}", file=sys.stderr)
+        return 2
+
+
+def _discard_stdout() -> None:
+    """Point stdout at /dev/null so the interpreter's final flush cannot fail again."""
+    try:
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+    except (OSError, ValueError, AttributeError):
+        pass
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -22,11 +22,11 @@ def load(args: argparse.Namespace, *, catalog: bool = True) -> list[str]:
     """
     from .. import registry
 
+    if catalog:  # first, so a user module that reuses a catalog name is the one reported
+        registry.load_catalog()
     user: list[str] = []
     for spec in args.module:
         user += registry.load_module(spec)
-    if catalog:
-        registry.load_catalog()
     return user
 
 

@@ -1,0 +1,255 @@
+"""Hardened inputs: every command and public function that takes user input.
+
+Bad input gets one line on stderr, exit status 2, no traceback, and nothing
+half-written; text from files or the command line is data, never code.
+"""
+
+from __future__ import annotations
+
+import ast
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from derive.cli import main
+
+PACKAGE = Path(__file__).resolve().parents[1] / "derive"
+
+
+def run(argv, capsys):
+    try:
+        code = main(argv)
+    except SystemExit as exc:  # argparse usage errors
+        code = exc.code
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def assert_one_line_error(code, err, *fragments):
+    assert code == 2, err
+    assert err.count("\n") == 1 and err.startswith(("derive: error: ", "derive ")), err
+    assert "Traceback" not in err
+    for fragment in fragments:
+        assert fragment in err, err
+
+
+@pytest.fixture
+def files(tmp_path):
+    (tmp_path / "binary.py").write_bytes(b"\x00\x01\x02\xff\xfe")
+    (tmp_path / "latin1.py").write_bytes(b'x = "caf\xe9"\n')
+    (tmp_path / "empty.py").write_text("")
+    (tmp_path / "nothing.py").write_text("x = 1\n")
+    (tmp_path / "adir.py").mkdir()
+    (tmp_path / "data.txt").write_text("hello\n")
+    (tmp_path / "clash.py").write_text(
+        "import sympy as sp\nfrom derive import Derivation, Step\nx = sp.Symbol('x')\n"
+        "d = Derivation(name='softmax.shift-invariance', title='t', start=x, steps=(Step(x, 'same'),))\n")
+    return tmp_path
+
+
+MODULE_CASES = [
+    ("missing.py", "no such file"),
+    ("binary.py", "null bytes"),
+    ("latin1.py", "failed to import: SyntaxError"),
+    ("empty.py", "defines no derivation"),
+    ("nothing.py", "defines no derivation"),
+    ("adir.py", "is a directory"),
+    ("data.txt", "not a .py file"),
+    ("clash.py", "defines 'softmax.shift-invariance', a name already registered by derive.transformer.softmax"),
+    ("", "expected a .py file or a module name"),
+    (".relative", "neither a .py file nor a module name"),
+    ("os", "defines no derivation"),
+    ("no_such_module_xyz", "failed to import: ModuleNotFoundError"),
+]
+
+
+@pytest.mark.parametrize("command", [["list"], ["show", "softmax.max-trick"], ["check", "softmax.max-trick"]],
+                         ids=["list", "show", "check"])
+@pytest.mark.parametrize("spec, message", MODULE_CASES, ids=[c[0] or "empty-text" for c in MODULE_CASES])
+def test_bad_module_for_every_command(command, spec, message, files, capsys, monkeypatch):
+    monkeypatch.chdir(files)
+    code, out, err = run([*command, "--module", spec], capsys)
+    assert_one_line_error(code, err, message)
+    assert out == ""
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["show", "softmax.shift-invariant"], "did you mean 'softmax.shift-invariance'"),
+        (["show", ""], "unknown derivation ''"),
+        (["check", "softmax.max-trick", "nope.nope"], "unknown derivation 'nope.nope'"),
+        (["check", "--seed", "-1", "softmax.max-trick"], "seed must be a non-negative integer"),
+        (["check", "--seed", "1.5"], "invalid int value"),
+        (["check", "--seed", "ten"], "invalid int value"),
+        (["check", "--budget", "0"], "--budget must be between 0 and 3600"),
+        (["check", "--budget", "-2"], "--budget must be between 0 and 3600"),
+        (["check", "--budget", "nan"], "--budget must be between 0 and 3600"),
+        (["check", "--budget", "inf"], "--budget must be between 0 and 3600"),
+        (["check", "--budget", "1e18"], "--budget must be between 0 and 3600"),
+        (["show", "softmax.max-trick", "--format", "pdf"], "invalid choice: 'pdf'"),
+        (["list", "--no-such-option"], "unrecognized arguments"),
+        (["nosuchcommand"], "invalid choice"),
+    ],
+)
+def test_bad_arguments(argv, message, capsys):
+    code, out, err = run(argv, capsys)
+    assert code == 2 and message in err and "Traceback" not in err, err
+    assert out == ""
+
+
+def test_huge_seed_is_exact_and_reported(capsys):
+    import json
+
+    seed = 10**18
+    code, out, _ = run(["check", "--json", "--seed", str(seed), "softmax.max-trick"], capsys)
+    data = json.loads(out)
+    assert code == 0 and data["seed"] == seed and data["reports"][0]["seed"] == seed
+
+
+@pytest.mark.parametrize("argv", [["list"], ["show", "softmax.max-trick"], ["check", "--json", "softmax.max-trick"]],
+                         ids=["list", "show", "check"])
+def test_write_failure_is_one_line_exit_2(argv):
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "derive", *argv], stdout=full, stderr=subprocess.PIPE, text=True)
+    assert proc.returncode == 2
+    assert proc.stderr == "derive: error: cannot write output: No space left on device\n"
+
+
+# -- code injection: text is data -------------------------------------------------------------------
+
+PAYLOAD = "__import__('os').system('touch {canary}')"
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["check", "{payload}"],
+        ["show", "{payload}"],
+        ["list", "--module", "{payload}"],
+        ["check", "--seed", "{payload}"],
+        ["check", "--budget", "{payload}"],
+        ["show", "softmax.max-trick", "--format", "{payload}"],
+    ],
+    ids=["check-name", "show-name", "module", "seed", "budget", "format"],
+)
+def test_command_line_payload_is_rejected_as_data(argv, tmp_path, capsys):
+    canary = tmp_path / "pwned"
+    payload = PAYLOAD.format(canary=canary)
+    code, _, err = run([a.replace("{payload}", payload) for a in argv], capsys)
+    assert code == 2 and "Traceback" not in err
+    assert not canary.exists()
+
+
+def test_payload_in_public_functions_is_rejected_as_data(tmp_path):
+    import sympy as sp
+
+    from derive import Derivation, Step, registry
+    from derive.exceptions import DeriveError
+    from derive.numeric import ValueCheck, round_like
+    from derive.settings import Settings
+
+    canary = tmp_path / "pwned"
+    payload = PAYLOAD.format(canary=canary)
+    x = sp.Symbol("x")
+    attempts = [
+        lambda: Step(payload, "why"),
+        lambda: Derivation(name="a.b", title="t", start=payload, steps=(Step(x, "why"),)),
+        lambda: registry.get(payload),
+        lambda: registry.load_module(payload),
+        lambda: round_like(payload, "0.5"),
+        lambda: round_like(sp.Rational(1, 2), payload),
+        lambda: Settings(seed=payload),
+        lambda: Settings(rtol=payload),
+        lambda: ValueCheck("v", sp.Rational(1, 2), payload).run(0),
+    ]
+    for attempt in attempts:
+        with pytest.raises(DeriveError):
+            attempt()
+    # inside a derivation, the check with the bad figure is a failed check
+    from derive import check
+
+    d = Derivation(name="a.b", title="t", start=x, steps=(Step(x, "same"),), auto_identity_check=False,
+                   checks=(ValueCheck("v", sp.Rational(1, 2), payload),))
+    report = check(d)
+    assert not report.ok and "InputError" in report.checks[0].message
+    assert not canary.exists()
+
+
+def test_public_functions_reject_wrong_types():
+    from derive import registry
+    from derive.exceptions import DeriveError
+    from derive.testing import assert_proved
+
+    for bad in (None, 3, b"softmax.max-trick"):
+        with pytest.raises(DeriveError):
+            registry.get(bad)
+        with pytest.raises(DeriveError):
+            assert_proved(bad)
+
+
+# -- the package never evaluates text -----------------------------------------------------------------
+
+#: calls that evaluate or parse code/expressions from text
+DANGEROUS = {"eval", "exec", "compile", "sympify", "parse_expr", "parse_latex", "nsimplify", "S", "__import__",
+             "lambdastr"}
+
+#: (file, enclosing function, call) -> why it is safe. Keep in sync: stale entries fail the test too.
+ALLOWED = {
+    ("derive/numeric.py", "concretize", "sympify"):
+        "strict=True: converts numbers and sympy objects from a Derivation, raises on text",
+}
+
+
+def _dangerous_calls(path: Path) -> list[tuple[str, str, str, int]]:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found = []
+
+    def visit(node: ast.AST, func: str) -> None:
+        for child in ast.iter_child_nodes(node):
+            name = func
+            if isinstance(child, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                name = child.name
+            if isinstance(child, ast.Call):
+                callee = child.func
+                called = callee.id if isinstance(callee, ast.Name) else (
+                    callee.attr if isinstance(callee, ast.Attribute) else "")
+                is_regex = (isinstance(callee, ast.Attribute) and isinstance(callee.value, ast.Name)
+                            and callee.value.id == "re")
+                if called in DANGEROUS and not is_regex:
+                    rel = path.relative_to(PACKAGE.parent).as_posix()
+                    found.append((rel, name, called, child.lineno))
+            visit(child, name)
+
+    visit(tree, "<module>")
+    return found
+
+
+def test_no_eval_exec_sympify_or_parse_of_text_anywhere_in_the_package():
+    calls = [c for path in sorted(PACKAGE.rglob("*.py")) for c in _dangerous_calls(path)]
+    unexplained = [c for c in calls if c[:3] not in ALLOWED]
+    assert not unexplained, "calls that could evaluate text (justify them in ALLOWED or remove them): " + ", ".join(
+        f"{f}:{line} {call}() in {func}" for f, func, call, line in unexplained)
+    stale = set(ALLOWED) - {c[:3] for c in calls}
+    assert not stale, f"ALLOWED entries with no such call any more: {stale}"
+
+
+def test_the_scanner_finds_what_it_should(tmp_path):
+    sample = PACKAGE / "_scanner_probe.py"
+    assert not sample.exists()
+    probe = tmp_path / "probe.py"
+    probe.write_text("import re, sympy\ndef f(t):\n    re.compile(t)\n    return sympy.sympify(t) + eval(t)\n"
+                     "S = sympy.S\nS('x')\n")
+    calls = [(func, call) for _, func, call, _ in _dangerous_calls_anywhere(probe)]
+    assert calls == [("f", "sympify"), ("f", "eval"), ("<module>", "S")]
+
+
+def _dangerous_calls_anywhere(path: Path):
+    global PACKAGE
+    saved, PACKAGE = PACKAGE, path.parent  # noqa: PLW0603 - reuse the scanner on a probe file
+    try:
+        return _dangerous_calls(path)
+    finally:
+        PACKAGE = saved
