@@ -93,8 +93,7 @@ _PRESETS: tuple[Preset, ...] = (
            "Vaswani et al. 2017, Table 3 (big: N 6, d_model 1024, d_ff 4096, h 16)", "213M",
            ("Same conventions as transformer-base. Exact: 214,171,648 (≈214.2M) against the reported 213M; "
             "the difference is 1,144 rows of a 1024-wide table, within the vagueness of 'about 37000' tokens.",)),
-    Preset("gpt2", _gpt2("GPT-2 small", 768, 12, 12), "HF model card openai-community/gpt2 (config.json)", "124M",
-           ("LM head tied to the token embedding (no extra parameters).",)),
+    Preset("gpt2", _gpt2("GPT-2 small", 768, 12, 12), "HF model card openai-community/gpt2 (config.json)", "124M"),
     Preset("gpt2-medium", _gpt2("GPT-2 medium", 1024, 24, 16), "HF model card openai-community/gpt2-medium", "355M"),
     Preset("gpt2-large", _gpt2("GPT-2 large", 1280, 36, 20), "HF model card openai-community/gpt2-large", "774M"),
     Preset("gpt2-xl", _gpt2("GPT-2 XL", 1600, 48, 25), "HF model card openai-community/gpt2-xl", "1.5B"),
