@@ -34,7 +34,8 @@ def _linear(d_in: int, d_out: int, bias: bool) -> list[np.ndarray]:
     return out
 
 
-def _attention(arch: Architecture) -> list[np.ndarray]:
+def attention_arrays(arch: Architecture) -> list[np.ndarray]:
+    """One attention block: W_i^Q per head, W_i^K and W_i^V per key/value head, W^O (and biases)."""
     d, dh = arch.d_model, arch.d_head
     out: list[np.ndarray] = []
     for _ in range(arch.n_heads):  # W_i^Q, one per query head
@@ -46,18 +47,20 @@ def _attention(arch: Architecture) -> list[np.ndarray]:
     return out
 
 
-def _ffn(arch: Architecture) -> list[np.ndarray]:
+def ffn_arrays(arch: Architecture) -> list[np.ndarray]:
+    """One FFN: two matrices (or three when gated) and their biases."""
     d, f, b = arch.d_model, arch.d_ff, arch.mlp_bias
     if arch.gated:
         return _linear(d, f, b) + _linear(d, f, b) + _linear(f, d, b)
     return _linear(d, f, b) + _linear(f, d, b)
 
 
-def _layer(arch: Architecture, cross: bool) -> list[np.ndarray]:
-    out = _attention(arch) + _norm(arch, arch.d_model)
+def layer_arrays(arch: Architecture, cross: bool = False) -> list[np.ndarray]:
+    """One layer: self-attention, (cross-attention,) FFN, one norm per sub-layer."""
+    out = attention_arrays(arch) + _norm(arch, arch.d_model)
     if cross:
-        out += _attention(arch) + _norm(arch, arch.d_model)
-    return out + _ffn(arch) + _norm(arch, arch.d_model)
+        out += attention_arrays(arch) + _norm(arch, arch.d_model)
+    return out + ffn_arrays(arch) + _norm(arch, arch.d_model)
 
 
 def allocate(arch: Architecture, limit: int = MAX_ALLOCATE) -> dict[str, list[np.ndarray]]:
@@ -100,7 +103,7 @@ def allocate(arch: Architecture, limit: int = MAX_ALLOCATE) -> dict[str, list[np
             parts[f"{name}.relative_bias"] = [np.zeros((arch.relative_attention_num_buckets, arch.n_heads),
                                                        dtype=np.float32)]
         for k in range(n):
-            parts[f"{name}.{k}"] = _layer(arch, cross)
+            parts[f"{name}.{k}"] = layer_arrays(arch, cross)
         if arch.final_norm:
             parts[f"{name}.final_norm"] = _norm(arch, d)
     if arch.lm_head_transform:

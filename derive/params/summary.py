@@ -199,6 +199,8 @@ def percent(share: Fraction, decimals: int = 1) -> str:
 
 def human(n: int) -> str:
     """A short form of a count: ``124439808`` → ``"124.4M"``, ``6738415616`` → ``"6.74B"`` (half-up)."""
+    if abs(n) >= 10**15:
+        return f"{Decimal(n):.3e}".replace("e+", "e")
     for scale, suffix, digits in ((10**12, "T", 2), (10**9, "B", 2), (10**6, "M", 1), (10**3, "k", 1)):
         if abs(n) >= scale:
             value = (Decimal(n) / Decimal(scale)).quantize(Decimal(1).scaleb(-digits), rounding=ROUND_HALF_UP)
@@ -208,6 +210,8 @@ def human(n: int) -> str:
 
 def human_bytes(n: int) -> str:
     """Bytes in GiB/MiB with two decimals (exact division, half-up)."""
+    if n >= 2**50:
+        return f"{Decimal(n):.3e} B".replace("e+", "e")
     for scale, suffix in ((2**40, "TiB"), (2**30, "GiB"), (2**20, "MiB"), (2**10, "KiB")):
         if n >= scale:
             value = (Decimal(n) / Decimal(scale)).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
