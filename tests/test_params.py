@@ -30,6 +30,7 @@ KNOWN_TOTALS = {
     "llama2-70b": 68_976_648_192,
     "mistral-7b": 7_241_732_096,
     # derived here under the stated conventions
+    "t5-small": 60_506_624,
     "transformer-base": 63_045_632,
     "transformer-big": 214_171_648,
     "gpt3-175b": 174_604_259_328,

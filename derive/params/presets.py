@@ -119,6 +119,12 @@ _PRESETS: tuple[Preset, ...] = (
                         "does not divide (5140/40 = 128.5). Chosen: d_model 5120 = 40·128.")),
     Preset("gpt3-175b", _gpt3("GPT-3 175B", 12288, 96, 96), "Brown et al. 2020, Table 2.1", "175.0B",
            (_GPT3_NOTE, "Lecture 002 estimates 12·12288²·96 ≈ 1.74·10¹¹ from the layers' matrices alone.")),
+    Preset("t5-small", Architecture(d_model=512, n_heads=8, head_dim=64, d_ff=2048, n_layers=6, n_decoder_layers=6,
+                                    vocab_size=32128, position="relative_bias", attention_bias=False, mlp_bias=False,
+                                    norm="rmsnorm", final_norm=True, lm_head=True, name="T5 small"),
+           "Raffel et al. 2020, §3.1 and Table 14; HF google-t5/t5-small config.json", "60M",
+           ("Counted as T5ForConditionalGeneration: one token table shared by encoder, decoder and the tied "
+            "output layer; T5's LayerNorm has γ only (counted as RMSNorm); one relative-bias table per stack.",)),
     Preset("llama-7b", _llama("LLaMA 7B", 4096, 32, 32, llama_ffn_hidden(4096)),
            "Touvron et al. 2023, Table 2; HF huggyllama/llama-7b config.json", "6.7B",
            ("d_ff = 11008: ⌊2·4·4096/3⌋ = 10922 rounded up to a multiple of 256.",)),
