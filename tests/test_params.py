@@ -171,3 +171,14 @@ def test_unknown_preset_lists_presets():
     with pytest.raises(InputError, match=r"^unknown preset 'gpt5'; presets: lecture-layer, "):
         get_preset("gpt5")
     assert get_preset("gpt2-small") is PRESETS["gpt2"]
+
+
+def test_rule_of_thumb_beside_exact_counts():
+    from derive.params.summary import sci
+
+    gpt3 = summarize(PRESETS["gpt3-175b"].arch, formulas=False)
+    assert gpt3.rule_of_thumb == 12 * 12288**2 * 96 == 173_946_175_488 and sci(gpt3.rule_of_thumb) == "1.74e11"
+    assert gpt3.total == 174_604_259_328 and sci(gpt3.total) == "1.75e11"
+    llama = summarize(PRESETS["llama-7b"].arch, formulas=False)
+    assert llama.rule_of_thumb == 12 * 4096**2 * 32 and sci(llama.rule_of_thumb) == "6.44e9"
+    assert sci(9_995_000_000) == "1.00e10"

@@ -118,7 +118,7 @@ def _list_presets() -> int:
 def run(args: argparse.Namespace) -> int:
     if args.list_presets:
         return _list_presets()
-    from ..params.summary import NON_EMBEDDING_CONVENTION, human, human_bytes, summarize
+    from ..params.summary import NON_EMBEDDING_CONVENTION, human, human_bytes, sci, summarize
     from ..render.params_table import latex_table, markdown_table, text_table
     from .common import print_json
 
@@ -148,6 +148,7 @@ def run(args: argparse.Namespace) -> int:
         f", reported {info['reported']}" if info.get("reported") else ""))
     print(f"non-embedding  {s.non_embedding:>22,}  ({human(s.non_embedding)})")
     print(f"embedding      {s.embedding:>22,}  ({human(s.embedding)})")
+    print(f"12·d²·layers   {s.rule_of_thumb:>22,}  ({sci(s.rule_of_thumb)}; rule of thumb, layers only)")
     for dtype, size in mem.items():
         print(f"memory {dtype:<7} {size:>22,} bytes ({human_bytes(size)})")
     print()

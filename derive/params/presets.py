@@ -144,7 +144,7 @@ PRESETS: dict[str, Preset] = {p.name: p for p in _PRESETS}
 
 #: Other spellings accepted for a preset name.
 ALIASES = {"gpt2-small": "gpt2", "bert-base-uncased": "bert-base", "bert-large-uncased": "bert-large",
-           "llama2-70b": "llama2-70b", "llama-2-70b": "llama2-70b", "mistral": "mistral-7b",
+           "llama-2-70b": "llama2-70b", "mistral": "mistral-7b",
            "lecture": "lecture-layer"}
 
 

@@ -152,6 +152,8 @@ class Summary:
         non_embedding: ``total - embedding``.
         memory: dtype -> bytes for ``total``.
         notes: components without parameters and why.
+        rule_of_thumb: 12·d_model² per layer (16·d_model² per decoder layer with cross-attention), the
+            leading term of the layer count without embeddings (lecture 002, §7; Kaplan et al. 2020, §2.1).
     """
 
     arch: Architecture
@@ -161,6 +163,7 @@ class Summary:
     non_embedding: int
     memory: dict[str, int]
     notes: list[str] = field(default_factory=list)
+    rule_of_thumb: int = 0
 
     def as_json(self) -> dict[str, Any]:
         """A JSON-ready dict; counts are ints (exact), shares are ``"p/q"`` fractions and a percentage."""
@@ -170,6 +173,7 @@ class Summary:
             "non_embedding": self.non_embedding,
             "embedding": self.embedding,
             "non_embedding_convention": NON_EMBEDDING_CONVENTION,
+            "rule_of_thumb_12d2": self.rule_of_thumb,
             "memory_bytes": self.memory,
             "components": [
                 {"key": r.key, "component": r.component, "group": r.group, "formula": r.formula, "latex": r.latex,
@@ -188,7 +192,17 @@ def summarize(arch: Architecture, *, formulas: bool = True) -> Summary:
     rows = breakdown(arch, formulas=formulas)
     total = sum(r.count for r in rows)
     emb = sum(r.count for r in rows if r.embedding)
-    return Summary(arch, rows, total, emb, total - emb, {d: memory(total, d) for d in DTYPE_BYTES}, notes(arch))
+    return Summary(arch, rows, total, emb, total - emb, {d: memory(total, d) for d in DTYPE_BYTES}, notes(arch),
+                   rule_of_thumb(arch))
+
+
+def rule_of_thumb(arch: Architecture) -> int:
+    """12·d_model²·n_layers (+ 16·d_model² per decoder layer of an encoder–decoder), exact int.
+
+    The leading term of a layer with d_ff = 4·d_model and d_k = d_model/h (see the derivation
+    ``params.layer-approximation``); it ignores embeddings, biases, norms and the actual d_ff.
+    """
+    return 12 * arch.d_model**2 * arch.n_layers + 16 * arch.d_model**2 * arch.n_decoder_layers
 
 
 def percent(share: Fraction, decimals: int = 1) -> str:
@@ -217,3 +231,14 @@ def human_bytes(n: int) -> str:
             value = (Decimal(n) / Decimal(scale)).quantize(Decimal("0.01"), rounding=ROUND_HALF_UP)
             return f"{value} {suffix}"
     return f"{n} B"
+
+
+def sci(n: int, digits: int = 3) -> str:
+    """``n`` in scientific notation with ``digits`` significant digits, half-up: ``173946175488`` → ``"1.74e11"``."""
+    if n == 0:
+        return "0"
+    exp = len(str(abs(n))) - 1
+    mant = (Decimal(n) / Decimal(10) ** exp).quantize(Decimal(1).scaleb(-(digits - 1)), rounding=ROUND_HALF_UP)
+    if abs(mant) >= 10:
+        mant, exp = mant / 10, exp + 1
+    return f"{mant}e{exp}"
