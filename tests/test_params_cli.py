@@ -110,3 +110,17 @@ def test_bad_config_files_exit_2(tmp_path, capsys):
         code, out, err = run(["params", "--config", str(f)], capsys)
         assert code == 2 and out == "" and message in err and err.count("\n") == 1
 
+
+
+def test_renderers_escape_and_total():
+    from derive.params import breakdown, get_preset
+    from derive.render.params_table import latex_table, markdown_table, text_table
+
+    rows = breakdown(get_preset("transformer-base").arch)
+    tex = latex_table(rows, caption="Base: 100% & more", label="tab:base")
+    assert r"\caption{Base: 100\% \& more}" in tex and r"\label{tab:base}" in tex
+    assert r"decoder LayerNorm $\times$ 3 & $6 d_{\text{model}}$ & 6 & 18{,}432 & 0.0\,\% \\" in tex
+    assert r"Total & & & 63{,}045{,}632 & 100.0\,\% \\" in tex
+    assert markdown_table(rows).splitlines()[-1] == "| **total** | | | **63,045,632** | 100.0 % |"
+    plain = text_table(rows, formulas=False)
+    assert "formula" not in plain and plain.splitlines()[-1].split()[:2] == ["total", "63,045,632"]
