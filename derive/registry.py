@@ -33,6 +33,7 @@ if TYPE_CHECKING:  # pragma: no cover
 CATALOG_MODULES: tuple[str, ...] = (
     "derive.transformer.softmax",
     "derive.transformer.positional",
+    "derive.transformer.parameters",
 )
 
 
