@@ -247,3 +247,83 @@ def test_the_scanner_finds_what_it_should(tmp_path):
                      "S = sympy.S\nS('x')\n")
     calls = [(func, call) for _, func, call, _ in _dangerous_calls(probe, tmp_path)]
     assert calls == [("f", "sympify"), ("f", "eval"), ("<module>", "S")]
+
+
+# -- derive params (the parameter counter) ---------------------------------------------------------
+
+LLAMA = ('{"model_type": "llama", "hidden_size": %s, "num_attention_heads": 32, "num_hidden_layers": %s, '
+         '"intermediate_size": 11008, "vocab_size": 32000}')
+CONFIGS = {
+    "truncated.json": ('{"model_type": "gpt2", "n_embd":', "malformed JSON"),
+    "binary.json": (b"\x00\xff\x00\xfe", "cannot read"),
+    "empty.json": ("", "malformed JSON"),
+    "array.json": ("[]", "must hold a JSON object"),
+    "nan.json": (LLAMA % ("NaN", 2), "malformed JSON"),
+    "float.json": (LLAMA % ("4096.5", 2), "hidden_size must be a positive integer"),
+    "bool.json": (LLAMA % ("true", 2), "hidden_size must be a positive integer"),
+    "huge-float.json": (LLAMA % ("1e400", 2), "hidden_size must be a positive integer"),
+    "negative.json": (LLAMA % ("-4096", 2), "hidden_size must be a positive integer"),
+    "zero-layers.json": (LLAMA % ("4096", 0), "num_hidden_layers must be a positive integer"),
+    "payload.json": (LLAMA % ('"__import__(\'os\').system(\'touch pwned\')"', 2), "must be a positive integer"),
+}
+
+
+@pytest.mark.parametrize("name", [*CONFIGS, "missing.json", "adir.json"])
+def test_params_bad_config(name, tmp_path, capsys, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    content, message = CONFIGS.get(name, (None, "no such file" if name == "missing.json" else "is a directory"))
+    if isinstance(content, bytes):
+        (tmp_path / name).write_bytes(content)
+    elif content is not None:
+        (tmp_path / name).write_text(content)
+    elif name == "adir.json":
+        (tmp_path / name).mkdir()
+    code, out, err = run(["params", "--config", name], capsys)
+    assert_one_line_error(code, err, f"{name}: ", message)
+    assert out == "" and not (tmp_path / "pwned").exists()
+
+
+SIZES = ["--d-model", "512", "--n-heads", "8", "--d-ff", "2048"]
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        ([*SIZES, "--n-layers", "0"], "must be a positive integer, got '0'"),
+        ([*SIZES, "--n-layers", "-3"], "must be a positive integer"),
+        ([*SIZES, "--n-layers", "1.5"], "must be a positive integer, got '1.5'"),
+        ([*SIZES, "--n-layers", "1e3"], "must be a positive integer, got '1e3'"),
+        ([*SIZES, "--n-layers", "9" * 200], "must be a positive integer"),
+        ([*SIZES, "--n-layers", PAYLOAD.format(canary="pwned")], "must be a positive integer"),
+        (["--d-model", "7", "--n-heads", "2", "--d-ff", "8", "--n-layers", "1"], "does not divide"),
+        (["--n-layers", "2"], "give --d-model"),
+        (["--preset", "nope"], "unknown preset 'nope'"),
+        (["--preset", PAYLOAD.format(canary="pwned")], "unknown preset"),
+    ],
+)
+def test_params_bad_sizes(argv, message, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(["params", *argv], capsys)
+    assert code == 2 and message in err and "Traceback" not in err, err
+    assert err.count("\n") == 1 and out == "" and not (tmp_path / "pwned").exists()
+
+
+def test_params_10_to_the_18_layers_is_exact(capsys):
+    import json
+
+    totals = {}
+    for layers in (1, 2, 10**18):
+        code, out, _ = run(["params", *SIZES, "--n-layers", str(layers), "--vocab-size", "32000", "--json"], capsys)
+        assert code == 0
+        totals[layers] = json.loads(out)["total"]
+        assert type(totals[layers]) is int  # JSON integer, never a float
+    per_layer = totals[2] - totals[1]
+    assert per_layer == 4 * 512**2 + (2 * 2048 * 512 + 2048 + 512) + 4 * 512 == 3_150_336  # attention, FFN, norms
+    assert totals[10**18] == totals[1] + (10**18 - 1) * per_layer
+
+
+def test_params_write_failure_is_one_line_exit_2():
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "derive", "params", "--preset", "gpt2", "--json"],
+                              stdout=full, stderr=subprocess.PIPE, text=True)
+    assert proc.returncode == 2 and proc.stderr == "derive: error: cannot write output: No space left on device\n"

@@ -207,3 +207,43 @@ def test_monte_carlo_claim_off_by_one_percent_is_rejected(mutation_log):
     ok = right.run(seed=20170612)
     assert ok.passed, ok.message
     assert ok.figures["alternatives_rejected"] == [0.99, 1.01]
+
+
+# -- every step of every catalog derivation, mutated ----------------------------------------------
+
+FLIP = {"<=": ">", "<": ">=", ">=": "<", ">": "<="}
+
+
+def _off_by_one(expr):
+    """``expr + 1`` (a matrix of ones for a matrix): never equal to what ``expr`` equals."""
+    if isinstance(expr, (sp.MatrixBase, sp.MatrixExpr)):
+        return sp.MatAdd(expr, sp.ImmutableMatrix(sp.ones(*expr.shape)), evaluate=False)
+    return expr + 1
+
+
+def test_every_step_of_every_catalog_derivation_off_by_one_is_rejected(mutation_log):
+    """Each ``=`` step claimed one larger, each inequality step reversed (a ≤ b makes a > b false)."""
+    from derive import registry
+    from derive.verify import verify_step
+
+    registry.load_catalog()
+    proved = []
+    count = 0
+    for entry in registry.entries():
+        if entry.module not in registry.CATALOG_MODULES:
+            continue
+        d = entry.build()
+        before = d.start
+        for k, step in enumerate(d.steps, 1):
+            if step.relation == "=":
+                mutated = dataclasses.replace(step, expr=_off_by_one(step.expr))
+            else:
+                mutated = dataclasses.replace(step, relation=FLIP[step.relation])
+            result = verify_step(before, mutated, index=k, budget=2)
+            mutation_log[f"{d.name}#{k}"] = str(result.verdict)
+            count += 1
+            if result.verdict is Verdict.PROVED:
+                proved.append(f"{d.name} step {k}")
+            before = step.expr
+    assert count >= 10
+    assert not proved, f"false variants proved: {proved}"
