@@ -117,7 +117,10 @@ def _sign_ok(sp: Any, d: Any, relation: str) -> bool:
         sums = [t for t in d.args if isinstance(t, sp.Sum)]
         negs = [-t for t in d.args if isinstance(-t, sp.Sum)]
         if len(sums) == 1 and len(negs) == 1 and sums[0].limits == negs[0].limits:
-            if relation in ("<=", ">="):
+            # only for ranges of non-negative length: sympy's Sum over upper < lower - 1 is minus
+            # the sum over the reversed range, which flips a termwise inequality
+            lengths_ok = all((hi - lo + 1).is_nonnegative is True for _, lo, hi in sums[0].limits)
+            if lengths_ok and relation in ("<=", ">="):
                 return _sign_ok(sp, sp.simplify(sums[0].function - negs[0].function), relation)
     return False
 

@@ -215,3 +215,15 @@ def test_step_report_carries_its_seed_and_differs_by_seed():
     b = verify(one_step((x + y) ** 2, x**2 + y**2), seed=2, numeric=False)
     assert a.seed == 1 and b.seed == 2 and a.steps[0].seed != b.steps[0].seed
     assert a.steps[0].counterexample.point != b.steps[0].counterexample.point
+
+
+def test_termwise_sum_comparison_needs_a_range_of_nonnegative_length():
+    """Σ_{j=1}^{m} e^{-u_j} ≤ Σ_{j=1}^{m} 1 holds for m ≥ 0 but not for m = −3 (sympy's reversed-range sum)."""
+    u = sp.IndexedBase("u", nonnegative=True)
+    m = sp.Symbol("m", integer=True)
+    lhs = sp.Sum(sp.exp(-u[j]), (j, 1, m))
+    assert lhs.subs(m, -3).doit().subs({u[0]: 1, u[-1]: 1, u[-2]: 1}) > sp.Sum(1, (j, 1, -3)).doit()
+    report = verify(one_step(lhs, sp.Sum(sp.Integer(1), (j, 1, m)), relation="<="), numeric=False, budget=2)
+    assert report.steps[0].verdict is not Verdict.PROVED
+    ok, _ = prove_relation(sp.Sum(sp.exp(-u[j]), (j, 1, n)), sp.Sum(sp.Integer(1), (j, 1, n)), "<=")
+    assert ok  # n ≥ 1: the termwise comparison stands
