@@ -102,6 +102,17 @@ def _draw_broad(sp: Any, obj: Any, rng: np.random.Generator, ints_upto: int) -> 
     return _rational(sp, rng.uniform(-3.0, 3.0))
 
 
+def _order(obj: Any) -> tuple[str, str]:
+    """A total, process-independent order of symbols: two symbols may share a name but not assumptions.
+
+    (Sorting by name alone leaves such ties in set order, which follows hash
+    randomisation, so the random point would change from run to run.)
+    """
+    from sympy import srepr
+
+    return str(obj), srepr(obj)
+
+
 def _length_symbols(sp: Any, expr: Any) -> set:
     """Symbols used as bounds of sums or products (symbolic lengths)."""
     out = set()
@@ -132,7 +143,7 @@ def concretize(exprs: Sequence[Any], rng: np.random.Generator, max_len: int = 5)
     lengths: set = set()
     for e in exprs:
         lengths |= _length_symbols(sp, e)
-    for s in sorted(lengths, key=str):
+    for s in sorted(lengths, key=_order):
         for _ in range(50):
             value = sp.Integer(int(rng.integers(1, max_len + 1)))
             if _satisfies(value, s):
@@ -144,7 +155,7 @@ def concretize(exprs: Sequence[Any], rng: np.random.Generator, max_len: int = 5)
     for e in exprs:
         free |= e.free_symbols
         labels |= {idx.base.label for idx in e.atoms(sp.Indexed)}
-    for s in sorted(free - lengths - labels, key=str):
+    for s in sorted(free - lengths - labels, key=_order):
         if isinstance(s, sp.Symbol):
             value = _draw(sp, s, rng, smallest if s.is_integer else max_len)
             if value is not None:
@@ -158,7 +169,7 @@ def concretize(exprs: Sequence[Any], rng: np.random.Generator, max_len: int = 5)
     for v in out:
         indexed |= v.atoms(sp.Indexed)
     extra = {}
-    for idx in sorted(indexed, key=str):
+    for idx in sorted(indexed, key=_order):
         value = _draw(sp, idx, rng, max_len)
         if value is not None:
             extra[idx] = value

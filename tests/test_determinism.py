@@ -68,3 +68,17 @@ def test_every_random_draw_names_its_seed(reports):
         for check in report["checks"]:
             exact = "rounded" in check["figures"]  # a ValueCheck: exact arithmetic, no random draw
             assert exact or isinstance(check["figures"].get("seed"), int), (report["name"], check["name"])
+
+
+def test_same_point_in_every_process_even_with_symbols_sharing_a_name():
+    """Two symbols named i (different assumptions) are drawn in a fixed order, whatever PYTHONHASHSEED."""
+    code = ("import numpy as np, sympy as sp\n"
+            "from derive.numeric import concretize\n"
+            "a, b = sp.Symbol('i', integer=True), sp.Symbol('i', positive=True)\n"
+            "c = [sp.Symbol(f'x{k}', real=True) for k in range(8)]\n"
+            "_, point = concretize([a + 2 * b + sum(c)], np.random.default_rng(0))\n"
+            "print(sorted((sp.srepr(k), str(v)) for k, v in point.items()))\n")
+    procs = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
+                              env={**os.environ, "PYTHONHASHSEED": str(seed)}) for seed in (0, 1, 2, 3)]
+    outs = {p.communicate(timeout=120)[0] for p in procs}
+    assert all(p.returncode == 0 for p in procs) and len(outs) == 1, outs
