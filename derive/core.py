@@ -70,6 +70,13 @@ class Assumption:
     latex: str = ""
 
 
+def _is_expression(value: Any) -> bool:
+    """A sympy object (anything with ``free_symbols``) or a plain number; never text or a container."""
+    if isinstance(value, bool):
+        return False
+    return isinstance(value, (int, float)) or hasattr(value, "free_symbols")
+
+
 @dataclass(frozen=True)
 class Step:
     """One step of a derivation chain.
@@ -97,6 +104,9 @@ class Step:
             raise DerivationDefinitionError(
                 f"a step's expression must be a sympy object, not text ({str(self.expr)[:40]!r}): "
                 "derive never parses strings")
+        if not _is_expression(self.expr):
+            raise DerivationDefinitionError(
+                f"a step's expression must be a sympy expression, matrix or number, not {type(self.expr).__name__}")
         if self.relation not in RELATIONS:
             raise DerivationDefinitionError(
                 f"step relation {self.relation!r} is not one of {', '.join(RELATIONS)}"
@@ -156,9 +166,9 @@ class Derivation:
             object.__setattr__(self, attr, tuple(value))
         if not self.steps:
             raise DerivationDefinitionError(f"{self.name}: a derivation needs at least one step")
-        if isinstance(self.start, (str, bytes)):
-            raise DerivationDefinitionError(f"{self.name}: start must be a sympy object, not text: "
-                                            "derive never parses strings")
+        if isinstance(self.start, (str, bytes)) or not _is_expression(self.start):
+            raise DerivationDefinitionError(f"{self.name}: start must be a sympy expression, matrix or number, "
+                                            f"not {type(self.start).__name__} (derive never parses strings)")
         for k, step in enumerate(self.steps, 1):
             if not isinstance(step, Step):
                 raise DerivationDefinitionError(f"{self.name}: step {k} is not a Step")

@@ -16,6 +16,7 @@ from __future__ import annotations
 import difflib
 import importlib
 import importlib.util
+import os
 import re
 import sys
 import zlib
@@ -111,7 +112,7 @@ def load_catalog() -> None:
     _CATALOG_LOADED = True
 
 
-def load_module(spec: str) -> list[str]:
+def load_module(spec: str | os.PathLike[str]) -> list[str]:
     """Load a user's module of derivations from a file path or a module name.
 
     Args:
@@ -138,7 +139,9 @@ def load_module(spec: str) -> list[str]:
         raise
 
 
-def _load_module(spec: str) -> list[str]:
+def _load_module(spec: str | os.PathLike[str]) -> list[str]:
+    if isinstance(spec, os.PathLike):
+        spec = os.fspath(spec)
     if not isinstance(spec, str) or not spec.strip():
         raise ModuleLoadError(f"{spec!r}: expected a .py file or a module name")
     before = set(_ENTRIES)

@@ -278,6 +278,10 @@ def verify(
     Raises:
         InputError: a setting out of range (negative seed, budget ≤ 0, ...).
     """
+    if not isinstance(derivation, Derivation):
+        from .exceptions import InputError
+
+        raise InputError(f"expected a Derivation, got {type(derivation).__name__}")
     settings = current().merged(seed=seed, budget=budget, atol=atol, rtol=rtol)
     with using(settings):
         return _verify(derivation, settings.seed, settings.budget, numeric)

@@ -179,9 +179,21 @@ def test_payload_in_public_functions_is_rejected_as_data(tmp_path):
 
 
 def test_public_functions_reject_wrong_types():
-    from derive import registry
+    import sympy as sp
+
+    from derive import Derivation, Step, check, registry
     from derive.exceptions import DeriveError
     from derive.testing import assert_proved
+
+    x = sp.Symbol("x")
+    for bad in ([x, 1], {"x": 1}, None, True):
+        with pytest.raises(DeriveError, match="must be a sympy expression"):
+            Step(bad, "why")
+        with pytest.raises(DeriveError, match="must be a sympy expression"):
+            Derivation(name="a.b", title="t", start=bad, steps=(Step(x, "why"),))
+    for bad in ("softmax.max-trick", None, 3):
+        with pytest.raises(DeriveError, match="expected a Derivation"):
+            check(bad)
 
     for bad in (None, 3, b"softmax.max-trick"):
         with pytest.raises(DeriveError):
@@ -327,3 +339,21 @@ def test_params_write_failure_is_one_line_exit_2():
         proc = subprocess.run([sys.executable, "-m", "derive", "params", "--preset", "gpt2", "--json"],
                               stdout=full, stderr=subprocess.PIPE, text=True)
     assert proc.returncode == 2 and proc.stderr == "derive: error: cannot write output: No space left on device\n"
+
+
+def test_load_module_accepts_a_path_and_loads_all_or_nothing(tmp_path):
+    from derive import registry
+    from derive.exceptions import ModuleLoadError
+
+    good = tmp_path / "good_mod.py"
+    good.write_text("import sympy as sp\nfrom derive import Derivation, Step\nx = sp.Symbol('x')\n"
+                    "d = Derivation(name='pathmod.ok', title='t', start=x, steps=(Step(x, 'same'),))\n")
+    assert registry.load_module(good) == ["pathmod.ok"]
+    half = tmp_path / "half_mod.py"  # registers one derivation, then fails
+    half.write_text("import sympy as sp\nfrom derive import Derivation, Step, register\nx = sp.Symbol('x')\n"
+                    "@register('pathmod.half', title='t')\ndef b():\n    return None\n"
+                    "raise RuntimeError('late failure')\n")
+    before = registry.names()
+    with pytest.raises(ModuleLoadError, match="late failure"):
+        registry.load_module(half)
+    assert registry.names() == before  # nothing half-registered
