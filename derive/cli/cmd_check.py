@@ -19,6 +19,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=None, help="base seed of every random draw")
     p.add_argument("--budget", type=float, default=None, metavar="SECONDS",
                    help="symbolic time budget per step (default 5)")
+    p.add_argument("--atol", type=float, default=None, metavar="X",
+                   help="absolute tolerance of the float64 screen of numeric checks (default 1e-12)")
+    p.add_argument("--rtol", type=float, default=None, metavar="X",
+                   help="relative tolerance of the float64 screen of numeric checks (default 1e-9)")
     p.add_argument("--no-numeric", action="store_true", help="skip the numeric cross-checks")
     p.add_argument("--verbose", "-v", action="store_true", help="print every step's verdict and strategy")
     p.set_defaults(run=run)
@@ -29,6 +33,7 @@ def run(args: argparse.Namespace) -> int:
     from ..exceptions import InputError
     from ..numeric import DEFAULT_SEED
     from ..render.text import check_table, failure_text, report_text, summary_line
+    from ..settings import Settings
     from ..verify import STEP_BUDGET, verify
 
     if args.budget is not None and not (0 < args.budget <= 3600):
@@ -39,15 +44,18 @@ def run(args: argparse.Namespace) -> int:
     for name in wanted:
         registry.entry(name)  # unknown names fail before any work
     seed = DEFAULT_SEED if args.seed is None else args.seed
+    settings = Settings().merged(seed=seed, atol=args.atol, rtol=args.rtol)  # validated before any work
     t0 = time.perf_counter()
     pairs = []
     for name in wanted:
         d = registry.get(name)
-        pairs.append((d, verify(d, seed=seed, budget=args.budget or STEP_BUDGET, numeric=not args.no_numeric)))
+        pairs.append((d, verify(d, seed=seed, budget=args.budget or STEP_BUDGET, numeric=not args.no_numeric,
+                                atol=settings.atol, rtol=settings.rtol)))
     reports = [r for _, r in pairs]
     elapsed = time.perf_counter() - t0
     if args.json:
-        print_json({"seed": seed, "ok": all(r.ok for r in reports), "reports": [r.to_dict() for r in reports]})
+        print_json({"seed": seed, "atol": settings.atol, "rtol": settings.rtol, "ok": all(r.ok for r in reports),
+                    "reports": [r.to_dict() for r in reports]})
     else:
         print(f"derive check (seed {seed})")
         print(check_table(reports))
