@@ -33,7 +33,7 @@ from typing import Any
 import pytest
 
 from .exceptions import DeriveError
-from .settings import Settings, using
+from .settings import OPTION_HELP, Settings, using
 
 pytest.register_assert_rewrite("derive.testing")
 
@@ -45,14 +45,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("derive", "derive: derivations as tests")
     group.addoption("--derive", action="store_true", default=False,
                     help="collect every registered derivation (catalog and derive_modules) as a test")
-    group.addoption("--derive-seed", type=int, default=None, metavar="N",
-                    help="base seed of every random draw of derive's checks (default 20170612)")
-    group.addoption("--derive-atol", type=float, default=None, metavar="X",
-                    help="absolute tolerance of derive's float64 screen (default 1e-12)")
-    group.addoption("--derive-rtol", type=float, default=None, metavar="X",
-                    help="relative tolerance of derive's float64 screen (default 1e-9)")
-    group.addoption("--derive-budget", type=float, default=None, metavar="SECONDS",
-                    help="symbolic time budget per step (default 5)")
+    for name, kind, metavar in (("seed", int, "N"), ("atol", float, "X"), ("rtol", float, "X"),
+                                ("budget", float, "SECONDS")):
+        group.addoption(f"--derive-{name}", type=kind, default=None, metavar=metavar, help=OPTION_HELP[name])
     parser.addini("derive", type="bool", default=False,
                   help="collect every registered derivation as a test (same as --derive)")
     parser.addini("derive_modules", type="linelist", default=[],

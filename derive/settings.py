@@ -35,6 +35,15 @@ DEFAULT_RTOL = 1e-9
 DEFAULT_BUDGET = 5.0
 
 
+#: Help text of each setting's command-line option (``derive check --atol``, ``pytest --derive-atol``...).
+OPTION_HELP = {
+    "seed": f"base seed of every random draw (default {DEFAULT_SEED})",
+    "atol": f"absolute tolerance of the float64 screen of numeric checks (default {DEFAULT_ATOL:g})",
+    "rtol": f"relative tolerance of the float64 screen of numeric checks (default {DEFAULT_RTOL:g})",
+    "budget": f"symbolic time budget per step, in seconds (default {DEFAULT_BUDGET:g})",
+}
+
+
 @dataclass(frozen=True)
 class Settings:
     """Settings of one verification run.

@@ -19,10 +19,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--seed", type=int, default=None, help="base seed of every random draw")
     p.add_argument("--budget", type=float, default=None, metavar="SECONDS",
                    help="symbolic time budget per step (default 5)")
-    p.add_argument("--atol", type=float, default=None, metavar="X",
-                   help="absolute tolerance of the float64 screen of numeric checks (default 1e-12)")
-    p.add_argument("--rtol", type=float, default=None, metavar="X",
-                   help="relative tolerance of the float64 screen of numeric checks (default 1e-9)")
+    from ..settings import OPTION_HELP
+
+    for name in ("atol", "rtol"):
+        p.add_argument(f"--{name}", type=float, default=None, metavar="X", help=OPTION_HELP[name])
     p.add_argument("--no-numeric", action="store_true", help="skip the numeric cross-checks")
     p.add_argument("--verbose", "-v", action="store_true", help="print every step's verdict and strategy")
     p.set_defaults(run=run)
