@@ -129,7 +129,8 @@ def concretize(exprs: Sequence[Any], rng: np.random.Generator, max_len: int = 5)
     Symbolic lengths (bounds of ``Sum``) get small integers (1..``max_len``), the
     sums are then expanded with ``doit``, and each indexed element (``z[1]``,
     ``z[2]``...) gets its own value from its base's domain. Free integer
-    symbols used as indices are drawn inside the smallest length.
+    symbols used as indices are drawn inside the smallest length. Matrix
+    symbols become explicit random matrices once their shape is a number.
 
     Returns:
         ``(values, point)``: the concretized expressions and the point used
@@ -152,14 +153,24 @@ def concretize(exprs: Sequence[Any], rng: np.random.Generator, max_len: int = 5)
     smallest = min((int(v) for v in point.values()), default=max_len)
     free: set = set()
     labels: set = set()
+    matrices: set = set()
     for e in exprs:
         free |= e.free_symbols
         labels |= {idx.base.label for idx in e.atoms(sp.Indexed)}
+        matrices |= e.atoms(sp.MatrixSymbol)
+    for m in matrices:  # a symbolic shape (n×n) hides n from free_symbols
+        free |= set().union(*(sp.sympify(size, strict=True).free_symbols for size in m.shape))
     for s in sorted(free - lengths - labels, key=_order):
         if isinstance(s, sp.Symbol):
             value = _draw(sp, s, rng, smallest if s.is_integer else max_len)
             if value is not None:
                 point[s] = value
+    # matrix symbols (A, or C of symbolic shape n×n once n is drawn): explicit random matrices
+    for m in sorted(matrices, key=_order):
+        rows, cols = (sp.sympify(size, strict=True).xreplace(point) for size in m.shape)
+        if rows.is_Integer and cols.is_Integer and 0 < rows * cols <= 400:
+            point[m] = sp.ImmutableMatrix(int(rows), int(cols),
+                                          [_rational(sp, rng.uniform(-3.0, 3.0)) for _ in range(rows * cols)])
     out = []
     for e in exprs:
         v = e.xreplace(point) if point else e

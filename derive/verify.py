@@ -85,15 +85,25 @@ def _strategies(sp: Any) -> list[tuple[str, Callable[[Any], Any]]]:
 
 
 def _explicit(sp: Any, x: Any) -> Any:
-    """Matrix expressions (products written unevaluated for display) as explicit matrices."""
+    """Matrix expressions (products written unevaluated for display) as explicit matrices.
+
+    Matrix symbols of symbolic shape (n×n) cannot be written out: they stay
+    matrix expressions, evaluated with ``doit``.
+    """
     if isinstance(x, sp.MatrixExpr) and not isinstance(x, sp.MatrixBase):
-        return sp.ImmutableMatrix(x.doit())
+        done = x.doit()
+        try:
+            return sp.ImmutableMatrix(done)
+        except (ValueError, TypeError):
+            return done
     return x
 
 
 def _is_zero(sp: Any, value: Any) -> bool:
     if isinstance(value, sp.MatrixBase):
         return all(_is_zero(sp, v) for v in value)
+    if isinstance(value, sp.MatrixExpr):
+        return isinstance(value, sp.ZeroMatrix) or value.is_ZeroMatrix is True
     return value == 0 or value.is_zero is True
 
 
@@ -293,7 +303,12 @@ def _verify(derivation: Derivation, seed: int, budget: float, numeric: bool) -> 
     before = derivation.start
     for k, step in enumerate(derivation.steps, 1):
         step_seed = derived_seed(seed, derivation.name, f"step{k}")
-        results.append(verify_step(before, step, index=k, seed=step_seed, budget=budget))
+        step_t0 = time.perf_counter()
+        try:
+            results.append(verify_step(before, step, index=k, seed=step_seed, budget=budget))
+        except Exception as exc:  # noqa: BLE001 - a step the verifier cannot handle is undecided, never a crash
+            results.append(StepResult(k, Verdict.UNDECIDED, "verifier failed", time.perf_counter() - step_t0,
+                                      detail=f"{type(exc).__name__}: {exc}; not proved", seed=step_seed))
         before = step.expr
     checks: list[CheckResult] = []
     if numeric:

@@ -227,3 +227,25 @@ def test_termwise_sum_comparison_needs_a_range_of_nonnegative_length():
     assert report.steps[0].verdict is not Verdict.PROVED
     ok, _ = prove_relation(sp.Sum(sp.exp(-u[j]), (j, 1, n)), sp.Sum(sp.Integer(1), (j, 1, n)), "<=")
     assert ok  # n ≥ 1: the termwise comparison stands
+
+
+@pytest.mark.parametrize("size", [2, sp.Symbol("m", integer=True, positive=True)], ids=["2x2", "m-by-m"])
+def test_matrix_symbols_are_checked_at_random_explicit_matrices(size):
+    A, B = sp.MatrixSymbol("A", size, size), sp.MatrixSymbol("B", size, size)
+    wrong = verify(one_step((A * B).T, A.T * B.T))  # the transpose of a product does not keep the order
+    assert wrong.steps[0].verdict is Verdict.REFUTED and "A=Matrix(" in str(wrong.steps[0].counterexample)
+    right = verify(one_step((A * B).T, B.T * A.T))
+    assert right.ok and right.checks[0].figures["points"] == 20
+
+
+def test_a_step_that_breaks_the_verifier_is_undecided_not_a_crash():
+    from derive.rules import Rule
+
+    class Broken(Rule):
+        name = "broken"
+
+        def apply(self, expr):
+            return [expr]  # not an expression: the comparison cannot even be formed
+
+    report = verify(one_step(x, x, rule=Broken()), numeric=False)
+    assert report.steps[0].verdict is Verdict.UNDECIDED and not report.ok
