@@ -32,7 +32,8 @@ pos, k, w, eps = sym("pos"), sym("k"), sym("omega"), sym("eps")
 z, u = vec("z"), vec("u", nonnegative=True)
 x, a, b, mu = sp.symbols("x a b mu", real=True)
 s2, sq2, sk2 = sp.symbols("sigma2 sigma_q2 sigma_k2", positive=True)
-pair_i = sp.Symbol("i", integer=True, nonnegative=True)  # frequency index counts pairs from 0
+pair_i = sp.Symbol("i", integer=True, nonnegative=True)
+Q, K, W = (sp.MatrixSymbol(name, n, n) for name in ("Q", "K", "W_O"))  # frequency index counts pairs from 0
 f, ln = sp.Function("f"), sp.Function("LN")
 sin, cos, exp, sqrt, Sum = sp.sin, sp.cos, sp.exp, sp.sqrt, sp.Sum
 
@@ -112,6 +113,9 @@ MUTANTS = [
     ("gelu-tanh-approximation-as-identity", x / 2 * (1 + sp.erf(x / sqrt(2))),
      x / 2 * (1 + sp.tanh(sqrt(2 / sp.pi) * (x + sp.Rational(44715, 10**6) * x**3))), "=", None),
     ("silu-is-relu", x / (1 + exp(-x)), sp.Max(x, 0), "=", None),
+    # matrices (n×n of symbolic size: checked at explicit random matrices)
+    ("scores-transpose-is-themselves", (Q * K.T).T, Q * K.T, "=", None),
+    ("transpose-keeps-the-order", (Q * K.T * W).T, Q.T * K * W.T, "=", None),
     # beyond float64: off by one part in 10^30
     ("off-by-1e-30", (1 + sp.Rational(1, 10**30)) * x, x, "=", None),
     # no numeric value (undefined functions): must stay undecided, never pass
