@@ -32,6 +32,16 @@ SYMBOLS: dict[str, tuple[dict[str, bool], str, str]] = {
     "k": ({"real": True}, r"k", "a position offset"),
     "omega": ({"positive": True}, r"\omega", "angular frequency of a sinusoid"),
     "eps": ({"positive": True}, r"\varepsilon", "LayerNorm stabiliser"),
+    "i_pair": ({"integer": True, "nonnegative": True}, r"i", "index of a (sin, cos) pair, counted from 0"),
+    "n_pairs": ({"integer": True, "positive": True}, r"m", "number of (sin, cos) pairs, d_model/2"),
+    "theta": ({"real": True}, r"\theta", "an angle, pos·ω_i"),
+    "phi": ({"real": True}, r"\varphi", "a phase: 0 for a sine component, π/2 for a cosine"),
+    "mu": ({"real": True}, r"\mu", "mean of a token's d_model components"),
+    "sigma2": ({"nonnegative": True}, r"\sigma^{2}", "biased variance of a token's d_model components"),
+    "gamma": ({"real": True}, r"\gamma", "LayerNorm/RMSNorm gain (one component)"),
+    "beta": ({"real": True}, r"\beta", "LayerNorm shift (one component)"),
+    "a": ({"positive": True}, r"a", "a positive scale factor"),
+    "t": ({"real": True}, r"t", "a pre-activation (one real number)"),
 }
 
 
