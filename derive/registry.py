@@ -32,6 +32,7 @@ CATALOG_MODULES: tuple[str, ...] = (
     "derive.transformer.softmax",
     "derive.transformer.positional",
     "derive.transformer.norms",
+    "derive.transformer.ffn",
 )
 
 

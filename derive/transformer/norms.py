@@ -511,7 +511,8 @@ def pre_ln_post_ln() -> Derivation:
         return sp.ImmutableMatrix(d, d, lambda a, c: sp.Derivative(vec[a], xs[c]))
 
     def jac_at(funcs, point):
-        return sp.ImmutableMatrix(d, d, lambda a, c: sp.Derivative(funcs[a](*us), us[c]).subs(dict(zip(us, point))))
+        at = dict(zip(us, point, strict=True))
+        return sp.ImmutableMatrix(d, d, lambda a, c: sp.Derivative(funcs[a](*us), us[c]).subs(at))
 
     eye = sp.eye(d)
     start = sp.ImmutableMatrix(sp.Matrix.hstack(jac(pre), jac(post)))

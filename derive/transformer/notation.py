@@ -42,6 +42,7 @@ SYMBOLS: dict[str, tuple[dict[str, bool], str, str]] = {
     "beta": ({"real": True}, r"\beta", "LayerNorm shift (one component)"),
     "a": ({"positive": True}, r"a", "a positive scale factor"),
     "t": ({"real": True}, r"t", "a pre-activation (one real number)"),
+    "k_hidden": ({"integer": True, "positive": True}, r"k", "index of a hidden unit of the FFN (1..d_ff)"),
 }
 
 
