@@ -370,6 +370,24 @@ def rmsnorm_equals_layernorm() -> Derivation:
 # ----------------------------------------------------------------------------
 
 
+def _zero_init_check(seed: int) -> tuple[bool, dict, str]:
+    from .ffn import ffn
+
+    rng = np.random.default_rng(seed)
+    n, d_model, d_ff = 2, 4, 16
+    X = rng.normal(size=(n, d_model))
+    w1, b1 = rng.normal(size=(d_model, d_ff)), rng.normal(size=d_ff)
+    w2, b2 = np.zeros((d_ff, d_model)), np.zeros(d_model)  # zero-initialised last projection
+    pre_ln = X + ffn(layer_norm(X), w1, b1, w2, b2)  # (n, d_model)
+    w2_random = rng.normal(size=(d_ff, d_model))
+    moved = float(np.max(np.abs(X + ffn(layer_norm(X), w1, b1, w2_random, b2) - X)))
+    still = float(np.max(np.abs(pre_ln - X)))
+    ok = still == 0.0 and moved > 1e-3
+    return ok, {"tokens": n, "d_model": d_model, "d_ff": d_ff, "max_change_zero_init": still,
+                "max_change_random_w2": moved}, (
+        f"X + FFN(LN(X)) with W₂ = 0, b₂ = 0 returns X exactly; with a random W₂ it moves X by up to {moved:.2f}")
+
+
 @register(
     "residual.zero-init",
     title="A residual block whose sublayer outputs 0 is the identity",
@@ -378,6 +396,7 @@ def rmsnorm_equals_layernorm() -> Derivation:
 def residual_zero_init() -> Derivation:
     import sympy as sp
 
+    from ..numeric import FunctionCheck
     from ..rules import Substitute
 
     n, d = 2, 3
@@ -396,8 +415,8 @@ def residual_zero_init() -> Derivation:
         ),
         assumptions=(Assumption(f"X is {n} tokens × d_model = {d}; G is whatever the sublayer computes before its "
                                 "final linear map (attention output or FFN hidden layer)"),),
-        definitions=((sp.Symbol("Y"), sp.Symbol("X + F(X)")),),
         citations=(HE_2016, VASWANI_31),
+        checks=(FunctionCheck("Pre-LN FFN sublayer with zero last projection, in numpy", _zero_init_check),),
         notes=("The same holds for every shape: X + 0 = X. A deep stack of such blocks starts as the identity map, "
                "which is why residual networks can be initialised this way and trained deeper.",),
     )
