@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
 import math
 
 import numpy as np
@@ -13,7 +12,6 @@ from derive import Verdict
 from derive import check as verify
 from derive.transformer import positional as pe
 from derive.transformer.notation import sym
-from derive.verify import verify_step
 
 NAMES = [
     "positional.rotation",
@@ -34,29 +32,21 @@ def test_derivation_proves_and_cross_checks(catalog, name):
     assert report.checks, "every derivation carries at least one numeric cross-check"
 
 
-def refute(derivation, index, wrong, relation=None):
-    """Replace step ``index`` (1-based) by a wrong claim and verify it against the true previous expression."""
-    steps = derivation.steps
-    before = derivation.start if index == 1 else steps[index - 2].expr
-    step = dataclasses.replace(steps[index - 1], expr=wrong, relation=relation or steps[index - 1].relation)
-    return verify_step(before, step, index=index)
-
-
-def test_flipped_rotation_sign_is_refuted(catalog):
+def test_flipped_rotation_sign_is_refuted(catalog, refute_step):
     d = catalog.get("positional.rotation")
     w, pos, k = sym("omega"), sym("pos"), sym("k")
     flipped = sp.MatMul(sp.ImmutableMatrix([[sp.cos(k * w), -sp.sin(k * w)], [sp.sin(k * w), sp.cos(k * w)]]),
                         sp.ImmutableMatrix([sp.sin(w * pos), sp.cos(w * pos)]), evaluate=False)
-    result = refute(d, 2, flipped)
+    result = refute_step(d, 2, flipped)
     assert result.verdict is Verdict.REFUTED
     assert result.counterexample.digits == 60
 
 
-def test_wrong_permutation_is_refuted(catalog):
+def test_wrong_permutation_is_refuted(catalog, refute_step):
     d = catalog.get("positional.layouts")
     interleaved = d.start.args[0]
     # claiming the layouts are equal without permuting
-    assert refute(d, 1, interleaved).verdict is Verdict.REFUTED
+    assert refute_step(d, 1, interleaved).verdict is Verdict.REFUTED
 
 
 def test_layout_permutation_values():
@@ -78,27 +68,27 @@ def test_concatenated_layout_needs_even_width(bad):
         pe.interleaved_to_concatenated(bad)
 
 
-def test_pair_norm_wrong_total_is_refuted(catalog):
+def test_pair_norm_wrong_total_is_refuted(catalog, refute_step):
     d = catalog.get("positional.pair-norm")
-    assert refute(d, 2, 2 * sym("n_pairs")).verdict is Verdict.REFUTED  # ‖PE‖² = d_model would be wrong
+    assert refute_step(d, 2, 2 * sym("n_pairs")).verdict is Verdict.REFUTED  # ‖PE‖² = d_model would be wrong
     enc = pe.sinusoidal_encoding(np.array([0.0, 17.0, 12345.0]), 512)
     assert np.allclose((enc**2).sum(axis=1), 256.0, rtol=0, atol=1e-10)
 
 
-def test_bound_wrong_constant_is_refuted(catalog):
+def test_bound_wrong_constant_is_refuted(catalog, refute_step):
     d = catalog.get("positional.bounded")
-    result = refute(d, 2, sp.Rational(1, 2))  # sin² + cos² = 1/2
+    result = refute_step(d, 2, sp.Rational(1, 2))  # sin² + cos² = 1/2
     assert result.verdict is Verdict.REFUTED
 
 
-def test_wrong_wavelength_exponent_is_refuted(catalog):
+def test_wrong_wavelength_exponent_is_refuted(catalog, refute_step):
     d = catalog.get("positional.wavelengths")
     dm = sym("d_model")
-    assert refute(d, 2, 2 * sp.pi * sp.Integer(10000) ** (1 - 1 / dm)).verdict is Verdict.REFUTED
+    assert refute_step(d, 2, 2 * sp.pi * sp.Integer(10000) ** (1 - 1 / dm)).verdict is Verdict.REFUTED
     # claiming the largest wavelength reaches 10000·2π: the strict bound is not an equality
-    assert refute(d, 3, 2 * sp.pi * 10000, relation="=").verdict is Verdict.REFUTED
+    assert refute_step(d, 3, 2 * sp.pi * 10000, relation="=").verdict is Verdict.REFUTED
     ratio = catalog.get("positional.wavelength-ratio")
-    assert refute(ratio, 2, sp.Integer(10000) ** (1 / dm)).verdict is Verdict.REFUTED
+    assert refute_step(ratio, 2, sp.Integer(10000) ** (1 / dm)).verdict is Verdict.REFUTED
 
 
 def test_wavelength_values():
@@ -116,14 +106,14 @@ def test_wavelength_values():
         pe.wavelengths(0)
 
 
-def test_dot_product_wrong_claims_are_refuted(catalog):
+def test_dot_product_wrong_claims_are_refuted(catalog, refute_step):
     d = catalog.get("positional.dot-product-offset")
     i, m, dm, k, pos = sym("i_pair"), sym("n_pairs"), sym("d_model"), sym("k"), sym("pos")
     w = sp.Integer(10000) ** (-2 * i / dm)
     # the dot product does not depend on pos: a claim that keeps pos is wrong
-    assert refute(d, 2, sp.Sum(sp.cos((pos + k) * w), (i, 0, m - 1))).verdict is Verdict.REFUTED
+    assert refute_step(d, 2, sp.Sum(sp.cos((pos + k) * w), (i, 0, m - 1))).verdict is Verdict.REFUTED
     # a sign slip in the angle-difference formula
-    assert refute(d, 1, sp.Sum(sp.cos((pos + k) * w + pos * w), (i, 0, m - 1))).verdict is Verdict.REFUTED
+    assert refute_step(d, 1, sp.Sum(sp.cos((pos + k) * w + pos * w), (i, 0, m - 1))).verdict is Verdict.REFUTED
     assert pos not in d.end.free_symbols
 
 

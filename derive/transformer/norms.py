@@ -399,9 +399,13 @@ def residual_zero_init() -> Derivation:
     from ..numeric import FunctionCheck
     from ..rules import Substitute
 
-    n, d = 2, 3
-    X, G = sp.MatrixSymbol("X", n, d), sp.MatrixSymbol("G", n, d)
-    W, b = sp.MatrixSymbol("W_O", d, d), sp.MatrixSymbol("b_O", 1, d)
+    n, d = 2, 2
+
+    def entries(name: str, rows: int, cols: int) -> sp.ImmutableMatrix:
+        return sp.ImmutableMatrix(rows, cols, lambda r, c: sp.Symbol(f"{name}_{r + 1}{c + 1}", real=True))
+
+    X, G, W = entries("x", n, d), entries("g", n, d), entries("w", d, d)
+    b = sp.ImmutableMatrix(1, d, lambda r, c: sp.Symbol(f"b_{c + 1}", real=True))
     ones = sp.ImmutableMatrix.ones(n, 1)
     return Derivation(
         name="residual.zero-init",
@@ -410,12 +414,14 @@ def residual_zero_init() -> Derivation:
         start=sp.MatAdd(X, sp.MatMul(G, W), sp.MatMul(ones, b)),
         steps=(
             Step(X, "the sublayer's last projection is initialised to zero, so its output F(X) = G·0 + 1·0 = 0",
-                 rule=Substitute(((W, sp.ZeroMatrix(d, d)), (b, sp.ZeroMatrix(1, d))), "W_O = 0, b_O = 0"),
+                 rule=Substitute(((W, sp.ImmutableMatrix.zeros(d, d)), (b, sp.ImmutableMatrix.zeros(1, d))),
+                                 "W_O = 0, b_O = 0"),
                  citation=HE_2016),
         ),
-        assumptions=(Assumption(f"X is {n} tokens × d_model = {d}; G is whatever the sublayer computes before its "
-                                "final linear map (attention output or FFN hidden layer)"),),
+        assumptions=(Assumption(f"X (entries x) is {n} tokens × d_model = {d}; G (entries g) is whatever the sublayer "
+                                "computes before its final linear map W_O (entries w), b_O (entries b) its bias"),),
         citations=(HE_2016, VASWANI_31),
+        auto_identity_check=False,  # the premise W_O = 0, b_O = 0 is not something random points respect
         checks=(FunctionCheck("Pre-LN FFN sublayer with zero last projection, in numpy", _zero_init_check),),
         notes=("The same holds for every shape: X + 0 = X. A deep stack of such blocks starts as the identity map, "
                "which is why residual networks can be initialised this way and trained deeper.",),
