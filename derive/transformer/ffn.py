@@ -50,7 +50,7 @@ def gelu(x: np.ndarray, approximate: str = "none") -> np.ndarray:
     """
     x = np.asarray(x, dtype=np.float64)
     if approximate == "none":
-        return 0.5 * x * (1.0 + _erf(x / math.sqrt(2.0)).astype(np.float64))
+        return 0.5 * x * (1.0 + np.asarray(_erf(x / math.sqrt(2.0)), dtype=np.float64))
     if approximate == "tanh":
         return 0.5 * x * (1.0 + np.tanh(math.sqrt(2.0 / math.pi) * (x + GELU_TANH_C * x**3)))
     raise ValueError(f"approximate must be 'none' or 'tanh', got {approximate!r}")
