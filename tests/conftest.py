@@ -30,3 +30,20 @@ def refute_step():
         return verify_step(before, step, index=index, budget=1.0)
 
     return run
+
+
+@pytest.fixture
+def assert_proves(catalog):
+    """``assert_proves(name)``: the catalog derivation ``name`` is proved step by step and every
+    cross-check (there must be at least one) passes; returns the report."""
+    from derive import Verdict
+    from derive import check as verify
+
+    def run(name):
+        report = verify(catalog.get(name))
+        assert report.ok, report
+        assert all(s.verdict is Verdict.PROVED for s in report.steps)
+        assert report.checks, f"{name} has no numeric cross-check"
+        return report
+
+    return run

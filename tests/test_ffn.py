@@ -18,11 +18,8 @@ NAMES = ["ffn.relu-homogeneity", "ffn.gelu", "ffn.swish-derivative", "ffn.swish-
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_derivation_proves_and_cross_checks(catalog, name):
-    report = verify(catalog.get(name))
-    assert report.ok, report
-    assert all(s.verdict is Verdict.PROVED for s in report.steps)
-    assert report.checks
+def test_derivation_proves_and_cross_checks(assert_proves, name):
+    assert_proves(name)
 
 
 def test_homogeneity_for_negative_scale_is_refuted():

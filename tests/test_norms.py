@@ -32,11 +32,8 @@ SQUARES = sp.Sum((x[j] - MEAN) ** 2, (j, 1, d))
 
 
 @pytest.mark.parametrize("name", NAMES)
-def test_derivation_proves_and_cross_checks(catalog, name):
-    report = verify(catalog.get(name))
-    assert report.ok, report
-    assert all(s.verdict is Verdict.PROVED for s in report.steps)
-    assert report.checks
+def test_derivation_proves_and_cross_checks(assert_proves, name):
+    assert_proves(name)
 
 
 def normalised_variance(var_of_x, root):
