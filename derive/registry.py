@@ -188,3 +188,16 @@ def select(requested: Iterable[str] | None = None) -> list[Derivation]:
     """The derivations named in ``requested`` (all when empty), in the order given."""
     wanted = list(requested or []) or names()
     return [get(n) for n in wanted]
+
+
+def metadata(name: str) -> dict[str, str]:
+    """``name``, ``title`` and ``summary`` as registered, to pass to :class:`~derive.core.Derivation`.
+
+    A builder writes its title and summary once, in :func:`register`, and builds with
+    ``Derivation(**metadata("topic.name"), start=..., steps=...)``.
+
+    Raises:
+        UnknownDerivationError: ``name`` is not registered.
+    """
+    e = entry(name)
+    return {"name": e.name, "title": e.title, "summary": e.summary}

@@ -13,7 +13,7 @@ import math
 import numpy as np
 
 from ..core import Assumption, Citation, Derivation, Step
-from ..registry import register
+from ..registry import metadata, register
 
 VASWANI_33 = Citation("vaswani2017", "§3.3")
 SHAZEER_2 = Citation("shazeer2020", "§2")
@@ -213,9 +213,7 @@ def relu_homogeneity() -> Derivation:
 
     a, t = sym("a"), sym("t")
     return Derivation(
-        name="ffn.relu-homogeneity",
-        title="ReLU is positively homogeneous, and so is a bias-free FFN",
-        summary="max(0, a·t) = a·max(0, t) for a > 0, via max(0, t) = (t + |t|)/2.",
+        **metadata("ffn.relu-homogeneity"),
         start=sp.Max(0, a * t) - a * sp.Max(0, t),
         steps=(
             Step((a * t + sp.Abs(a * t)) / 2 - a * (t + sp.Abs(t)) / 2,
@@ -262,10 +260,7 @@ def gelu_odd_part() -> Derivation:
     Phi = sp.Function("Phi")
     erf = sp.erf(t / sp.sqrt(2))
     return Derivation(
-        name="ffn.gelu",
-        title="GELU has the same odd part as ReLU: GELU(t) − GELU(−t) = t",
-        summary="With GELU(t) = t·Φ(t), Φ(t) + Φ(−t) = 1 gives GELU(t) − GELU(−t) = t, as "
-                "max(0, t) − max(0, −t) = t.",
+        **metadata("ffn.gelu"),
         start=t * Phi(t) - (-t) * Phi(-t),
         steps=(
             Step(t * (1 + erf) / 2 + t * (1 - erf) / 2,
@@ -327,9 +322,7 @@ def swish_derivative() -> Derivation:
     t = sym("t")
     sigma = 1 / (1 + sp.exp(-t))
     return Derivation(
-        name="ffn.swish-derivative",
-        title="The derivative of Swish: σ(t)·(1 + t·(1 − σ(t)))",
-        summary="d/dt [t·σ(t)] = σ(t) + t·σ(t)(1 − σ(t)) with σ(t) = 1/(1 + e^(−t)); it is 1/2 at 0.",
+        **metadata("ffn.swish-derivative"),
         start=sp.Derivative(t * sigma, t),
         steps=(
             Step(sigma + t * sp.exp(-t) / (1 + sp.exp(-t)) ** 2, "product rule and the chain rule",
@@ -361,9 +354,7 @@ def swish_limits() -> Derivation:
     t = sym("t")
     sw = t / (1 + sp.exp(-t))
     return Derivation(
-        name="ffn.swish-limits",
-        title="Swish tends to ReLU at both ends",
-        summary="Swish(t) − t → 0 as t → ∞ and Swish(t) → 0 as t → −∞: Swish is a smooth ReLU.",
+        **metadata("ffn.swish-limits"),
         start=sp.ImmutableMatrix([sp.Limit(sw - t, t, sp.oo), sp.Limit(sw, t, -sp.oo)]),
         steps=(Step(sp.ImmutableMatrix([0, 0]), "σ(t) → 1 faster than t grows, and t·e^t → 0 as t → −∞",
                     rule=Evaluate("the limits"), citation=SHAZEER_2),),
@@ -412,9 +403,7 @@ def swiglu_near_zero() -> Derivation:
     u, v = sp.Symbol("u", real=True), sp.Symbol("v", real=True)
     swish_su = s * u / (1 + sp.exp(-s * u))
     return Derivation(
-        name="ffn.swiglu",
-        title="SwiGLU is quadratic near zero: SwiGLU(s·x) ≈ s²·½(xW ⊙ xV)W₂",
-        summary="Each hidden unit Swish(s·u)·(s·v) behaves like s²·u·v/2 as s → 0, u = (xW)_k, v = (xV)_k.",
+        **metadata("ffn.swiglu"),
         start=sp.Limit(swish_su * (s * v) / s**2, s, 0),
         steps=(Step(u * v / 2, "σ(0) = 1/2, so Swish(s·u) = s·u/2 + O(s²)", rule=Evaluate("the limit"),
                     citation=SHAZEER_2),),

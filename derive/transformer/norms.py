@@ -21,7 +21,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import Assumption, Citation, Derivation, Step
-from ..registry import register
+from ..registry import metadata, register
 
 BA_2016 = Citation("ba2016", "§3")
 ZHANG_2019 = Citation("zhang2019", "§4")
@@ -155,9 +155,7 @@ def layernorm_mean() -> Derivation:
     start = sp.Sum((x[i] - mean) / s, (i, 1, d)) / d
     split = sp.Sum(x[i], (i, 1, d)) / (d * s) + sp.Sum(-mean, (i, 1, d)) / (d * s)
     return Derivation(
-        name="norms.layernorm-mean",
-        title="LayerNorm output has mean 0 (before γ and β)",
-        summary="(1/d_model)·Σ_i (x_i − μ)/√(σ² + ε) = 0 for every token, for symbolic d_model.",
+        **metadata("norms.layernorm-mean"),
         start=start,
         steps=(
             Step(sp.Sum(x[i] - mean, (i, 1, d)) / (d * s), "1/√(σ² + ε) does not depend on i"),
@@ -240,9 +238,7 @@ def layernorm_variance() -> Derivation:
     mu_def = sp.Sum(x[j], (j, 1, d)) / d
     full = start.xreplace({s2: s2_def}).xreplace({mu: mu_def})
     return Derivation(
-        name="norms.layernorm-variance",
-        title="LayerNorm output has (biased) variance σ²/(σ² + ε)",
-        summary="(1/d_model)·Σ_i ((x_i − μ)/√(σ² + ε))² = σ²/(σ² + ε): just below 1, and exactly 1 only as ε → 0.",
+        **metadata("norms.layernorm-variance"),
         start=start,
         steps=(
             Step(squares / (d * (s2 + eps)), "the square of the constant 1/√(σ² + ε) comes out of the sum"),
@@ -301,9 +297,7 @@ def layernorm_constant_input() -> Derivation:
     var = sp.Sum((c - sp.Sum(c, (i, 1, d)) / d) ** 2, (j, 1, d)) / d
     start = g * (c - mean) / sp.sqrt(var + eps) + b
     return Derivation(
-        name="norms.layernorm-constant-input",
-        title="A constant token is mapped to β (ε > 0)",
-        summary="x_i = c for all i gives μ = c, σ² = 0 and LayerNorm(x) = γ·0/√ε + β = β; with ε = 0 it is 0/0.",
+        **metadata("norms.layernorm-constant-input"),
         start=start,
         steps=(
             Step(g * (c - c) / sp.sqrt(0 + eps) + b,
@@ -346,9 +340,7 @@ def rmsnorm_equals_layernorm() -> Derivation:
     g = sym("gamma")
     start = g * (x[i] - mu) / sp.sqrt(sp.Sum((x[j] - mu) ** 2, (j, 1, d)) / d + eps)
     return Derivation(
-        name="norms.rmsnorm-equals-layernorm",
-        title="RMSNorm is LayerNorm without β on zero-mean tokens",
-        summary="With μ = 0, γ·(x_i − μ)/√(σ² + ε) becomes γ·x_i/√(mean(x²) + ε), which is RMSNorm.",
+        **metadata("norms.rmsnorm-equals-layernorm"),
         start=start,
         steps=(
             Step(g * x[i] / sp.sqrt(sp.Sum(x[j] ** 2, (j, 1, d)) / d + eps),
@@ -408,9 +400,7 @@ def residual_zero_init() -> Derivation:
     b = sp.ImmutableMatrix(1, d, lambda r, c: sp.Symbol(f"b_{c + 1}", real=True))
     ones = sp.ImmutableMatrix.ones(n, 1)
     return Derivation(
-        name="residual.zero-init",
-        title="A residual block whose sublayer outputs 0 is the identity",
-        summary="Y = X + G·W_O + 1·b_Oᵀ with W_O = 0 and b_O = 0 (zero-initialised last projection) gives Y = X.",
+        **metadata("residual.zero-init"),
         start=sp.MatAdd(X, sp.MatMul(G, W), sp.MatMul(ones, b)),
         steps=(
             Step(X, "the sublayer's last projection is initialised to zero, so its output F(X) = G·0 + 1·0 = 0",
@@ -463,9 +453,7 @@ def residual_jacobian() -> Derivation:
     Y = [xs[a] + F[a] for a in range(d)]
     start = sp.ImmutableMatrix(d, d, lambda a, c: sp.Derivative(Y[a], xs[c]))
     return Derivation(
-        name="residual.jacobian",
-        title="The Jacobian of a residual block is I + ∂F/∂X",
-        summary="Y = X + F(X) gives ∂Y_a/∂X_b = δ_ab + ∂F_a/∂X_b: the identity always reaches the gradient.",
+        **metadata("residual.jacobian"),
         start=start,
         steps=(
             Step(sp.ImmutableMatrix(sp.eye(d) + sp.ImmutableMatrix(d, d, lambda a, c: sp.Derivative(F[a], xs[c]))),
@@ -544,9 +532,7 @@ def pre_ln_post_ln() -> Derivation:
     end = sp.ImmutableMatrix(sp.Matrix.hstack(eye + jac_at(F, ln_x) * jac(ln_x),
                                               jac_at(LN, resid) * (eye + jac(f_x))))
     return Derivation(
-        name="norms.pre-ln-post-ln",
-        title="Pre-LN keeps an identity path in the Jacobian; Post-LN sends everything through LN",
-        summary="Pre-LN X + F(LN(X)) has Jacobian I + J_F·J_LN; Post-LN LN(X + F(X)) has J_LN·(I + J_F).",
+        **metadata("norms.pre-ln-post-ln"),
         start=start,
         steps=(
             Step(end, "chain rule, column block by column block: [∂(Pre-LN)/∂x | ∂(Post-LN)/∂x]",

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import Assumption, Citation, Derivation, Step
-from ..registry import register
+from ..registry import metadata, register
 
 VASWANI_35 = Citation("vaswani2017", "§3.5")
 
@@ -160,9 +160,7 @@ def rotation() -> Derivation:
     rot = sp.ImmutableMatrix([[c(k * w), s(k * w)], [-s(k * w), c(k * w)]])
     pair = sp.ImmutableMatrix([s(w * pos), c(w * pos)])
     return Derivation(
-        name="positional.rotation",
-        title="A shift in position is a rotation of each sinusoid pair",
-        summary="(PE_2i, PE_2i+1) at pos + k is a 2×2 rotation by k·ω_i of the pair at pos.",
+        **metadata("positional.rotation"),
         start=sp.ImmutableMatrix([s(w * (pos + k)), c(w * (pos + k))]),
         steps=(
             Step(sp.ImmutableMatrix([s(w * pos) * c(w * k) + c(w * pos) * s(w * k),
@@ -233,10 +231,7 @@ def layouts() -> Derivation:
     P = sp.ImmutableMatrix(d, d, lambda row, col: 1 if perm[col] == row else 0)  # (d, d)
     concatenated = sp.ImmutableMatrix([[sp.sin(pos * w) for w in omegas] + [sp.cos(pos * w) for w in omegas]])
     return Derivation(
-        name="positional.layouts",
-        title="Interleaved and concatenated encodings hold the same values, permuted",
-        summary="Interleaved column 2i + r (r = 0 sine, r = 1 cosine) is column i + r·d_model/2 of the "
-                "[sin | cos] layout.",
+        **metadata("positional.layouts"),
         start=sp.MatMul(interleaved, P, evaluate=False),
         steps=(
             Step(concatenated,
@@ -274,9 +269,7 @@ def pair_norm() -> Derivation:
     pos, d_model, m, i = sym("pos"), sym("d_model"), sym("n_pairs"), sym("i_pair")
     w = sp.Integer(10000) ** (-2 * i / d_model)
     return Derivation(
-        name="positional.pair-norm",
-        title="Each (sin, cos) pair lies on the unit circle, so ‖PE(pos)‖² = d_model/2",
-        summary="sin² + cos² = 1 for every pair; summing over the m = d_model/2 pairs gives m at every position.",
+        **metadata("positional.pair-norm"),
         start=sp.Sum(sp.sin(pos * w) ** 2 + sp.cos(pos * w) ** 2, (i, 0, m - 1)),
         steps=(
             Step(sp.Sum(sp.Integer(1), (i, 0, m - 1)),
@@ -318,10 +311,7 @@ def bounded() -> Derivation:
     th, ph = sym("theta"), sym("phi")
     arg = th + ph
     return Derivation(
-        name="positional.bounded",
-        title="Every component of the encoding lies in [−1, 1]",
-        summary="PE² = sin²(θ + φ) ≤ sin²(θ + φ) + cos²(θ + φ) = 1 for the sine (φ = 0) and cosine (φ = π/2) "
-                "components.",
+        **metadata("positional.bounded"),
         start=sp.sin(arg) ** 2,
         steps=(
             Step(sp.sin(arg) ** 2 + sp.cos(arg) ** 2, "adding the square $\\cos^2 \\ge 0$ cannot decrease it",
@@ -367,10 +357,7 @@ def wavelength_range() -> Derivation:
     big = sp.Integer(10000)
     last = d_model / 2 - 1
     return Derivation(
-        name="positional.wavelengths",
-        title="The longest wavelength is 2π·10000^(1 − 2/d_model), below 10000·2π",
-        summary="λ_i = 2π·10000^(2i/d_model) runs from 2π (i = 0) to 2π·10000^(1−2/d_model) "
-                "(i = d_model/2 − 1) and never reaches 10000·2π.",
+        **metadata("positional.wavelengths"),
         start=2 * sp.pi / big ** (-2 * last / d_model),
         steps=(
             Step(2 * sp.pi * big ** (2 * last / d_model), "dividing by 10000^(−e) multiplies by 10000^e"),
@@ -407,10 +394,7 @@ def wavelength_ratio() -> Derivation:
         return 2 * sp.pi / big ** (-2 * idx / d_model)
 
     return Derivation(
-        name="positional.wavelength-ratio",
-        title="Wavelengths grow geometrically, by 10000^(2/d_model) > 1 per pair",
-        summary="λ_{i+1}/λ_i = 10000^(2/d_model) > 1: the wavelengths increase strictly, in a geometric "
-                "progression.",
+        **metadata("positional.wavelength-ratio"),
         start=lam(i + 1) / lam(i),
         steps=(
             Step(big ** (2 * (i + 1) / d_model) / big ** (2 * i / d_model), "λ_i = 2π·10000^(2i/d_model); 2π cancels"),
@@ -460,10 +444,7 @@ def dot_product_offset() -> Derivation:
     start = sp.Sum(s(pos * w) * s((pos + k) * w) + c(pos * w) * c((pos + k) * w), (i, 0, m - 1))
     end = sp.Sum(c(k * w), (i, 0, m - 1))
     return Derivation(
-        name="positional.dot-product-offset",
-        title="PE(pos)·PE(pos + k) depends only on the offset k",
-        summary="The dot product of two encodings is Σ_i cos(k·ω_i): a function of k alone, for any number "
-                "of pairs.",
+        **metadata("positional.dot-product-offset"),
         start=start,
         steps=(
             Step(sp.Sum(c((pos + k) * w - pos * w), (i, 0, m - 1)),
