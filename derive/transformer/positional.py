@@ -219,7 +219,7 @@ def _layout_check(seed: int) -> tuple[bool, dict, str]:
 def layouts() -> Derivation:
     import sympy as sp
 
-    from ..numeric import FunctionCheck
+    from ..numeric import FunctionCheck, IdentityCheck
     from ..rules import Evaluate
     from .notation import sym
 
@@ -248,7 +248,10 @@ def layouts() -> Derivation:
         definitions=((sp.Function("pi")(j), sp.Piecewise((2 * j, j < m), (2 * (j - m) + 1, True))),
                      (m, sym("d_model") / 2)),
         citations=(VASWANI_35,),
-        checks=(FunctionCheck("layouts agree under the permutation, d_model from 2 to 512", _layout_check),),
+        auto_identity_check=False,  # 8 random points suffice for an 8-entry row of exact values
+        checks=(IdentityCheck(sp.MatMul(interleaved, P, evaluate=False), concatenated, name="claim at random points",
+                              n_points=8),
+                FunctionCheck("layouts agree under the permutation, d_model from 2 to 512", _layout_check),),
         notes=("P is a permutation matrix, so PᵀP = I and the concatenated encoding times Pᵀ gives back the "
                "interleaved one: the two layouts carry exactly the same information. A model trained with "
                "one layout is the other model with the first layer's input columns permuted.",),
@@ -263,14 +266,16 @@ def layouts() -> Derivation:
 def pair_norm() -> Derivation:
     import sympy as sp
 
+    from ..numeric import IdentityCheck
     from ..rules import Evaluate
     from .notation import sym
 
     pos, d_model, m, i = sym("pos"), sym("d_model"), sym("n_pairs"), sym("i_pair")
     w = sp.Integer(10000) ** (-2 * i / d_model)
+    start = sp.Sum(sp.sin(pos * w) ** 2 + sp.cos(pos * w) ** 2, (i, 0, m - 1))
     return Derivation(
         **metadata("positional.pair-norm"),
-        start=sp.Sum(sp.sin(pos * w) ** 2 + sp.cos(pos * w) ** 2, (i, 0, m - 1)),
+        start=start,
         steps=(
             Step(sp.Sum(sp.Integer(1), (i, 0, m - 1)),
                  "Pythagoras for each pair: $\\sin^2\\theta + \\cos^2\\theta = 1$ with $\\theta = pos\\,\\omega_i$",
@@ -281,6 +286,8 @@ def pair_norm() -> Derivation:
         definitions=((sp.Symbol(r"\lVert PE(pos) \rVert^2"),
                       sp.Sum(sp.Symbol("PE_{pos,2i}") ** 2 + sp.Symbol("PE_{pos,2i+1}") ** 2, (i, 0, m - 1))),),
         citations=(VASWANI_35,),
+        auto_identity_check=False,  # fewer random points than the default: each one expands a sum
+        checks=(IdentityCheck(start, m, name="claim at random points", n_points=8),),
         notes=("Every position is encoded by a vector of the same length √(d_model/2): the encoding adds "
                "direction, not magnitude, to the token embedding.",),
     )
