@@ -257,19 +257,21 @@ def gelu_odd_part() -> Derivation:
 
     t = sym("t")
     u = sp.Dummy("u", real=True)
-    Phi = sp.Function("Phi")
+    Phi, GELU = sp.Function("Phi"), sp.Function("GELU")
     erf = sp.erf(t / sp.sqrt(2))
     return Derivation(
         **metadata("ffn.gelu"),
-        start=t * Phi(t) - (-t) * Phi(-t),
+        start=GELU(t) - GELU(-t),
         steps=(
+            Step(t * Phi(t) + t * Phi(-t), "GELU(u) = u·Φ(u), so −GELU(−t) = t·Φ(−t)",
+                 rule=Substitute(((GELU, sp.Lambda(u, u * Phi(u))),), "the definition of GELU")),
             Step(t * (1 + erf) / 2 + t * (1 - erf) / 2,
                  "Φ(u) = (1 + erf(u/√2))/2, and erf is odd",
                  rule=Substitute(((Phi, sp.Lambda(u, (1 + sp.erf(u / sp.sqrt(2))) / 2)),), "the normal CDF Φ")),
             Step(t, "the erf terms cancel"),
         ),
         assumptions=(Assumption("t real; Φ is the standard normal CDF"),),
-        definitions=((sp.Symbol("GELU(t)"), t * Phi(t)),
+        definitions=((GELU(t), t * Phi(t)),
                      (sp.Symbol("GELU_tanh(t)"),
                       t / 2 * (1 + sp.tanh(sp.sqrt(2 / sp.pi) * (t + sp.Float(GELU_TANH_C, 6) * t**3))))),
         citations=(Citation("shazeer2020", "§2", "GELU as an FFN activation"),),
