@@ -172,6 +172,11 @@ def test_layer_norm_constant_input():
         layer_norm(np.full(4, 2.0), eps=0.0)
     with pytest.raises(ValueError, match="0/0"):  # one constant row in a batch is enough
         layer_norm(np.array([[1.0, 2.0], [3.0, 3.0]]), eps=0)
+    # float mean of (0.1, 0.1, 0.1) is 0.10000000000000002: still constant, still exactly β, still an error at ε = 0
+    assert np.full(3, 0.1).mean() != 0.1  # the trap: a naive (x − μ)² would be 1.9e-34, not 0
+    assert layer_norm(np.full(3, 0.1), beta=np.array([1.0, 2.0, 3.0])).tolist() == [1.0, 2.0, 3.0]
+    with pytest.raises(ValueError, match="constant token"):
+        layer_norm(np.full(3, 0.1), eps=0.0)
 
 
 @pytest.mark.parametrize(
@@ -199,7 +204,7 @@ def test_rms_norm_values_and_errors():
     assert rms_norm(np.array([[3.0, 4.0]]), np.array([2.0, 1.0]), eps=0.0).tolist() == [
         pytest.approx([2 * 3 / math.sqrt(12.5), 4 / math.sqrt(12.5)])]
     assert rms_norm(np.zeros(3)).tolist() == [0.0, 0.0, 0.0]
-    with pytest.raises(ValueError, match=r"^RMSNorm with eps = 0 of an all-zero token is 0/0"):
+    with pytest.raises(ValueError, match=r"^RMSNorm with eps = 0 of an all-zero token \(mean square 0\) is 0/0"):
         rms_norm(np.zeros(3), eps=0.0)
     with pytest.raises(ValueError, match=r"^gamma must have shape \(3,\)"):
         rms_norm(np.ones(3), np.ones(2))

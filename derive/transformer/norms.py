@@ -86,10 +86,13 @@ def layer_norm(
     d_model = x.shape[-1]
     g, b, eps = _affine("gamma", gamma, d_model, 1.0), _affine("beta", beta, d_model, 0.0), _check_eps(eps)
     mu = x.mean(axis=-1, keepdims=True)  # (..., 1)
-    var = ((x - mu) ** 2).mean(axis=-1, keepdims=True)  # (..., 1), biased
+    # a constant token is centred exactly (its float mean may differ from its value in the last bit)
+    constant = np.all(x == x[..., :1], axis=-1, keepdims=True)  # (..., 1)
+    centred = np.where(constant, 0.0, x - mu)  # (..., d_model)
+    var = (centred**2).mean(axis=-1, keepdims=True)  # (..., 1), biased
     if eps == 0 and np.any(var == 0):
         raise ValueError("LayerNorm with eps = 0 of a constant token (variance 0) is 0/0; use eps > 0")
-    return g * (x - mu) / np.sqrt(var + eps) + b
+    return g * centred / np.sqrt(var + eps) + b
 
 
 def rms_norm(x: np.ndarray, gamma: np.ndarray | None = None, eps: float = 1e-6) -> np.ndarray:
@@ -113,7 +116,7 @@ def rms_norm(x: np.ndarray, gamma: np.ndarray | None = None, eps: float = 1e-6) 
     g, eps = _affine("gamma", gamma, x.shape[-1], 1.0), _check_eps(eps)
     ms = (x**2).mean(axis=-1, keepdims=True)  # (..., 1)
     if eps == 0 and np.any(ms == 0):
-        raise ValueError("RMSNorm with eps = 0 of an all-zero token is 0/0; use eps > 0")
+        raise ValueError("RMSNorm with eps = 0 of an all-zero token (mean square 0) is 0/0; use eps > 0")
     return g * x / np.sqrt(ms + eps)
 
 
