@@ -34,16 +34,26 @@ def refute_step():
 
 @pytest.fixture
 def assert_proves(catalog):
-    """``assert_proves(name)``: the catalog derivation ``name`` is proved step by step and every
-    cross-check (there must be at least one) passes; returns the report."""
+    """``assert_proves(name)``: the catalog derivation ``name`` is proved step by step, every
+    cross-check (there must be at least one) passes, and it renders as text, LaTeX and Markdown
+    with every step's justification; returns the report."""
     from derive import Verdict
     from derive import check as verify
+    from derive.render.latex import derivation_latex, escape_text
+    from derive.render.markdown import derivation_markdown
+    from derive.render.text import derivation_text
 
     def run(name):
-        report = verify(catalog.get(name))
+        derivation = catalog.get(name)
+        report = verify(derivation)
         assert report.ok, report
         assert all(s.verdict is Verdict.PROVED for s in report.steps)
         assert report.checks, f"{name} has no numeric cross-check"
+        latex, text = derivation_latex(derivation), derivation_text(derivation)
+        markdown = derivation_markdown(derivation)
+        for step in derivation.steps:
+            assert escape_text(step.justification) in latex
+            assert step.justification in text and step.justification in markdown
         return report
 
     return run
