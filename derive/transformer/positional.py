@@ -357,7 +357,7 @@ def _wavelength_check(seed: int) -> tuple[bool, dict, str]:
 def wavelength_range() -> Derivation:
     import sympy as sp
 
-    from ..numeric import FunctionCheck
+    from ..numeric import FunctionCheck, ValueCheck
     from .notation import sym
 
     d_model = sym("d_model")
@@ -377,7 +377,13 @@ def wavelength_range() -> Derivation:
         definitions=((sp.Symbol(r"\lambda_i"), 2 * sp.pi / sym("omega")),
                      (sym("omega"), big ** (-2 * sym("i_pair") / d_model))),
         citations=(VASWANI_35,),
-        checks=(FunctionCheck("wavelengths of the numpy encoding (even and odd d_model)", _wavelength_check),),
+        checks=(
+            ValueCheck("λ_0 = 2π/10000^0, the shortest wavelength", 2 * sp.pi / big**0, "6.2832"),
+            ValueCheck("λ_255 at d_model = 512, the longest", (2 * sp.pi * big ** (1 - 2 / d_model)).subs(d_model, 512),
+                       "60611.5"),
+            ValueCheck("10000·2π, the bound it does not reach", 2 * sp.pi * big, "62831.9"),
+            FunctionCheck("wavelengths of the numpy encoding (even and odd d_model)", _wavelength_check),
+        ),
         notes=("The first pair (i = 0) has ω_0 = 1, so λ_0 = 2π. For odd d_model the documented rule keeps "
                "(d_model + 1)/2 pairs; the last has λ = 2π·10000^(1 − 1/d_model), still below 10000·2π.",
                "The paper's phrase 'from 2π to 10000·2π' describes the limit, not a wavelength in use.",),
