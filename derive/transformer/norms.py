@@ -141,6 +141,16 @@ def _ln_symbols():  # noqa: ANN202 - sympy objects
     return vec("x"), sym("d_model"), sym("i"), sym("j"), sym("mu"), sym("sigma2"), sym("eps")
 
 
+def _mean_check(seed: int) -> tuple[bool, dict, str]:
+    rng = np.random.default_rng(seed)
+    x = rng.normal(5.0, 3.0, size=(64, 512))  # far from mean 0 on purpose
+    out = layer_norm(x, eps=1e-5)  # (64, 512)
+    worst = float(np.max(np.abs(out.mean(axis=-1))))
+    ok = worst < 1e-12
+    return ok, {"tokens": 64, "d_model": 512, "input_mean": 5.0, "max_abs_row_mean": worst}, (
+        f"64 tokens of width 512 with mean ≈ 5: every normalised row has |mean| ≤ {worst:.1e}")
+
+
 @register(
     "norms.layernorm-mean",
     title="LayerNorm output has mean 0 (before γ and β)",
@@ -149,7 +159,7 @@ def _ln_symbols():  # noqa: ANN202 - sympy objects
 def layernorm_mean() -> Derivation:
     import sympy as sp
 
-    from ..numeric import IdentityCheck
+    from ..numeric import FunctionCheck, IdentityCheck
     from ..rules import Substitute, Transform
 
     x, d, i, j, mu, s2, eps = _ln_symbols()
@@ -176,7 +186,8 @@ def layernorm_mean() -> Derivation:
         citations=(BA_2016,),
         auto_identity_check=False,  # the claim is 0 = 0 after the proof; check the start itself, more cheaply
         checks=(IdentityCheck(start, sp.Integer(0), name="mean of the normalised token at random points",
-                              n_points=8),),
+                              n_points=8),
+                FunctionCheck("row means of the numpy layer_norm", _mean_check)),
         notes=("Only the centring matters here: any positive divisor, √(σ² + ε) included, keeps the mean at 0. "
                "After the affine part the mean of the output is the mean of β when γ is constant.",),
     )

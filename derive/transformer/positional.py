@@ -258,6 +258,18 @@ def layouts() -> Derivation:
     )
 
 
+def _norm_check(seed: int) -> tuple[bool, dict, str]:
+    rng = np.random.default_rng(seed)
+    pos = np.concatenate([[0.0], rng.uniform(0, 1e5, size=31)])
+    worst = 0.0
+    for d_model in (2, 64, 512):
+        sq = np.sum(sinusoidal_encoding(pos, d_model) ** 2, axis=1)  # (32,)
+        worst = max(worst, float(np.max(np.abs(sq - d_model / 2))))
+    ok = worst < 1e-10
+    return ok, {"positions": int(pos.size), "d_model": [2, 64, 512], "max_abs_error": worst}, (
+        f"‖PE(pos)‖² = d_model/2 at {pos.size} positions for d_model = 2, 64, 512 (max error {worst:.1e})")
+
+
 @register(
     "positional.pair-norm",
     title="Each (sin, cos) pair lies on the unit circle, so ‖PE(pos)‖² = d_model/2",
@@ -266,7 +278,7 @@ def layouts() -> Derivation:
 def pair_norm() -> Derivation:
     import sympy as sp
 
-    from ..numeric import IdentityCheck
+    from ..numeric import FunctionCheck, IdentityCheck
     from ..rules import Evaluate
     from .notation import sym
 
@@ -287,7 +299,8 @@ def pair_norm() -> Derivation:
                       sp.Sum(sp.Symbol("PE_{pos,2i}") ** 2 + sp.Symbol("PE_{pos,2i+1}") ** 2, (i, 0, m - 1))),),
         citations=(VASWANI_35,),
         auto_identity_check=False,  # fewer random points than the default: each one expands a sum
-        checks=(IdentityCheck(start, m, name="claim at random points", n_points=8),),
+        checks=(IdentityCheck(start, m, name="claim at random points", n_points=8),
+                FunctionCheck("‖PE(pos)‖² of the numpy encoding", _norm_check)),
         notes=("Every position is encoded by a vector of the same length √(d_model/2): the encoding adds "
                "direction, not magnitude, to the token embedding.",),
     )
