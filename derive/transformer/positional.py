@@ -1,8 +1,11 @@
-"""Sinusoidal positional encoding and its rotation identity.
+"""Sinusoidal positional encoding: rotation, layouts, bounds, wavelengths, dot products.
 
 Source: Vaswani et al. 2017, §3.5:
 PE(pos, 2i) = sin(pos · ω_i), PE(pos, 2i+1) = cos(pos · ω_i), ω_i = 10000^(−2i/d_model).
 Layout: interleaved pairs (sin, cos) as in the paper; index i counts pairs from 0.
+The concatenated layout [sin | cos] of some codebases is the same values
+permuted (:func:`interleaved_to_concatenated`). Odd ``d_model``: see
+:func:`sinusoidal_encoding` (the last cosine is dropped).
 """
 
 from __future__ import annotations
