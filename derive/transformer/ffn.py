@@ -1,8 +1,9 @@
 """The position-wise feed-forward network: ReLU, GELU and SwiGLU.
 
 FFN(x) = max(0, xW₁ + b₁)W₂ + b₂ (Vaswani et al. 2017, §3.3), applied to every
-token separately; GELU replaces the ReLU in GPT and BERT; SwiGLU
-(Swish(xW) ⊙ xV)W₂ uses three weight matrices and no biases (Shazeer 2020).
+token separately; GELU (Hendrycks & Gimpel 2016) replaces the ReLU in GPT and
+BERT; SwiGLU (Swish(xW) ⊙ xV)W₂ uses three weight matrices and no biases
+(Shazeer 2020), with Swish t·σ(t) from Ramachandran et al. 2017.
 Parameter counts live in the parameter modules, not here.
 """
 
@@ -17,6 +18,8 @@ from ..registry import metadata, register
 
 VASWANI_33 = Citation("vaswani2017", "§3.3")
 SHAZEER_2 = Citation("shazeer2020", "§2")
+HENDRYCKS_2 = Citation("hendrycks2016", "§2")
+RAMACHANDRAN = Citation("ramachandran2017", "§4", "Swish, x·σ(βx)")
 
 #: GELU's tanh approximation constant (Hendrycks & Gimpel, as used by GPT-2 and BERT).
 GELU_TANH_C = 0.044715
@@ -47,6 +50,8 @@ def gelu(x: np.ndarray, approximate: str = "none") -> np.ndarray:
 
     Raises:
         ValueError: ``approximate`` is neither ``"none"`` nor ``"tanh"``.
+
+    Source: Hendrycks & Gimpel 2016, §2.
     """
     x = np.asarray(x, dtype=np.float64)
     if approximate == "none":
@@ -57,7 +62,10 @@ def gelu(x: np.ndarray, approximate: str = "none") -> np.ndarray:
 
 
 def swish(x: np.ndarray) -> np.ndarray:
-    """Swish (SiLU) x·σ(x), elementwise, without overflow for large |x|; any shape."""
+    """Swish (SiLU) x·σ(x), elementwise, without overflow for large |x|; any shape.
+
+    Source: Ramachandran et al. 2017, §4 (β = 1).
+    """
     x = np.asarray(x, dtype=np.float64)
     e = np.exp(-np.abs(x))  # in (0, 1]: never overflows
     sigma = np.where(x >= 0, 1.0 / (1.0 + e), e / (1.0 + e))
@@ -274,7 +282,7 @@ def gelu_odd_part() -> Derivation:
         definitions=((GELU(t), t * Phi(t)),
                      (sp.Symbol("GELU_tanh(t)"),
                       t / 2 * (1 + sp.tanh(sp.sqrt(2 / sp.pi) * (t + sp.Float(GELU_TANH_C, 6) * t**3))))),
-        citations=(Citation("shazeer2020", "§2", "GELU as an FFN activation"),),
+        citations=(HENDRYCKS_2, Citation("shazeer2020", "§2", "GEGLU: GELU in a gated FFN")),
         checks=(FunctionCheck("exact GELU vs its tanh approximation on [−10, 10]", _gelu_check),),
         notes=("GELU and ReLU differ only in their even part: GELU(t) = t/2 + (t/2)·erf(t/√2) against "
                "ReLU(t) = t/2 + |t|/2, and erf(t/√2)·t → |t| as |t| grows.",),
@@ -329,11 +337,11 @@ def swish_derivative() -> Derivation:
         steps=(
             Step(sigma + t * sp.exp(-t) / (1 + sp.exp(-t)) ** 2, "product rule and the chain rule",
                  rule=Evaluate("the derivative")),
-            Step(sigma * (1 + t * (1 - sigma)), "e^(−t)/(1 + e^(−t))² = σ(t)(1 − σ(t))", citation=SHAZEER_2),
+            Step(sigma * (1 + t * (1 - sigma)), "e^(−t)/(1 + e^(−t))² = σ(t)(1 − σ(t))", citation=RAMACHANDRAN),
         ),
         assumptions=(Assumption("t real; Swish(t) = t·σ(t) (β = 1, also called SiLU)"),),
         definitions=((sp.Symbol("Swish(t)"), t * sigma),),
-        citations=(SHAZEER_2,),
+        citations=(RAMACHANDRAN, SHAZEER_2),
         auto_identity_check=False,  # an unevaluated derivative has no value at a point; differences stand in
         checks=(FunctionCheck("central differences of the numpy Swish", _swish_derivative_check),),
         notes=("Unlike ReLU's derivative (0 or 1), Swish's is smooth, equals 1/2 at t = 0, exceeds 1 for "
@@ -359,9 +367,9 @@ def swish_limits() -> Derivation:
         **metadata("ffn.swish-limits"),
         start=sp.ImmutableMatrix([sp.Limit(sw - t, t, sp.oo), sp.Limit(sw, t, -sp.oo)]),
         steps=(Step(sp.ImmutableMatrix([0, 0]), "σ(t) → 1 faster than t grows, and t·e^t → 0 as t → −∞",
-                    rule=Evaluate("the limits"), citation=SHAZEER_2),),
+                    rule=Evaluate("the limits"), citation=RAMACHANDRAN),),
         assumptions=(Assumption("Swish(t) = t·σ(t) = t/(1 + e^(−t))"),),
-        citations=(SHAZEER_2,),
+        citations=(RAMACHANDRAN, SHAZEER_2),
         auto_identity_check=False,  # no free symbols: evaluating the claim is redoing the limits
         checks=(FunctionCheck("|Swish(t) − ReLU(t)| ≤ |t|·e^(−|t|) on [−60, 60]", _swish_relu_check),),
         notes=("Exactly, Swish(t) − ReLU(t) = −|t|·σ(−|t|), whose size is at most |t|·e^(−|t|): the gap is "
