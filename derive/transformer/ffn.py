@@ -298,9 +298,13 @@ def _swish_derivative_check(seed: int) -> tuple[bool, dict, str]:
     claim = sigma * (1 + t * (1 - sigma))
     err = float(np.max(np.abs(numeric - claim)))
     at0 = float((swish(np.array(h)) - swish(np.array(-h))) / (2 * h))
-    ok = err < 1e-7 and abs(at0 - 0.5) < 1e-9
-    return ok, {"points": 200, "step": h, "max_abs_error": err, "derivative_at_0": at0}, (
-        f"central differences match σ(1 + t(1 − σ)) at 200 random t (max error {err:.1e}); slope at 0 = {at0:.6f}")
+    grid = np.linspace(-2.0, -0.5, 150_001)  # spacing 1e-5
+    t_min = float(grid[np.argmin(swish(grid))])  # where the slope changes sign
+    ok = err < 1e-7 and abs(at0 - 0.5) < 1e-9 and abs(t_min + 1.278) < 1e-3
+    return ok, {"points": 200, "step": h, "max_abs_error": err, "derivative_at_0": at0, "argmin": t_min,
+                "min": float(swish(np.array(t_min)))}, (
+        f"central differences match σ(1 + t(1 − σ)) at 200 random t (max error {err:.1e}); slope at 0 = {at0:.6f}; "
+        f"minimum Swish({t_min:.3f}) = {float(swish(np.array(t_min))):.3f}")
 
 
 def _swish_relu_check(seed: int) -> tuple[bool, dict, str]:
@@ -344,8 +348,10 @@ def swish_derivative() -> Derivation:
         citations=(RAMACHANDRAN, SHAZEER_2),
         auto_identity_check=False,  # an unevaluated derivative has no value at a point; differences stand in
         checks=(FunctionCheck("central differences of the numpy Swish", _swish_derivative_check),),
-        notes=("Unlike ReLU's derivative (0 or 1), Swish's is smooth, equals 1/2 at t = 0, exceeds 1 for "
-               "moderate t > 0 and is slightly negative for t < 0 (Swish is not monotone).",),
+        notes=("Unlike ReLU's derivative (0 or 1), Swish's is smooth and equals 1/2 at t = 0. Since "
+               "Swish(t) − Swish(−t) = t (as for ReLU and GELU), Swish'(t) + Swish'(−t) = 1: the slope is negative "
+               "below t ≈ −1.278, where Swish has its minimum ≈ −0.278 (it is not monotone), and exceeds 1 above "
+               "t ≈ 1.278.",),
     )
 
 
