@@ -479,8 +479,8 @@ def residual_jacobian() -> Derivation:
         citations=(HE_2016,),
         auto_identity_check=False,  # undefined functions have no values; the finite differences check it
         checks=(FunctionCheck("finite differences of x + tanh(xW + b)", _jacobian_check),),
-        notes=("Backpropagation multiplies by ∂Y/∂X; because of the I term the gradient reaching X is the incoming "
-               "gradient plus the sublayer's contribution, so it cannot vanish through the block.",),
+        notes=("Backpropagation multiplies by ∂Y/∂X; because of the I term the incoming gradient reaches X "
+               "unchanged, and the sublayer's contribution is added to it rather than multiplied into it.",),
     )
 
 
@@ -553,8 +553,9 @@ def pre_ln_post_ln() -> Derivation:
                               _pre_post_check),),
         notes=("In Pre-LN the identity I is added outside every LayerNorm, so across L blocks the gradient keeps a "
                "path that no normalisation rescales; in Post-LN every path, the residual one included, is "
-               "multiplied by a LayerNorm Jacobian in each block. Xiong et al. 2020 trace the need for learning-rate "
-               "warm-up in Post-LN to this.",
+               "multiplied by a LayerNorm Jacobian in each block. Xiong et al. 2020 show that at initialisation this "
+               "placement gives Post-LN large gradients near the output, hence its need for a learning-rate "
+               "warm-up, which Pre-LN does without.",
                "Post-LN's output is normalised (mean 0 before β); Pre-LN's output H is not, which is why Pre-LN "
                "models add a final LayerNorm after the last block."),
     )
