@@ -14,7 +14,7 @@ from derive import check as verify
 from derive.transformer.ffn import GELU_TANH_BOUND, ffn, gelu, relu, swiglu, swish
 from derive.transformer.notation import sym
 
-NAMES = ["ffn.relu-homogeneity", "ffn.gelu", "ffn.swish-derivative", "ffn.swish-limits", "ffn.swiglu"]
+NAMES = ["ffn.relu-homogeneity", "ffn.gelu", "ffn.gelu-tanh", "ffn.swish-derivative", "ffn.swish-limits", "ffn.swiglu"]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -43,6 +43,16 @@ def test_gelu_wrong_odd_part_is_refuted(catalog, refute_step):
     # forgetting that erf is odd (claiming both halves carry +erf)
     erf = sp.erf(t / sp.sqrt(2))
     assert refute_step(d, 2, t * (1 + erf)).verdict is Verdict.REFUTED
+
+
+def test_gelu_tanh_wrong_coefficient_is_refuted(catalog, refute_step):
+    d = catalog.get("ffn.gelu-tanh")
+    c = sym("c")
+    # dropping the 1/6 from erf's cubic term
+    assert refute_step(d, 2, (c - 2 / (3 * sp.pi)) / sp.sqrt(2 * sp.pi)).verdict is Verdict.REFUTED
+    assert {ch.name: ch.figures["rounded"] for ch in verify(d).checks if hasattr(ch, "figures") and "rounded" in
+            ch.figures} == {"the Taylor-matching constant 2/(3π) − 1/6": "0.04554",
+                            "leading coefficient at the fitted c = 0.044715": "-3.29e-4"}
 
 
 def test_swish_derivative_wrong_formula_is_refuted(catalog, refute_step):
