@@ -8,7 +8,8 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from derive import Verdict
+from derive import Derivation, Step, Verdict
+from derive import check as verify
 from derive.transformer import positional as pe
 from derive.transformer.notation import sym
 
@@ -40,9 +41,16 @@ def test_flipped_rotation_sign_is_refuted(catalog, refute_step):
 
 def test_wrong_permutation_is_refuted(catalog, refute_step):
     d = catalog.get("positional.layouts")
-    interleaved = d.start.args[0]
-    # claiming the layouts are equal without permuting
-    assert refute_step(d, 1, interleaved).verdict is Verdict.REFUTED
+    i, dm, pos = sym("i_pair"), sym("d_model"), sym("pos")
+    w = sp.Integer(10000) ** (-2 * i / dm)
+    # sines and cosines swapped: the permutation π(j) = 2j + 1 for the sine half
+    assert refute_step(d, 1, sp.ImmutableMatrix([sp.cos(pos * w), sp.sin(pos * w)])).verdict is Verdict.REFUTED
+    # no permutation at all: the interleaved row is not the concatenated one (d_model = 8)
+    omegas = [sp.Integer(10000) ** sp.Rational(-2 * k, 8) for k in range(4)]
+    row = sp.ImmutableMatrix([[f(pos * wk) for wk in omegas for f in (sp.sin, sp.cos)]])
+    concat = sp.ImmutableMatrix([[sp.sin(pos * wk) for wk in omegas] + [sp.cos(pos * wk) for wk in omegas]])
+    one = Derivation(name="test.layout", title="t", start=row, steps=(Step(concat, "claimed"),))
+    assert verify(one, numeric=False, budget=1.0).steps[0].verdict is Verdict.REFUTED
 
 
 def test_layout_permutation_values():

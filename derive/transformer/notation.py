@@ -51,6 +51,8 @@ SYMBOLS: dict[str, tuple[dict[str, bool], str, str]] = {
     "a": ({"positive": True}, r"a", "a positive scale factor"),
     "t": ({"real": True}, r"t", "a pre-activation (one real number)"),
     "k_hidden": ({"integer": True, "positive": True}, r"k", "index of a hidden unit of the FFN (1..d_ff)"),
+    "r_after": ({"integer": True, "nonnegative": True}, r"r", "pairs after pair i: r = m − 1 − i ≥ 0"),
+    "col": ({"integer": True, "nonnegative": True}, r"c", "a column index of the encoding, counted from 0"),
 }
 
 

@@ -226,38 +226,57 @@ def layouts() -> Derivation:
     from ..rules import Evaluate
     from .notation import sym
 
-    pos, j, m = sym("pos"), sym("j"), sym("n_pairs")
+    pos, d_model, i, r, col, j = sym("pos"), sym("d_model"), sym("i_pair"), sym("r_after"), sym("col"), sym("j")
+    m = i + 1 + r  # number of pairs, written so that 0 <= i < m is visible to sympy
+    big = sp.Integer(10000)
+
+    def interleaved(c):  # column c of the paper's layout: pair ⌊c/2⌋, sine for even c, cosine (phase π/2) for odd c
+        return sp.sin(pos * big ** (-2 * sp.floor(c / 2) / d_model) + sp.Mod(c, 2) * sp.pi / 2)
+
+    def perm(jj):  # the row of P's 1 in column jj: where concatenated column jj comes from
+        return sp.Piecewise((2 * jj, jj < m), (2 * (jj - m) + 1, True))
+
+    def product_column(jj):  # column jj of (interleaved row) · P = Σ_c PE_c P[c, jj]
+        return sp.Sum(interleaved(col) * sp.KroneckerDelta(col, perm(jj)), (col, 0, 2 * m - 1))
+
+    w = big ** (-2 * i / d_model)
+    start = sp.ImmutableMatrix([product_column(i), product_column(m + i)])
+    end = sp.ImmutableMatrix([sp.sin(pos * w), sp.cos(pos * w)])
+    # the same statement as an explicit 8 × 8 permutation matrix, for the cross-check
     d = LAYOUT_D_MODEL
-    omegas = [sp.Integer(10000) ** sp.Rational(-2 * i, d) for i in range(d // 2)]
-    interleaved = sp.ImmutableMatrix([[f(pos * w) for w in omegas for f in (sp.sin, sp.cos)]])  # (1, d)
-    perm = [int(p) for p in interleaved_to_concatenated(d)]
-    P = sp.ImmutableMatrix(d, d, lambda row, col: 1 if perm[col] == row else 0)  # (d, d)
-    concatenated = sp.ImmutableMatrix([[sp.sin(pos * w) for w in omegas] + [sp.cos(pos * w) for w in omegas]])
+    omegas = [big ** sp.Rational(-2 * k, d) for k in range(d // 2)]
+    row8 = sp.ImmutableMatrix([[f(pos * wk) for wk in omegas for f in (sp.sin, sp.cos)]])  # (1, 8)
+    p8 = [int(p) for p in interleaved_to_concatenated(d)]
+    P8 = sp.ImmutableMatrix(d, d, lambda row, c: 1 if p8[c] == row else 0)  # (8, 8)
+    concat8 = sp.ImmutableMatrix([[sp.sin(pos * wk) for wk in omegas] + [sp.cos(pos * wk) for wk in omegas]])
     return Derivation(
         **metadata("positional.layouts"),
-        start=sp.MatMul(interleaved, P, evaluate=False),
+        start=start,
         steps=(
-            Step(concatenated,
-                 f"multiply out: column j of the permutation matrix P has its 1 in row π(j), with π(j) = 2j for "
-                 f"j < {d // 2} (the sines) and π(j) = 2(j − {d // 2}) + 1 for the cosines, so column j of the "
-                 "product is interleaved column π(j)",
-                 rule=Evaluate("the matrix product")),
+            Step(end, "the Kronecker delta keeps the single term c = π(j): interleaved column 2i is sin(pos·ω_i) "
+                 "and column 2i + 1 is sin(pos·ω_i + π/2) = cos(pos·ω_i)", rule=Evaluate("the sums")),
         ),
         assumptions=(
-            Assumption(f"d_model = {d}, pos real; the frequencies are exact, ω_i = 10000^(−2i/{d})"),
+            Assumption("d_model = 2m; pair i has 0 ≤ i < m, written m = i + 1 + r with r ≥ 0; pos real"),
             Assumption("interleaved (the paper): column 2i is sin(pos·ω_i), column 2i+1 is cos(pos·ω_i); "
-                       "concatenated: column i is sin(pos·ω_i), column d_model/2 + i is cos(pos·ω_i)"),
+                       "concatenated: column i is sin(pos·ω_i), column m + i is cos(pos·ω_i)"),
+            Assumption("P is the 2m × 2m matrix with P[c, j] = 1 when c = π(j), else 0; the two rows of the claim "
+                       "are columns i and m + i of the interleaved row times P"),
         ),
-        definitions=((sp.Function("pi")(j), sp.Piecewise((2 * j, j < m), (2 * (j - m) + 1, True))),
-                     (m, sym("d_model") / 2)),
+        definitions=((sp.Function("pi")(j), sp.Piecewise((2 * j, j < sym("n_pairs")),
+                                                         (2 * (j - sym("n_pairs")) + 1, True))),
+                     (sp.Symbol("PE_c"), interleaved(col)),
+                     (sym("n_pairs"), d_model / 2)),
         citations=(VASWANI_35,),
-        auto_identity_check=False,  # 8 random points suffice for an 8-entry row of exact values
-        checks=(IdentityCheck(sp.MatMul(interleaved, P, evaluate=False), concatenated, name="claim at random points",
-                              n_points=8),
+        auto_identity_check=False,  # a cheaper random-point check below: each point expands sums of up to 22 terms
+        checks=(IdentityCheck(start, end, name="claim at random points", n_points=6),
+                IdentityCheck(sp.MatMul(row8, P8, evaluate=False), concat8,
+                              name="d_model = 8: interleaved row times the explicit 8 × 8 P", n_points=4),
                 FunctionCheck("layouts agree under the permutation, d_model from 2 to 512", _layout_check),),
-        notes=("P is a permutation matrix, so PᵀP = I and the concatenated encoding times Pᵀ gives back the "
-               "interleaved one: the two layouts carry exactly the same information. A model trained with "
-               "one layout is the other model with the first layer's input columns permuted.",),
+        notes=("Columns i and m + i of the product are the concatenated layout's columns i and m + i, for every "
+               "i < m and every m: the [sin | cos] encoding is the interleaved one times P. P is a permutation "
+               "matrix, so PᵀP = I and multiplying by Pᵀ goes back: the two layouts carry the same information, "
+               "and a model trained with one is the other with its input columns permuted.",),
     )
 
 
