@@ -140,7 +140,7 @@ def _floats(at: tuple, digits: int) -> dict:
 
 
 def at_values(expr, at: tuple, digits: int = 50):
-    """``expr`` evaluated to ``digits`` digits with its symbols at the exact values ``at`` (as floats of 10 more digits)."""
+    """``expr`` to ``digits`` digits with its symbols at the exact values ``at`` (as floats of 10 more digits)."""
     import sympy as sp
 
     return sp.N(expr.xreplace(_floats(at, digits + 10)), digits)
@@ -217,8 +217,17 @@ def pre_ln_attention() -> Derivation:
     import sympy as sp
 
     from ..numeric import FunctionCheck, ValueCheck
-    from .exact_ops import (CausalMask, HStack, LayerNorm, MultiHead, RowSoftmax, causal_attention, head_columns,
-                            matadd, matmul)
+    from .exact_ops import (
+        CausalMask,
+        HStack,
+        LayerNorm,
+        MultiHead,
+        RowSoftmax,
+        causal_attention,
+        head_columns,
+        matadd,
+        matmul,
+    )
 
     inp = _exact_inputs()
     x = inp["X"]
@@ -337,7 +346,7 @@ def _attention_value_checks(a, heads, mha, h) -> list:
 def pre_ln_block() -> Derivation:
     import sympy as sp
 
-    from ..numeric import FunctionCheck, ValueCheck
+    from ..numeric import FunctionCheck
     from .exact_ops import LayerNorm, ReLU, causal_attention, head_columns, layer_norm_row, matadd, matmul
 
     inp = _exact_inputs()
@@ -346,9 +355,9 @@ def pre_ln_block() -> Derivation:
     at = tuple(values.items())
     # H with token 2's weights named: head outputs α·v₁ + (1 − α)·v₂ (values = LN(X) columns)
     a = sp.ImmutableMatrix([layer_norm_row(list(r)) for r in X_ROWS])
+    v = [head_columns(a, N_HEADS, k) for k in range(N_HEADS)]  # (2, d_k) values of each head
     mha_named = sp.ImmutableMatrix.hstack(*[
-        sp.ImmutableMatrix([list(head_columns(a, N_HEADS, k).row(0)),
-                            list(w * head_columns(a, N_HEADS, k).row(0) + (1 - w) * head_columns(a, N_HEADS, k).row(1))])
+        sp.ImmutableMatrix([list(v[k].row(0)), list(w * v[k].row(0) + (1 - w) * v[k].row(1))])
         for k, w in enumerate((alpha, beta))])
     h = sp.ImmutableMatrix(x + mha_named).applyfunc(sp.expand)
     ln_h = LayerNorm(h).doit()
