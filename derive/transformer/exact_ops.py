@@ -191,6 +191,8 @@ def relu(v: Any, values: dict | None = None) -> Any:
     """
     if v.is_zero:
         return sp.S.Zero
+    if v.free_symbols - set(values or ()):
+        return sp.Max(0, v)
     approx = sp.N(v.xreplace({k: sp.N(x, 40) for k, x in values.items()}) if values else v, 30)
     if approx.is_comparable and abs(approx) > sp.Float("1e-20"):
         return v if approx > 0 else sp.S.Zero
