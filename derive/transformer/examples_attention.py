@@ -14,6 +14,7 @@ import numpy as np
 
 from ..core import Assumption, Citation, Derivation, Step
 from ..registry import register
+from .examples_common import grid_errors, matrix_checks
 from .softmax import MAX_TRICK_Z
 
 SOURCE = "lecture 000"
@@ -43,17 +44,6 @@ PE_TABLE = (
 )
 
 
-def _grid_errors(got: np.ndarray, exact_rows: list, printed: tuple) -> tuple[float, float]:
-    """(max |float − exact|, max |float − printed| in half-units of the printed last digit)."""
-    want = np.array(exact_rows, dtype=np.float64)
-    worst_printed = 0.0
-    for r, row in enumerate(printed):
-        for c, p in enumerate(row):
-            decimals = len(p.split(".")[1]) if "." in p else 0
-            worst_printed = max(worst_printed, abs(got[r, c] - float(p)) / (0.5 * 10.0**-decimals))
-    return float(np.max(np.abs(got - want))), worst_printed
-
-
 def _float_vs(label: str, compute, exact, printed: tuple):
     """A FunctionCheck body comparing a float64 recomputation with the exact matrix and the printed table."""
 
@@ -62,20 +52,13 @@ def _float_vs(label: str, compute, exact, printed: tuple):
 
         got = compute()
         exact_rows = [[float(sp.N(v, 20)) for v in row] for row in exact.tolist()]
-        err, half_units = _grid_errors(got, exact_rows, printed)
+        err, half_units = grid_errors(got, exact_rows, printed)
         ok = err < 1e-12 and half_units <= 1.0
         return ok, {"max_abs_error_vs_exact": err, "max_error_vs_printed_in_half_units": round(half_units, 4)}, (
             f"float64 {label}: max |float − exact| = {err:.1e}; printed figures within {half_units:.2f} "
             "half-units of their last digit")
 
     return run
-
-
-def _matrix_value_checks(label: str, exact, printed: tuple, source: str) -> list:
-    from ..numeric import ValueCheck
-
-    return [ValueCheck(f"{label}[{r + 1},{c + 1}]", exact[r, c], p, source)
-            for r, row in enumerate(printed) for c, p in enumerate(row)]
 
 
 def two_token_float64() -> np.ndarray:
@@ -109,16 +92,16 @@ def two_token_attention() -> Derivation:
     exps = [[sp.exp(s) for s in scaled.row(r)] for r in range(2)]
     checks = [
         ValueCheck("√d_k", sp.sqrt(d_k), "2", src),
-        *_matrix_value_checks("QKᵀ", scores, (("2", "1"), ("0", "1")), src),
-        *_matrix_value_checks("QKᵀ/√d_k", scaled, (("1.0", "0.5"), ("0.0", "0.5")), src),
+        *matrix_checks("QKᵀ", scores, (("2", "1"), ("0", "1")), src),
+        *matrix_checks("QKᵀ/√d_k", scaled, (("1.0", "0.5"), ("0.0", "0.5")), src),
         ValueCheck("row 1: e^1.0", exps[0][0], "2.7183", src),
         ValueCheck("row 1: e^0.5", exps[0][1], "1.6487", src),
         ValueCheck("row 1: e^1.0 + e^0.5", exps[0][0] + exps[0][1], "4.3670", src),
         ValueCheck("row 2: e^0.0", exps[1][0], "1.0000", src),
         ValueCheck("row 2: e^0.5", exps[1][1], "1.6487", src),
         ValueCheck("row 2: e^0.0 + e^0.5", exps[1][0] + exps[1][1], "2.6487", src),
-        *_matrix_value_checks("weights", weights, TWO_TOKEN_WEIGHTS, src),
-        *_matrix_value_checks("output", out, TWO_TOKEN_OUTPUT, src),
+        *matrix_checks("weights", weights, TWO_TOKEN_WEIGHTS, src),
+        *matrix_checks("output", out, TWO_TOKEN_OUTPUT, src),
     ]
     return Derivation(
         name="example.two-token-attention",
@@ -296,7 +279,7 @@ def pe_table() -> Derivation:
                           _float_vs("positional encoding", pe_float64, table, PE_TABLE)),
             ValueCheck("10000^(0/4)", sp.Integer(10000) ** sp.Rational(0, 4), "1", src),
             ValueCheck("10000^(2/4)", sp.Integer(10000) ** sp.Rational(2, 4), "100", src),
-            *_matrix_value_checks("PE", table, PE_TABLE, src),
+            *matrix_checks("PE", table, PE_TABLE, src),
             ValueCheck("cos(0.01) to 5 decimals", sp.cos(sp.Rational(1, 100)), "0.99995", src),
         ),
         notes=(

@@ -16,16 +16,11 @@ Sources: Xiong et al. 2020 (Pre-LN); Vaswani et al. 2017 §3.2.1-§3.3.
 
 from __future__ import annotations
 
-import time
-from dataclasses import dataclass
-from functools import lru_cache
-
 import numpy as np
 
 from ..core import Assumption, Citation, Derivation, Step
-from ..numeric import ValueCheck, round_like
 from ..registry import register
-from ..report import CheckResult
+from .examples_common import at_values, grid_errors, matrix_checks
 
 SOURCE = "lecture 002"
 XIONG = Citation("xiong2020", "§3, Pre-LN Transformer")
@@ -96,11 +91,6 @@ def block_float64() -> dict[str, np.ndarray]:
             **{f"head {k + 1} weights": w for k, w in enumerate(heads["weights"])}}
 
 
-def _half_unit(printed: str) -> float:
-    decimals = len(printed.split(".")[1]) if "." in printed else 0
-    return 0.5 * 10.0**-decimals
-
-
 def _float_check(stages: tuple[str, ...], exact: dict, at: tuple = ()):
     """A FunctionCheck body: float64 stages vs the exact values (1e-12) and the printed ones (half a unit)."""
 
@@ -108,11 +98,9 @@ def _float_check(stages: tuple[str, ...], exact: dict, at: tuple = ()):
         got = block_float64()
         worst_exact, worst_printed = 0.0, 0.0
         for name in stages:
-            want = np.array([[float(at_values(v, at, 20)) for v in row] for row in exact[name].tolist()])
-            worst_exact = max(worst_exact, float(np.max(np.abs(got[name] - want))))
-            for r, row in enumerate(PRINTED[name]):
-                for c, p in enumerate(row):
-                    worst_printed = max(worst_printed, abs(got[name][r, c] - float(p)) / _half_unit(p))
+            want = [[float(at_values(v, at, 20)) for v in row] for row in exact[name].tolist()]
+            err, half_units = grid_errors(got[name], want, PRINTED[name])
+            worst_exact, worst_printed = max(worst_exact, err), max(worst_printed, half_units)
         ok = worst_exact < 1e-12 and worst_printed <= 1.0
         return ok, {"stages": list(stages), "max_abs_error_vs_exact": worst_exact,
                     "max_error_vs_printed_in_half_units": round(worst_printed, 4)}, (
@@ -130,58 +118,6 @@ def _link_check(named, derived):
         return proved, {"strategy": strategy}, (f"proved equal ({strategy})" if proved else f"not proved: {strategy}")
 
     return run
-
-
-@lru_cache(maxsize=16)
-def _floats(at: tuple, digits: int) -> dict:
-    import sympy as sp
-
-    return {k: sp.N(v, digits) for k, v in at}
-
-
-def at_values(expr, at: tuple, digits: int = 50):
-    """``expr`` to ``digits`` digits with its symbols at the exact values ``at`` (as floats of 10 more digits)."""
-    import sympy as sp
-
-    return sp.N(expr.xreplace(_floats(at, digits + 10)), digits)
-
-
-@dataclass(frozen=True)
-class ValueAt(ValueCheck):
-    """A :class:`~derive.numeric.ValueCheck` of an exact expression in named constants.
-
-    ``exact`` is written with symbols (α, β) whose exact values are in ``at``
-    (``((symbol, value), ...)``). Each constant is evaluated to 60 significant
-    digits and the expression is then evaluated at 50 digits: far faster than
-    expanding the definitions into it, and the error is far below the printed digits.
-    """
-
-    at: tuple = ()
-
-    def run(self, seed: int) -> CheckResult:
-        import sympy as sp
-
-        t0 = time.perf_counter()
-        value = at_values(self.exact, self.at)
-        got = round_like(value, self.printed)
-        passed = got == self.printed.replace(",", "").strip()
-        where = ", ".join(f"{k} = {sp.sstr(v)}" for k, v in self.at)
-        shown = sp.sstr(self.exact)
-        figures = {"exact": shown, "where": where, "value": str(sp.N(value, 15)),
-                   "printed": self.printed, "rounded": got, "source": self.source}
-        msg = f"{shown if len(shown) <= 80 else 'exact value'} = {sp.N(value, 10)} rounds to {got}" + (
-            "" if passed else f", not the printed {self.printed}")
-        return CheckResult(self.name, passed, figures, msg, time.perf_counter() - t0)
-
-
-def matrix_checks(label: str, exact, printed: tuple, source: str, at: tuple = ()) -> list:
-    """One ValueCheck per entry of ``exact`` against the rows of ``printed`` (``ValueAt`` when ``at`` is given)."""
-    out = []
-    for r, row in enumerate(printed):
-        for c, p in enumerate(row):
-            v, name = exact[r, c], f"{label}[{r + 1},{c + 1}]"
-            out.append(ValueAt(name, v, p, source, at) if at and v.free_symbols else ValueCheck(name, v, p, source))
-    return out
 
 
 # ----------------------------------------------------------------------------
