@@ -137,10 +137,11 @@ def weight_constants() -> tuple:
     import sympy as sp
 
     from .exact_ops import causal_attention, head_columns, layer_norm_row
+    from .notation import sym
 
     a = sp.ImmutableMatrix([layer_norm_row(list(r)) for r in X_ROWS])
     w = [causal_attention(head_columns(a, N_HEADS, k))["weights"][1, 0] for k in range(N_HEADS)]
-    alpha, beta = sp.Symbol("alpha", positive=True), sp.Symbol("beta", positive=True)
+    alpha, beta = sym("alpha"), sym("beta")
     return alpha, beta, {alpha: w[0], beta: w[1]}
 
 
