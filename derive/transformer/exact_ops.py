@@ -93,7 +93,11 @@ def layer_norm_row(x: list, eps: Any = 0) -> list:
     if var + eps == 0:
         raise ZeroDivisionError("LayerNorm of a constant row with eps = 0 is 0/0; use eps > 0")
     denom = sp.sqrt(var + eps)
-    return [sp.expand(v - mu) / denom for v in x]
+    out = [sp.expand(v - mu) / denom for v in x]
+    if all(v.is_number and not v.has(sp.exp) for v in out):  # surds only: denest and rationalise
+        denom = sp.sqrtdenest(denom)
+        out = [sp.radsimp(sp.expand(v - mu) / denom) for v in x]
+    return out
 
 
 class LayerNorm(_RowOp):
