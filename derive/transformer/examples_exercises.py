@@ -31,7 +31,7 @@ RMS_PRINTED = "1.225"
 RMSNORM_PRINTED = ("0.816", "0", "1.633", "0.816")
 
 
-def rmsnorm_float64(x: np.ndarray) -> np.ndarray:
+def _rmsnorm_float64(x: np.ndarray) -> np.ndarray:
     """x / sqrt(mean(x²)) per row, γ = 1, float64. x: (n, d)."""
     x = np.asarray(x, dtype=np.float64)
     return x / np.sqrt((x**2).mean(axis=-1, keepdims=True))
@@ -55,7 +55,7 @@ def rmsnorm_example() -> Derivation:
     src = f"{SOURCE}, §8"
 
     def float_check(seed: int) -> tuple[bool, dict, str]:
-        got = rmsnorm_float64(np.array([X_ROWS[0]]))  # (1, 4)
+        got = _rmsnorm_float64(np.array([X_ROWS[0]]))  # (1, 4)
         err, half_units = grid_errors(got, [[float(v) for v in out]], (RMSNORM_PRINTED,))
         return err < 1e-12 and half_units <= 1.0, {"float64": np.round(got[0], 6).tolist(), "max_abs_error": err,
                                                   "max_error_vs_printed_in_half_units": round(half_units, 4)}, (
