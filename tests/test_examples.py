@@ -293,3 +293,14 @@ def test_exact_operators_edge_cases():
     for a, b in zip(softmax_row([1, sp.Rational(1, 2)]), softmax_row([1, sp.Rational(1, 2)], "definition"),
                     strict=True):
         assert sp.simplify(a - b) == 0
+
+
+def test_titles_are_written_once(derivations):
+    from derive import registry
+    from derive.exceptions import UnknownDerivationError
+
+    for name, d in derivations.items():
+        meta = registry.metadata(name)
+        assert (d.name, d.title, d.summary) == (meta["name"], meta["title"], meta["summary"])
+    with pytest.raises(UnknownDerivationError, match="example.pe-tabel"):
+        registry.metadata("example.pe-tabel")

@@ -13,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import Assumption, Citation, Derivation, Step
-from ..registry import register
+from ..registry import metadata, register
 from .examples_common import grid_errors, matrix_checks
 from .softmax import MAX_TRICK_Z
 
@@ -104,9 +104,7 @@ def two_token_attention() -> Derivation:
         *matrix_checks("output", out, TWO_TOKEN_OUTPUT, src),
     ]
     return Derivation(
-        name="example.two-token-attention",
-        title="Attention by hand: two tokens, d_k = 4",
-        summary="Lecture 000's 2×2 similarity matrix, its softmax weights 1/(1 + e^{∓1/2}) and the mixed values.",
+        **metadata("example.two-token-attention"),
         start=matmul(RowSoftmax(matmul(half, q, k.T)), v),
         steps=(
             Step(matmul(RowSoftmax(matmul(half, scores)), v),
@@ -162,10 +160,7 @@ def temperature_table() -> Derivation:
     table_def = sp.ImmutableMatrix([softmax_row(list(scaled.row(r)), "definition") for r in range(3)])
     src = f"{SOURCE}, step 2"
     return Derivation(
-        name="example.temperature-table",
-        title="Softmax with temperature: z = [2, 0, 1] at T = 0.5, 1, 2",
-        summary="Lecture 000's temperature table: exact softmax(z/T) rows, sharper for small T, flatter for "
-                "large T.",
+        **metadata("example.temperature-table"),
         start=RowSoftmax(matmul(inv_t, z_rows)),
         steps=(
             Step(RowSoftmax(scaled), "divide each row's scores by its temperature: z/0.5, z/1, z/2"),
@@ -205,9 +200,7 @@ def max_trick_example() -> Derivation:
     ex = [sp.exp(v) for v in shifted]
     src = f"{SOURCE}, step 2"
     return Derivation(
-        name="example.max-trick",
-        title="The max trick by hand: z = [1000, 1001, 1002]",
-        summary="Subtracting max z = 1002 leaves [−2, −1, 0], whose exponentials e⁻², e⁻¹, 1 cannot overflow.",
+        **metadata("example.max-trick"),
         start=RowSoftmax(z),
         steps=(
             Step(RowSoftmax(shifted), "subtract c = max z = 1002 from every score (softmax.shift-invariance)",
@@ -262,9 +255,7 @@ def pe_table() -> Derivation:
     table = sp.ImmutableMatrix([row(p, [w.doit() for w in omega]) for p in range(4)]).doit()
     src = f"{SOURCE}, step 4"
     return Derivation(
-        name="example.pe-table",
-        title="Positional encoding by hand: d_model = 4, positions 0 to 3",
-        summary="Lecture 000's table: PE(pos) = (sin pos, cos pos, sin(pos/100), cos(pos/100)), exactly.",
+        **metadata("example.pe-table"),
         start=start,
         steps=(
             Step(table, "the frequencies are 10000^(−0/4) = 1 and 10000^(−2/4) = 1/100; sin 0 = 0, cos 0 = 1",

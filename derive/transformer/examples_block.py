@@ -19,7 +19,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import Assumption, Citation, Derivation, Step
-from ..registry import register
+from ..registry import metadata, register
 from .examples_common import at_values, grid_errors, matrix_checks
 
 SOURCE = "lecture 002"
@@ -199,9 +199,7 @@ def pre_ln_attention() -> Derivation:
     )
     checks = _attention_value_checks(a, heads, mha, h)
     return Derivation(
-        name="example.pre-ln-attention",
-        title="Pre-LN block by hand, part 1: H = X + MHA(LN(X))",
-        summary="Lecture 002's 2-token, 2-head causal attention sublayer with identity projections, exactly.",
+        **metadata("example.pre-ln-attention"),
         start=matadd(x, MultiHead(LayerNorm(x), N_HEADS)),
         steps=steps,
         assumptions=(
@@ -323,9 +321,7 @@ def pre_ln_block() -> Derivation:
     link = FunctionCheck("H with α, β substituted equals H of example.pre-ln-attention (symbolic proof)",
                          _link_check(h.xreplace(values), h_attn))
     return Derivation(
-        name="example.pre-ln-block",
-        title="Pre-LN block by hand, part 2: Y = H + FFN(LN(H))",
-        summary="Lecture 002's FFN sublayer (d_ff = 4, ReLU, W₂ = I/2) on the attention output H, exactly.",
+        **metadata("example.pre-ln-block"),
         start=matadd(h, matmul(ReLU(matmul(LayerNorm(h), w1), at), w2)),
         steps=steps,
         assumptions=(

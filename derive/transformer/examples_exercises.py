@@ -17,7 +17,7 @@ from __future__ import annotations
 import numpy as np
 
 from ..core import Assumption, Citation, Derivation, Step
-from ..registry import register
+from ..registry import metadata, register
 from .examples_block import W1_ROWS, X_ROWS
 from .examples_common import grid_errors
 
@@ -62,9 +62,7 @@ def rmsnorm_example() -> Derivation:
             f"float64 x/sqrt(mean(x²)) = {np.round(got[0], 6).tolist()}; max |float − exact| = {err:.1e}")
 
     return Derivation(
-        name="example.rmsnorm",
-        title="RMSNorm by hand: x = (1, 0, 2, 1)",
-        summary="RMS = √((1 + 0 + 4 + 1)/4) = √(3/2) ≈ 1.225, so RMSNorm(x) = x·√(2/3) ≈ (0.816, 0, 1.633, 0.816).",
+        **metadata("example.rmsnorm"),
         start=RMSNorm(x),
         steps=(
             Step(matmul(1 / rms, x), "divide by the root mean square √((1² + 0² + 2² + 1²)/4) = √(3/2); "
@@ -118,9 +116,7 @@ def layernorm_constant() -> Derivation:
             f"ε = 0 refused ({refused}); float64 output is exactly 0 at ε = {', '.join(map(str, eps_values))}")
 
     return Derivation(
-        name="example.exercise-layernorm-constant",
-        title="Exercise: LayerNorm of the constant vector (2, 2, 2, 2)",
-        summary="μ = 2 and σ² = 0, so LayerNorm gives (0, 0, 0, 0) for every ε > 0; at ε = 0 it is 0/0.",
+        **metadata("example.exercise-layernorm-constant"),
         start=LayerNorm(x, eps),
         steps=(
             Step(matmul(1 / sp.sqrt(var + eps), x - mu * sp.ImmutableMatrix([[1, 1, 1, 1]])),
@@ -173,10 +169,7 @@ def causal_first_token() -> Derivation:
             "(its own value in each head)")
 
     return Derivation(
-        name="example.exercise-causal-first-token",
-        title="Exercise: the causal mask gives the first token the weights (1, 0)",
-        summary="Row 1 of softmax(mask(S)) is (1, 0) for any scores, so token 1's output in each head is its "
-                "own value.",
+        **metadata("example.exercise-causal-first-token"),
         start=RowSoftmax(CausalMask(scores)),
         steps=(
             Step(RowSoftmax(sp.ImmutableMatrix([[s11, -sp.oo]])),
@@ -236,9 +229,7 @@ def residual_zero_init() -> Derivation:
             "6 zero-initialised sublayers: with residuals Y = X exactly; without them Y = 0 (the input is lost)")
 
     return Derivation(
-        name="example.exercise-residual-zero-init",
-        title="Exercise: a sublayer initialised to 0 passes X through the residual",
-        summary="With W₂ = 0, b₂ = 0 the FFN outputs 0, so Y = X + 0 = X; without the residual Y would be 0.",
+        **metadata("example.exercise-residual-zero-init"),
         start=matadd(x, matmul(hidden, zero)),
         steps=(
             Step(matadd(x, sp.ImmutableMatrix.zeros(2, 4)),
