@@ -32,6 +32,9 @@ CATALOG_MODULES: tuple[str, ...] = (
     "derive.transformer.softmax",
     "derive.transformer.positional",
     "derive.transformer.parameters",
+    "derive.transformer.examples_attention",
+    "derive.transformer.examples_block",
+    "derive.transformer.examples_exercises",
     "derive.transformer.norms",
     "derive.transformer.ffn",
 )
@@ -191,10 +194,9 @@ def select(requested: Iterable[str] | None = None) -> list[Derivation]:
 
 
 def metadata(name: str) -> dict[str, str]:
-    """``name``, ``title`` and ``summary`` as registered, to pass to :class:`~derive.core.Derivation`.
+    """``{"name", "title", "summary"}`` as given to :func:`register`, for the builder's ``Derivation(**...)``.
 
-    A builder writes its title and summary once, in :func:`register`, and builds with
-    ``Derivation(**metadata("topic.name"), start=..., steps=...)``.
+    Lets a builder write its title and summary once, in the decorator.
 
     Raises:
         UnknownDerivationError: ``name`` is not registered.

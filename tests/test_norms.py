@@ -26,7 +26,7 @@ NAMES = [
 ]
 
 x, d, i, j = vec("x"), sym("d_model"), sym("i"), sym("j")
-mu, s2, eps, gamma, beta = sym("mu"), sym("sigma2"), sym("eps"), sym("gamma"), sym("beta")
+mu, s2, eps, gamma, beta = sym("mu"), sym("sigma2"), sym("eps"), sym("gamma"), sym("ln_beta")
 MEAN = sp.Sum(x[j], (j, 1, d)) / d
 SQUARES = sp.Sum((x[j] - MEAN) ** 2, (j, 1, d))
 

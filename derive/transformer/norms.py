@@ -306,7 +306,7 @@ def layernorm_constant_input() -> Derivation:
     from .notation import sym
 
     _, d, i, j, _, _, eps = _ln_symbols()
-    c, g, b = sym("c"), sym("gamma"), sym("beta")
+    c, g, b = sym("c"), sym("gamma"), sym("ln_beta")
     mean = sp.Sum(c, (j, 1, d)) / d
     var = sp.Sum((c - sp.Sum(c, (i, 1, d)) / d) ** 2, (j, 1, d)) / d
     start = g * (c - mean) / sp.sqrt(var + eps) + b
