@@ -146,10 +146,3 @@ def test_odd_d_model_rule():
 def test_encoding_rejects_bad_width(bad):
     with pytest.raises(ValueError, match=r"^d_model must be a positive integer"):
         pe.sinusoidal_encoding(np.arange(3), bad)
-
-
-def test_lecture_table_d_model_4():
-    # lecture 000: pos 0..3 at d_model = 4, four decimals; the second pair has ω_1 = 1/100
-    enc = pe.sinusoidal_encoding(np.arange(4.0), 4)
-    assert [f"{v:.4f}" for v in enc[1]] == ["0.8415", "0.5403", "0.0100", "1.0000"]
-    assert abs(enc[1, 3] - 0.99995) < 1e-6  # the lecture's footnote: cos(0.01) is 0.99995 exactly to 5 places
