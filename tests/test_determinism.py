@@ -34,11 +34,11 @@ def _start(threads: int, *argv: str) -> subprocess.Popen:
 
 
 def _sample() -> list[str]:
-    """About a dozen catalog derivations spread over the list, plus every attention.* one (Monte Carlo)."""
+    """About six catalog derivations spread over the list, plus every attention.* one (Monte Carlo)."""
     out = subprocess.run([sys.executable, "-m", "derive", "list", "--json"], capture_output=True, text=True,
                          check=True).stdout
     names = [row["name"] for row in json.loads(out)]
-    stride = max(1, len(names) // 12)
+    stride = max(1, len(names) // 6)
     return sorted(set(names[::stride]) | {n for n in names if n.startswith("attention.")})
 
 
@@ -79,6 +79,6 @@ def test_same_point_in_every_process_even_with_symbols_sharing_a_name():
             "_, point = concretize([a + 2 * b + sum(c)], np.random.default_rng(0))\n"
             "print(sorted((sp.srepr(k), str(v)) for k, v in point.items()))\n")
     procs = [subprocess.Popen([sys.executable, "-c", code], stdout=subprocess.PIPE, text=True,
-                              env={**os.environ, "PYTHONHASHSEED": str(seed)}) for seed in (0, 1, 2, 3)]
+                              env={**os.environ, "PYTHONHASHSEED": str(seed)}) for seed in (0, 1, 2)]
     outs = {p.communicate(timeout=120)[0] for p in procs}
     assert all(p.returncode == 0 for p in procs) and len(outs) == 1, outs

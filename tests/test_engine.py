@@ -249,3 +249,17 @@ def test_a_step_that_breaks_the_verifier_is_undecided_not_a_crash():
 
     report = verify(one_step(x, x, rule=Broken()), numeric=False)
     assert report.steps[0].verdict is Verdict.UNDECIDED and not report.ok
+
+
+def test_a_step_the_numeric_probe_cannot_evaluate_still_gets_every_strategy():
+    """The chain rule on undefined functions (as in norms.pre-ln-post-ln): the early counterexample
+    probe raises (a derivative with respect to a number), the later strategies must still run."""
+    from derive import Evaluate
+
+    u = sp.Symbol("u", real=True)
+    ln, f = sp.Function("LN"), sp.Function("F")
+    start = sp.ImmutableMatrix([sp.Derivative(x + f(ln(x)), x), sp.Derivative(ln(x + f(x)), x)])
+    end = sp.ImmutableMatrix([1 + sp.Subs(sp.Derivative(f(u), u), u, ln(x)) * sp.Derivative(ln(x), x),
+                              sp.Subs(sp.Derivative(ln(u), u), u, x + f(x)) * (1 + sp.Derivative(f(x), x))])
+    report = verify(one_step(start, end, rule=Evaluate("the derivatives")), numeric=False)
+    assert report.ok, report
