@@ -11,6 +11,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 
 import pytest
 
@@ -28,7 +29,10 @@ def _without_timings(value):
 
 
 def _start(threads: int, *argv: str) -> subprocess.Popen:
-    env = {**os.environ, **dict.fromkeys(THREAD_VARIABLES, str(threads)), "PYTHONHASHSEED": str(threads)}
+    # a cache directory of its own (DERIVE_CACHE_DIR): each run verifies, none reads the other's reports
+    cache = tempfile.mkdtemp(prefix=f"derive-determinism-{threads}-")
+    env = {**os.environ, **dict.fromkeys(THREAD_VARIABLES, str(threads)), "PYTHONHASHSEED": str(threads),
+           "DERIVE_CACHE_DIR": cache}
     return subprocess.Popen([sys.executable, "-m", "derive", "check", "--json", *argv],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
 

@@ -151,16 +151,17 @@ BIG = sp.Integer(10) ** 30
     ids=["acos-plus-asin", "machin", "atan-half-third", "heptagon-times-1e30", "machin-times-1e30"],
 )
 def test_more_true_identities_beyond_the_strategies_are_undecided(lhs, rhs):
-    from derive.numeric import _float_screen, concretize
+    from derive.numeric import concretize
 
     report = verify(one_step(lhs, rhs), numeric=False, budget=2)
     assert report.steps[0].verdict is Verdict.UNDECIDED, report
     assert report.steps[0].detail.startswith("no counterexample at 12 random points")
-    if lhs.has(BIG):  # the float64 screen alone would have refuted these
+    if lhs.has(BIG):  # float64 arithmetic alone would have refuted these
         import numpy as np
 
         (a, b), _ = concretize([lhs, rhs], np.random.default_rng(0))
-        assert _float_screen(sp, a, b, "=") is False
+        in_float64 = sp.lambdify((), a, "numpy")(), sp.lambdify((), b, "numpy")()
+        assert abs(in_float64[0] - in_float64[1]) > 1e-3 * max(1.0, abs(in_float64[1]))  # far beyond rtol
 
 
 @pytest.mark.parametrize(
