@@ -31,6 +31,8 @@ if TYPE_CHECKING:  # pragma: no cover
 CATALOG_MODULES: tuple[str, ...] = (
     "derive.transformer.softmax",
     "derive.transformer.positional",
+    "derive.transformer.attention",
+    "derive.transformer.multihead",
 )
 
 

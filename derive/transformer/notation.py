@@ -32,6 +32,15 @@ SYMBOLS: dict[str, tuple[dict[str, bool], str, str]] = {
     "k": ({"real": True}, r"k", "a position offset"),
     "omega": ({"positive": True}, r"\omega", "angular frequency of a sinusoid"),
     "eps": ({"positive": True}, r"\varepsilon", "LayerNorm stabiliser"),
+    "mu_q": ({"real": True}, r"\mu_q", "mean of each query component"),
+    "mu_k": ({"real": True}, r"\mu_k", "mean of each key component"),
+    "sigma_q": ({"positive": True}, r"\sigma_q", "standard deviation of each query component"),
+    "sigma_k": ({"positive": True}, r"\sigma_k", "standard deviation of each key component"),
+    "z_max": ({"real": True}, r"z_{\max}", "the largest score of a row"),
+    "alpha": ({"positive": True}, r"\alpha", "factor by which the scores are scaled up"),
+    "M": ({"real": True}, r"M", "an upper bound of a column of V"),
+    "m": ({"integer": True, "positive": True}, r"m", "the index where the maximum score sits"),
+    "l": ({"integer": True, "positive": True}, r"l", "a summation index"),
 }
 
 
