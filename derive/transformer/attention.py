@@ -156,7 +156,7 @@ def similarity_matrix() -> Derivation:
     from ..numeric import FunctionCheck
     from .notation import sym
 
-    n, d_k, i, j, l = sym("n"), sym("d_k"), sym("i"), sym("j"), sym("l")
+    n, d_k, i, j, ell = sym("n"), sym("d_k"), sym("i"), sym("j"), sym("l")
     Q, K = sp.MatrixSymbol("Q", n, d_k), sp.MatrixSymbol("K", n, d_k)
     q, k = sp.IndexedBase("q", real=True), sp.IndexedBase("k", real=True)
     return Derivation(
@@ -165,18 +165,18 @@ def similarity_matrix() -> Derivation:
         summary="(QKᵀ)_ij = q_i·k_j, and (n×d_k)(d_k×n) gives an n×n matrix.",
         start=MatrixElement(sp.MatMul(Q, K.T), i, j),
         steps=(
-            Step(sp.Sum(Q[i, l] * K[j, l], (l, 0, d_k - 1)),
+            Step(sp.Sum(Q[i, ell] * K[j, ell], (ell, 0, d_k - 1)),
                  "an entry of a product is the sum over the inner dimension, and $(K^\\top)_{lj} = K_{jl}$: "
                  "the sum of row $i$ of $Q$ (the query $q_i$) times row $j$ of $K$ (the key $k_j$), "
                  "their dot product",
-                 rule=ProductEntry(l), citation=VASWANI_321),
+                 rule=ProductEntry(ell), citation=VASWANI_321),
         ),
         assumptions=(
             Assumption("Q and K have shape (n, d_k): one row per token; rows and columns are counted from 0"),
         ),
         definitions=(
             (sp.Symbol("q_i"), sp.Symbol("row i of Q")),
-            (sp.Symbol(r"q_i \cdot k_j"), sp.Sum(q[l] * k[l], (l, 0, d_k - 1))),
+            (sp.Symbol(r"q_i \cdot k_j"), sp.Sum(q[ell] * k[ell], (ell, 0, d_k - 1))),
         ),
         citations=(VASWANI_321,),
         checks=(FunctionCheck("shapes and entries of QKᵀ", _shape_check),),
@@ -222,9 +222,9 @@ def convex_combination() -> Derivation:
     from ..rules import Substitute
     from .notation import sym, vec
 
-    n, j, l = sym("n"), sym("j"), sym("l")
+    n, j, ell = sym("n"), sym("j"), sym("l")
     s = vec("s")
-    denom = sp.Sum(sp.exp(s[l]), (l, 1, n))
+    denom = sp.Sum(sp.exp(s[ell]), (ell, 1, n))
     return Derivation(
         name="attention.convex-combination",
         title="The attention weights of a row are positive and sum to 1",
@@ -236,7 +236,7 @@ def convex_combination() -> Derivation:
                  "the denominator does not depend on $j$: it factors out of the sum"),
             Step(sp.Integer(1), "renaming the summation index $j$ to $l$ makes numerator and denominator the "
                                 "same sum, which is positive",
-                 rule=Substitute(((j, l),), "j → l (a bound index)")),
+                 rule=Substitute(((j, ell),), "j → l (a bound index)")),
         ),
         assumptions=(Assumption("s = (s_1, …, s_n) is one row of scores, real, of any length n ≥ 1"),),
         definitions=((sp.Symbol("a_j"), sp.exp(s[j]) / denom),
@@ -260,10 +260,10 @@ def output_bounded() -> Derivation:
     from ..rules import Substitute
     from .notation import sym, vec
 
-    n, j, l, M = sym("n"), sym("j"), sym("l"), sym("M")
+    n, j, ell, M = sym("n"), sym("j"), sym("l"), sym("M")
     s, v = vec("s"), vec("v")
     u = vec("u", nonnegative=True)
-    denom = sp.Sum(sp.exp(s[l]), (l, 1, n))
+    denom = sp.Sum(sp.exp(s[ell]), (ell, 1, n))
     a = sp.exp(s[j]) / denom
     return Derivation(
         name="attention.output-bounded",
@@ -280,7 +280,7 @@ def output_bounded() -> Derivation:
                  relation="<="),
             Step(M * sp.Sum(sp.exp(s[j]), (j, 1, n)) / denom, "M and the denominator do not depend on j"),
             Step(M, "the weights sum to 1 (attention.convex-combination)",
-                 rule=Substitute(((j, l),), "j → l (a bound index)")),
+                 rule=Substitute(((j, ell),), "j → l (a bound index)")),
         ),
         assumptions=(Assumption("v_j is one coordinate of value row j, and M ≥ v_j for every j "
                                 "(e.g. M = max_j v_j); the same argument bounds the output from below "

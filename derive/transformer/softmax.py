@@ -6,8 +6,14 @@ numeric helpers live in :mod:`derive.transformer.softmax_numeric`.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
 from ..core import Assumption, Citation, Derivation, Step
 from ..registry import register
+from ..rules import Rule
 
 VASWANI_321 = Citation("vaswani2017", "§3.2.1")
 
@@ -151,3 +157,494 @@ def max_trick() -> Derivation:
             "it can neither overflow nor vanish.",
         ),
     )
+
+
+# ----------------------------------------------------------------------------
+# Temperature, Jacobian, saturation, log-softmax
+# ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class ScaleFraction(Rule):
+    """Multiply numerator and denominator of every fraction by the same non-zero ``factor``.
+
+    Reaches inside ``Limit`` objects (the limit of equal functions is the same
+    limit) and matrices; exponentials are merged (e^a·e^b = e^(a+b)).
+
+    Args:
+        factor: a non-zero expression, e.g. ``exp(-z_max/T)``.
+    """
+
+    factor: Any
+    label: str = ""
+    name: str = "scale a fraction"
+
+    def apply(self, expr: Any) -> Any:
+        import sympy as sp
+
+        if self.factor.is_zero is not False:
+            raise ValueError(f"the factor {self.factor} must be provably non-zero")
+
+        def merge(x: Any) -> Any:
+            x = sp.powsimp(sp.expand(x, power_exp=False))
+            return x.replace(lambda y: isinstance(y, sp.exp), lambda y: sp.exp(sp.expand(y.args[0])))
+
+        def scale(f: Any) -> Any:
+            num, den = sp.fraction(f)
+            return merge(num * self.factor) / merge(den * self.factor)
+
+        def one(e: Any) -> Any:
+            if any(isinstance(x, sp.Limit) for x in sp.preorder_traversal(e)):
+                return e.replace(lambda x: isinstance(x, sp.Limit), lambda x: sp.Limit(scale(x.args[0]), *x.args[1:]))
+            return scale(e)
+
+        return expr.applyfunc(one) if isinstance(expr, sp.MatrixBase) else one(expr)
+
+    def describe(self) -> str:
+        return f"multiply numerator and denominator by {self.label or self.factor}"
+
+
+@dataclass(frozen=True)
+class Differentiate(Rule):
+    """Carry out the derivatives (``Derivative`` objects) one level deep, leaving sums unevaluated."""
+
+    name: str = "differentiate"
+
+    def apply(self, expr: Any) -> Any:
+        import sympy as sp
+
+        return expr.replace(lambda x: isinstance(x, sp.Derivative), lambda x: x.doit(deep=False))
+
+    def describe(self) -> str:
+        return "differentiate"
+
+
+@dataclass(frozen=True)
+class SiftDelta(Rule):
+    """Σ_l f(l)·δ_jl → f(j): the sifting property of the Kronecker delta.
+
+    Valid when ``index`` lies inside the summation range, which the step's
+    premise states (1 ≤ j ≤ n).
+
+    Args:
+        index: the index j known to be inside every summation range.
+    """
+
+    index: Any
+    name: str = "sift a Kronecker delta"
+
+    def apply(self, expr: Any) -> Any:
+        import sympy as sp
+
+        def sift(s: Any) -> Any:
+            (var, _, _), = s.limits
+            body = sp.expand(s.function)
+            terms = body.args if isinstance(body, sp.Add) else (body,)
+            out = 0
+            for t in terms:
+                deltas = [d for d in t.atoms(sp.KroneckerDelta) if set(d.args) == {var, self.index}]
+                if len(deltas) != 1:
+                    return s
+                out += (t / deltas[0]).xreplace({var: self.index})
+            return out
+
+        return expr.replace(lambda x: isinstance(x, sp.Sum) and len(x.limits) == 1, sift)
+
+    def describe(self) -> str:
+        return f"Σ_l f(l) δ_{self.index}l = f({self.index})"
+
+
+def _three_scores(gaps: tuple[Any, Any]) -> tuple[Any, list, Any]:
+    """(z_max, [z_max, z_max − g_2, z_max − g_3] with the given gaps, T)."""
+    from .notation import sym
+
+    top = sym("z_max")
+    return top, [top, top - gaps[0], top - gaps[1]], sym("T")
+
+
+def _temperature_limit_check(seed: int) -> tuple[bool, dict, str]:
+    """softmax(z/T) approaches the T = 0 rule of the numeric helper as T shrinks, and 1/n as T grows."""
+    from .softmax_numeric import softmax
+
+    rng = np.random.default_rng(seed)
+    worst_zero, worst_inf, trials = 0.0, 0.0, 200
+    for _ in range(trials):
+        n = int(rng.integers(2, 9))
+        z = rng.integers(-3, 4, size=n).astype(float)  # small integers: ties happen
+        gap = np.min(np.diff(np.unique(z))) if len(np.unique(z)) > 1 else 1.0
+        worst_zero = max(worst_zero, float(np.max(np.abs(softmax(z, 1e-3 * gap) - softmax(z, 0.0)))))
+        worst_inf = max(worst_inf, float(np.max(np.abs(softmax(z, 1e9) - 1.0 / n))))
+    ok = worst_zero < 1e-12 and worst_inf < 1e-8
+    return ok, {"trials": trials, "max_gap_T_small": worst_zero, "max_gap_T_large": worst_inf}, (
+        f"{trials} integer score vectors (with ties): |softmax(z/T) − argmax rule| ≤ {worst_zero:.1e} at "
+        f"T = 0.001·gap; |softmax(z/T) − 1/n| ≤ {worst_inf:.1e} at T = 1e9")
+
+
+@register(
+    "softmax.temperature-zero",
+    title="As T → 0⁺, softmax(z/T) becomes one-hot on the largest score",
+    summary="With gaps g_2, g_3 > 0 below the maximum, softmax(z/T) → (1, 0, 0) as T → 0⁺.",
+)
+def temperature_zero() -> Derivation:
+    import sympy as sp
+
+    from ..numeric import FunctionCheck
+    from ..rules import Evaluate
+    from .notation import vec
+
+    g = vec("g", positive=True)
+    top, z, T = _three_scores((g[2], g[3]))
+    den = sum(sp.exp(x / T) for x in z)
+    den0 = 1 + sp.exp(-g[3] / T) + sp.exp(-g[2] / T)
+    return Derivation(
+        name="softmax.temperature-zero",
+        title="As T → 0⁺, softmax(z/T) becomes one-hot on the largest score",
+        summary="With gaps g_2, g_3 > 0 below the maximum, softmax(z/T) → (1, 0, 0) as T → 0⁺.",
+        start=sp.ImmutableMatrix([sp.Limit(sp.exp(x / T) / den, T, 0, "+") for x in z]),
+        steps=(
+            Step(sp.ImmutableMatrix([sp.Limit(e / den0, T, 0, "+")
+                                     for e in (1, sp.exp(-g[2] / T), sp.exp(-g[3] / T))]),
+                 "multiply numerator and denominator by $e^{-z_{\\max}/T}$: every exponent becomes "
+                 "$-g/T$ with a gap $g \\ge 0$",
+                 rule=ScaleFraction(sp.exp(-top / T), "e^(−z_max/T)")),
+            Step(sp.ImmutableMatrix([1, 0, 0]),
+                 "$e^{-g/T} \\to 0$ as $T \\to 0^+$ for every gap $g > 0$", rule=Evaluate("the limits")),
+        ),
+        assumptions=(Assumption("z = (z_max, z_max − g_2, z_max − g_3) with gaps g_2, g_3 > 0: the first "
+                                "score is the unique maximum (any order of the entries is the same up to "
+                                "relabelling)"),),
+        citations=(VASWANI_321,),
+        auto_identity_check=False,  # sympy cannot take these limits at numeric gaps quickly; see the check
+        checks=(FunctionCheck("numeric softmax at tiny and huge T", _temperature_limit_check),),
+        notes=("The numeric helper implements T = 0 as this limit (softmax_numeric.softmax), not as a "
+               "division by zero.",),
+    )
+
+
+@register(
+    "softmax.temperature-zero-ties",
+    title="As T → 0⁺, tied maxima share the weight equally",
+    summary="For z = (z_max, z_max, z_max − g), softmax(z/T) → (1/2, 1/2, 0) as T → 0⁺.",
+)
+def temperature_zero_ties() -> Derivation:
+    import sympy as sp
+
+    from ..numeric import FunctionCheck
+    from ..rules import Evaluate
+    from .notation import vec
+
+    g = vec("g", positive=True)
+    top, z, T = _three_scores((sp.Integer(0), g[3]))
+    den = sum(sp.exp(x / T) for x in z)
+    den0 = 2 + sp.exp(-g[3] / T)
+    return Derivation(
+        name="softmax.temperature-zero-ties",
+        title="As T → 0⁺, tied maxima share the weight equally",
+        summary="For z = (z_max, z_max, z_max − g), softmax(z/T) → (1/2, 1/2, 0) as T → 0⁺.",
+        start=sp.ImmutableMatrix([sp.Limit(sp.exp(x / T) / den, T, 0, "+") for x in z]),
+        steps=(
+            Step(sp.ImmutableMatrix([sp.Limit(e / den0, T, 0, "+") for e in (1, 1, sp.exp(-g[3] / T))]),
+                 "multiply numerator and denominator by $e^{-z_{\\max}/T}$",
+                 rule=ScaleFraction(sp.exp(-top / T), "e^(−z_max/T)")),
+            Step(sp.ImmutableMatrix([sp.Rational(1, 2), sp.Rational(1, 2), 0]),
+                 "$e^{-g_3/T} \\to 0$: the two tied entries keep equal shares of the weight",
+                 rule=Evaluate("the limits")),
+        ),
+        assumptions=(Assumption("z = (z_max, z_max, z_max − g_3) with g_3 > 0: two entries tie for the maximum"),),
+        citations=(VASWANI_321,),
+        auto_identity_check=False,  # as for softmax.temperature-zero
+        checks=(FunctionCheck("numeric softmax at tiny and huge T", _temperature_limit_check),),
+    )
+
+
+@register(
+    "softmax.temperature-infinity",
+    title="As T → ∞, softmax(z/T) becomes uniform",
+    summary="For any real scores, softmax(z/T) → (1/3, 1/3, 1/3) as T → ∞: every score is divided down to 0.",
+)
+def temperature_infinity() -> Derivation:
+    import sympy as sp
+
+    from ..numeric import FunctionCheck
+    from ..rules import Evaluate
+    from .notation import sym, vec
+
+    z, T = vec("z"), sym("T")
+    zs = [z[1], z[2], z[3]]
+    den = sum(sp.exp(x / T) for x in zs)
+    return Derivation(
+        name="softmax.temperature-infinity",
+        title="As T → ∞, softmax(z/T) becomes uniform",
+        summary="For any real scores, softmax(z/T) → (1/3, 1/3, 1/3) as T → ∞: every score is divided "
+                "down to 0.",
+        start=sp.ImmutableMatrix([sp.Limit(sp.exp(x / T) / den, T, sp.oo) for x in zs]),
+        steps=(
+            Step(sp.ImmutableMatrix([sp.Rational(1, 3)] * 3),
+                 "each $z_i/T \\to 0$, so each exponential tends to $e^0 = 1$ and each weight to 1/3",
+                 rule=Evaluate("the limits")),
+        ),
+        assumptions=(Assumption("z_1, z_2, z_3 are any real scores (no order or gap needed)"),),
+        citations=(VASWANI_321,),
+        checks=(FunctionCheck("numeric softmax at tiny and huge T", _temperature_limit_check),),
+        notes=("For n scores the same argument gives 1/n each; the numeric check covers n = 2..8.",),
+    )
+
+
+def _sqrt_dk_check(seed: int) -> tuple[bool, dict, str]:
+    """softmax(s/√d_k) equals the helper's softmax(s, temperature=√d_k) on random scores."""
+    from .softmax_numeric import softmax
+
+    rng = np.random.default_rng(seed)
+    worst = 0.0
+    for d_k in (1, 4, 64, 512):
+        s = rng.normal(scale=np.sqrt(d_k), size=(8, 8))  # unscaled scores: standard deviation √d_k
+        worst = max(worst, float(np.max(np.abs(softmax(s / np.sqrt(d_k)) - softmax(s, np.sqrt(d_k))))))
+    return worst < 1e-15, {"d_k": [1, 4, 64, 512], "max_abs_difference": worst}, (
+        f"softmax(s/√d_k) and softmax at temperature √d_k agree within {worst:.1e} for d_k = 1, 4, 64, 512")
+
+
+@register(
+    "softmax.sqrt-dk-temperature",
+    title="Dividing the scores by √d_k is softmax at temperature T = √d_k",
+    summary="softmax(z/T) with T = √d_k is exactly the attention weight softmax(s/√d_k).",
+)
+def sqrt_dk_temperature() -> Derivation:
+    import sympy as sp
+
+    from ..numeric import FunctionCheck, ValueCheck
+    from ..rules import Evaluate
+    from .notation import sym, vec
+
+    n, j, ell, T, d_k = sym("n"), sym("j"), sym("l"), sym("T"), sym("d_k")
+    s = vec("s")
+
+    def weight(temp: Any) -> Any:
+        return sp.exp(s[j] / temp) / sp.Sum(sp.exp(s[ell] / temp), (ell, 1, n))
+
+    return Derivation(
+        name="softmax.sqrt-dk-temperature",
+        title="Dividing the scores by √d_k is softmax at temperature T = √d_k",
+        summary="softmax(z/T) with T = √d_k is exactly the attention weight softmax(s/√d_k).",
+        start=sp.Subs(weight(T), T, sp.sqrt(d_k)),
+        steps=(
+            Step(weight(sp.sqrt(d_k)), "set $T = \\sqrt{d_k}$: the scaled attention weight of score $s_j$",
+                 rule=Evaluate("the substitution T = √d_k"), citation=VASWANI_321),
+        ),
+        assumptions=(Assumption("s_j = q·k_j are the unscaled scores of one query against n keys"),),
+        citations=(VASWANI_321,),
+        checks=(
+            FunctionCheck("scaled scores vs temperature √d_k", _sqrt_dk_check),
+            ValueCheck("temperature of the lecture's example, d_k = 4", sp.sqrt(4), "2", "lecture 000, §2"),
+        ),
+        notes=("√d_k is the standard deviation of the unscaled scores (attention.score-variance), so this "
+               "temperature brings them back to unit variance: see softmax.saturation for why that matters.",),
+    )
+
+
+def _jacobian_numeric(seed: int) -> tuple[bool, dict, str]:
+    """The closed form diag(s) − s sᵀ against central finite differences at random z."""
+    from .softmax_numeric import softmax, softmax_jacobian
+
+    rng = np.random.default_rng(seed)
+    worst, h = 0.0, 1e-6
+    for _ in range(50):
+        n = int(rng.integers(1, 9))
+        z = rng.normal(scale=2.0, size=n)
+        fd = np.empty((n, n))
+        for col in range(n):
+            e = np.zeros(n)
+            e[col] = h
+            fd[:, col] = (softmax(z + e) - softmax(z - e)) / (2 * h)
+        worst = max(worst, float(np.max(np.abs(softmax_jacobian(softmax(z)) - fd))))
+    return worst < 1e-8, {"vectors": 50, "max_abs_error": worst}, (
+        f"diag(s) − s sᵀ matches central differences within {worst:.1e} at 50 random z (n ≤ 8)")
+
+
+@register(
+    "softmax.jacobian",
+    title="The softmax Jacobian: ∂s_i/∂z_j = s_i(δ_ij − s_j)",
+    summary="Differentiating softmax(z)_i by z_j gives s_i(δ_ij − s_j) for every length n.",
+)
+def jacobian() -> Derivation:
+    import sympy as sp
+
+    from ..numeric import FunctionCheck
+    from .notation import sym, vec
+
+    n, i, j, ell = sym("n"), sym("i"), sym("j"), sym("l")
+    z = vec("z")
+    S = sp.Sum(sp.exp(z[ell]), (ell, 1, n))
+    d = sp.KroneckerDelta(i, j)
+    return Derivation(
+        name="softmax.jacobian",
+        title="The softmax Jacobian: ∂s_i/∂z_j = s_i(δ_ij − s_j)",
+        summary="Differentiating softmax(z)_i by z_j gives s_i(δ_ij − s_j) for every length n.",
+        start=sp.Derivative(sp.exp(z[i]) / S, z[j]),
+        steps=(
+            Step(sp.exp(z[i]) * d / S - sp.exp(z[i]) * sp.Sum(sp.exp(z[ell]) * sp.KroneckerDelta(j, ell),
+                                                               (ell, 1, n)) / S**2,
+                 "quotient rule; $\\partial z_i/\\partial z_j = \\delta_{ij}$", rule=Differentiate()),
+            Step(sp.exp(z[i]) * d / S - sp.exp(z[i]) * sp.exp(z[j]) / S**2,
+                 "only the term $l = j$ of the sum survives ($1 \\le j \\le n$)", rule=SiftDelta(j)),
+            Step(sp.exp(z[i]) / S * (d - sp.exp(z[j]) / S), "factor out $s_i = e^{z_i}/\\sum_l e^{z_l}$"),
+        ),
+        assumptions=(Assumption("1 ≤ i, j ≤ n; s = softmax(z)"),),
+        definitions=((sp.Symbol("s_i"), sp.exp(z[i]) / S),),
+        citations=(VASWANI_321,),
+        auto_identity_check=False,  # the Derivative of a symbolic-length sum has no numeric value
+        checks=(FunctionCheck("closed form vs finite differences", _jacobian_numeric),),
+        notes=("As a matrix: J = diag(s) − s sᵀ. Its rows sum to 0 (softmax is shift invariant).",),
+    )
+
+
+#: Scores for the saturation evidence: n tokens, key width d_k (lecture 000's 512).
+SATURATION_SHAPE = {"n": 16, "d_k": 512, "trials": 200}
+
+
+def _saturation_check(seed: int) -> tuple[bool, dict, str]:
+    """At d_k = 512, the Jacobian of softmax on unscaled scores is much smaller than on scaled ones."""
+    from .softmax_numeric import softmax, softmax_jacobian
+
+    rng = np.random.default_rng(seed)
+    n, d_k, trials = SATURATION_SHAPE["n"], SATURATION_SHAPE["d_k"], SATURATION_SHAPE["trials"]
+    norms = {"unscaled": [], "scaled": []}
+    top = []
+    for _ in range(trials):
+        q, K = rng.standard_normal(d_k), rng.standard_normal((n, d_k))
+        s = K @ q  # (n,) unscaled scores, standard deviation √d_k
+        for label, z in (("unscaled", s), ("scaled", s / np.sqrt(d_k))):
+            p = softmax(z)
+            norms[label].append(float(np.linalg.norm(softmax_jacobian(p))))
+            if label == "unscaled":
+                top.append(float(p.max()))
+    med = {k: float(np.median(v)) for k, v in norms.items()}
+    ok = med["unscaled"] < 0.25 * med["scaled"]
+    return ok, {**SATURATION_SHAPE, "median_jacobian_norm_unscaled": round(med["unscaled"], 4),
+                "median_jacobian_norm_scaled": round(med["scaled"], 4),
+                "median_top_weight_unscaled": round(float(np.median(top)), 4)}, (
+        f"n = {n}, d_k = {d_k}: median Frobenius norm of the Jacobian {med['unscaled']:.3g} unscaled vs "
+        f"{med['scaled']:.3g} scaled by 1/√d_k (median top weight unscaled {np.median(top):.3f})")
+
+
+@register(
+    "softmax.saturation",
+    title="Scaling the scores up makes the softmax Jacobian vanish",
+    summary="For z = (0, −g) scaled by α, every Jacobian entry ±s_1 s_2 tends to 0 as α → ∞: gradients die.",
+)
+def saturation() -> Derivation:
+    import sympy as sp
+
+    from ..numeric import FunctionCheck
+    from ..rules import Evaluate
+    from .notation import sym
+
+    alpha, g = sym("alpha"), sp.Symbol("g", positive=True)
+    den = 1 + sp.exp(-alpha * g)
+    s1, s2 = 1 / den, sp.exp(-alpha * g) / den
+    J = [[s1 * (1 - s1), -s1 * s2], [-s2 * s1, s2 * (1 - s2)]]
+    return Derivation(
+        name="softmax.saturation",
+        title="Scaling the scores up makes the softmax Jacobian vanish",
+        summary="For z = (0, −g) scaled by α, every Jacobian entry ±s_1 s_2 tends to 0 as α → ∞: "
+                "gradients die.",
+        start=sp.ImmutableMatrix([[sp.Limit(x, alpha, sp.oo) for x in row] for row in J]),
+        steps=(
+            Step(sp.ImmutableMatrix([[0, 0], [0, 0]]),
+                 "$s_1 \\to 1$ and $s_2 \\to 0$, so every entry $s_i(\\delta_{ij} - s_j)$ tends to 0",
+                 rule=Evaluate("the limits")),
+        ),
+        assumptions=(Assumption("two scores with gap g > 0, written as (0, −g) by shift invariance "
+                                "(softmax.shift-invariance), multiplied by α > 0; s = softmax(α·z) and "
+                                "J_ij = s_i(δ_ij − s_j) (softmax.jacobian)"),),
+        citations=(Citation("vaswani2017", "§3.2.1, footnote 4"),),
+        auto_identity_check=False,  # limits at numeric gaps are slow in sympy; see the numeric check
+        checks=(FunctionCheck("Jacobian size at d_k = 512, unscaled vs scaled", _saturation_check),),
+        notes=("Unscaled scores have standard deviation √d_k (attention.score-variance), which acts like a "
+               "large α: the softmax saturates and its Jacobian, through which every gradient passes, "
+               "shrinks. Dividing by √d_k keeps the scores at unit variance.",),
+    )
+
+
+def _log_softmax_check(seed: int) -> tuple[bool, dict, str]:
+    """The stable log-softmax is finite where the naive log(softmax) underflows to −inf."""
+    from .softmax_numeric import log_softmax
+
+    z = np.array([0.0, 1000.0])
+    with np.errstate(divide="ignore", over="ignore", invalid="ignore"):
+        naive = np.log(np.exp(z) / np.exp(z).sum())
+    stable = log_softmax(z)
+    ok = bool(np.all(np.isfinite(stable)) and stable[0] == -1000.0 and stable[1] == 0.0
+              and not np.all(np.isfinite(naive)))
+    return ok, {"z": z.tolist(), "naive": [str(x) for x in naive], "stable": stable.tolist()}, (
+        f"z = [0, 1000]: naive log(softmax) gives {[str(x) for x in naive]}, stable gives {stable.tolist()}")
+
+
+@register(
+    "softmax.log-softmax",
+    title="log softmax(z)_i = z_i − logsumexp(z), computed with the max subtracted",
+    summary="log softmax(z)_i = z_i − log Σ e^{z_j} = z_i − c − log Σ e^{z_j − c} for any real c.",
+)
+def log_softmax() -> Derivation:
+    import sympy as sp
+
+    from ..numeric import FunctionCheck
+    from ..rules import Transform
+    from .notation import sym, vec
+
+    n, i, j, c = sym("n"), sym("i"), sym("j"), sym("c")
+    z = vec("z")
+    S = sp.Sum(sp.exp(z[j]), (j, 1, n))
+    S_c = sp.Sum(sp.exp(z[j] - c), (j, 1, n))
+    return Derivation(
+        name="softmax.log-softmax",
+        title="log softmax(z)_i = z_i − logsumexp(z), computed with the max subtracted",
+        summary="log softmax(z)_i = z_i − log Σ e^{z_j} = z_i − c − log Σ e^{z_j − c} for any real c.",
+        start=sp.log(sp.exp(z[i]) / S),
+        steps=(
+            Step(z[i] - sp.log(S), "the log of a quotient of positive numbers is a difference; "
+                                    "$\\log e^{z_i} = z_i$",
+                 rule=Transform(_expand_log_positive, "log(a/b) = log a − log b for a, b > 0")),
+            Step(z[i] - sp.log(sp.exp(c) * S_c), "$e^{z_j} = e^{c} e^{z_j - c}$ and $e^c$ factors out of the sum"),
+            Step(z[i] - c - sp.log(S_c), "the log of a product of positive numbers is a sum; $\\log e^c = c$",
+                 rule=Transform(_expand_log_positive, "log(ab) = log a + log b for a, b > 0")),
+        ),
+        assumptions=(Assumption("z is real of any length n ≥ 1; c is any real number (c = max z in practice, "
+                                "so every exponent is ≤ 0)"),),
+        definitions=((sp.Symbol("logsumexp(z)"), sp.log(S)),),
+        citations=(VASWANI_321,),
+        checks=(FunctionCheck("log-softmax at z = [0, 1000] in float64", _log_softmax_check),),
+    )
+
+
+def _expand_log_positive(expr: Any) -> Any:
+    """expand_log with the positivity of exponentials and sums of exponentials made explicit.
+
+    Every factor inside the logs handled here is e^x or a sum of e^x terms,
+    both positive; sympy cannot infer that of a symbolic-length ``Sum``.
+    """
+    import sympy as sp
+
+    def positive(x: Any) -> bool:
+        if isinstance(x, sp.exp):
+            return bool(x.args[0].is_real)
+        if isinstance(x, sp.Sum):
+            return positive(x.function)
+        if isinstance(x, (sp.Mul, sp.Add)):
+            return all(positive(a) for a in x.args)
+        return bool(x.is_positive)
+
+    def split(lg: Any) -> Any:
+        arg = lg.args[0]
+        factors = sp.Mul.make_args(arg)
+        if not all(positive(f) if not (isinstance(f, sp.Pow) and f.exp == -1) else positive(f.base)
+                   for f in factors):
+            return lg
+        out = 0
+        for f in factors:
+            if isinstance(f, sp.Pow) and f.exp == -1:
+                out -= sp.log(f.base)
+            else:
+                out += sp.log(f)
+        return out
+
+    return expr.replace(lambda x: isinstance(x, sp.log), split)

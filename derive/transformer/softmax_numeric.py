@@ -63,3 +63,23 @@ def softmax(z: np.ndarray, temperature: float = 1.0, axis: int = -1) -> np.ndarr
         return hits / hits.sum(axis=axis, keepdims=True)
     w = np.exp((z - m) / temperature)
     return w / w.sum(axis=axis, keepdims=True)
+
+
+def softmax_jacobian(s: np.ndarray) -> np.ndarray:
+    """Jacobian ∂s_i/∂z_j = s_i(δ_ij − s_j) of softmax at a point, from its output ``s``.
+
+    Args:
+        s: shape ``(n,)``, a probability vector (the softmax output).
+
+    Returns:
+        Array ``(n, n)``: ``diag(s) − s sᵀ``; symmetric, rows summing to 0.
+
+    Raises:
+        ValueError: ``s`` is not one-dimensional.
+
+    Source: derivation ``softmax.jacobian``.
+    """
+    s = np.asarray(s, dtype=np.float64)
+    if s.ndim != 1:
+        raise ValueError(f"expected a 1-D probability vector, got shape {s.shape}")
+    return np.diag(s) - np.outer(s, s)
