@@ -204,7 +204,11 @@ def verify_step(
     # not proved: look for a counterexample
     # (with a rule, the rule's output is what the step must match: a rule may
     # use a premise, e.g. a reparametrisation, that the raw expressions lack)
-    cex, evaluated = find_counterexample(target, step.expr, step.relation, seed=seed)
+    try:
+        cex, evaluated = find_counterexample(target, step.expr, step.relation, seed=seed)
+    except Exception as exc:  # noqa: BLE001 - a search that cannot run is no evidence either way
+        return StepResult(index, Verdict.UNDECIDED, prefix + strategy, time.perf_counter() - t0,
+                          detail=f"not proved; counterexample search failed: {type(exc).__name__}: {exc}")
     if cex is not None:
         return StepResult(index, Verdict.REFUTED, prefix + strategy, time.perf_counter() - t0, counterexample=cex)
     detail = (f"no counterexample at {evaluated} random points; not proved"
