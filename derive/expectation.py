@@ -59,8 +59,9 @@ class E(sp.Function):
     is_number = False
     numeric_value = False
 
-    def _latex(self, printer: Any) -> str:
-        return r"\mathbb{E}\left[" + printer._print(self.args[0]) + r"\right]"
+    def _latex(self, printer: Any, exp: Any = None) -> str:
+        tex = r"\mathbb{E}\left[" + printer._print(self.args[0]) + r"\right]"
+        return tex if exp is None else f"{tex}^{{{exp}}}"
 
     def _sympystr(self, printer: Any) -> str:
         return "E[" + printer._print(self.args[0]) + "]"
@@ -73,8 +74,9 @@ class Var(sp.Function):
     is_number = False
     numeric_value = False
 
-    def _latex(self, printer: Any) -> str:
-        return r"\operatorname{Var}\left(" + printer._print(self.args[0]) + r"\right)"
+    def _latex(self, printer: Any, exp: Any = None) -> str:
+        tex = r"\operatorname{Var}\left(" + printer._print(self.args[0]) + r"\right)"
+        return tex if exp is None else f"{tex}^{{{exp}}}"
 
     def _sympystr(self, printer: Any) -> str:
         return "Var(" + printer._print(self.args[0]) + ")"

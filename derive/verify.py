@@ -192,6 +192,10 @@ def verify_step(
     prefix = ""
     if step.rule is not None:
         prefix = step.rule.describe() + " → "
+        allowed = getattr(step.rule, "relations", None)
+        if allowed is not None and step.relation not in allowed:
+            return StepResult(index, Verdict.UNDECIDED, prefix + "rule not applicable", time.perf_counter() - t0,
+                              detail=f"the rule justifies only {', '.join(allowed)} steps, not {step.relation!r}")
         try:
             target = step.rule.apply(before)
         except Exception as exc:  # noqa: BLE001

@@ -128,3 +128,4 @@ def test_operators_have_no_numeric_value():
     assert not is_numeric(sp, Var(sp.Integer(3)))
     assert sp.latex(E(q[i])) == r"\mathbb{E}\left[{q}_{i}\right]"
     assert str(Var(q[i])) == "Var(q[i])"
+    assert sp.latex(E(q[i]) ** 2) == r"\mathbb{E}\left[{q}_{i}\right]^{2}"

@@ -15,6 +15,7 @@ from derive.transformer.softmax_numeric import log_softmax, logsumexp, softmax, 
 NAMES = [
     "softmax.shift-invariance",
     "softmax.max-trick",
+    "softmax.max-trick-lower-bound",
     "softmax.temperature-zero",
     "softmax.temperature-zero-ties",
     "softmax.temperature-infinity",

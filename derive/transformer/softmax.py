@@ -159,6 +159,51 @@ def max_trick() -> Derivation:
     )
 
 
+@register(
+    "softmax.max-trick-lower-bound",
+    title="With c = max z, the shifted denominator is at least 1",
+    summary="The maximum's own term is e^0 = 1 and the others are positive, so Σ_j e^(z_j − c) ≥ 1: no underflow to 0.",
+)
+def max_trick_lower_bound() -> Derivation:
+    import sympy as sp
+
+    from ..numeric import FunctionCheck
+    from ..rules import Substitute
+    from ..sums import DropNonnegative, SplitSumAt
+    from .notation import sym, vec
+
+    n, j, m, c = sym("n"), sym("j"), sym("m"), sym("c")
+    z = vec("z")
+    u = vec("u", nonnegative=True)
+    f = sp.exp(-u[j])
+    return Derivation(
+        name="softmax.max-trick-lower-bound",
+        title="With c = max z, the shifted denominator is at least 1",
+        summary="The maximum's own term is e^0 = 1 and the others are positive, so Σ_j e^(z_j − c) ≥ 1: "
+                "no underflow to 0.",
+        start=sp.Sum(sp.exp(z[j] - c), (j, 1, n)),
+        steps=(
+            Step(sp.Sum(f, (j, 1, n)), "write $z_j = c - u_j$ with $u_j = c - z_j \\ge 0$",
+                 rule=Substitute(((z[j], c - u[j]),), "z_j = c − u_j")),
+            Step(sp.Sum(f, (j, 1, m - 1)) + sp.exp(-u[m]) + sp.Sum(f, (j, m + 1, n)),
+                 "single out the term of the index $m$ where the maximum sits ($1 \\le m \\le n$)",
+                 rule=SplitSumAt(m)),
+            Step(sp.exp(-u[m]), "the two remaining sums have positive terms (or none)", rule=DropNonnegative(),
+                 relation=">="),
+            Step(sp.Integer(1), "$u_m = c - z_m = 0$ because $z_m$ is the maximum",
+                 rule=Substitute(((u[m], sp.Integer(0)),), "u_m = 0")),
+        ),
+        assumptions=(
+            Assumption("c = max_j z_j = z_m for an index 1 ≤ m ≤ n, so u_j = c − z_j ≥ 0 and u_m = 0"),
+        ),
+        citations=(VASWANI_321,),
+        auto_identity_check=False,  # the premise c = max z is not something random points respect
+        checks=(FunctionCheck("shifted denominator in [1, n] at random z with c = max z", _bounds_check),),
+        notes=("Together with softmax.max-trick: 1 ≤ Σ_j e^(z_j − c) ≤ n, so the shifted denominator can "
+               "neither overflow nor vanish, and the division is always safe.",),
+    )
+
+
 # ----------------------------------------------------------------------------
 # Temperature, Jacobian, saturation, log-softmax
 # ----------------------------------------------------------------------------
@@ -217,41 +262,6 @@ class Differentiate(Rule):
 
     def describe(self) -> str:
         return "differentiate"
-
-
-@dataclass(frozen=True)
-class SiftDelta(Rule):
-    """Σ_l f(l)·δ_jl → f(j): the sifting property of the Kronecker delta.
-
-    Valid when ``index`` lies inside the summation range, which the step's
-    premise states (1 ≤ j ≤ n).
-
-    Args:
-        index: the index j known to be inside every summation range.
-    """
-
-    index: Any
-    name: str = "sift a Kronecker delta"
-
-    def apply(self, expr: Any) -> Any:
-        import sympy as sp
-
-        def sift(s: Any) -> Any:
-            (var, _, _), = s.limits
-            body = sp.expand(s.function)
-            terms = body.args if isinstance(body, sp.Add) else (body,)
-            out = 0
-            for t in terms:
-                deltas = [d for d in t.atoms(sp.KroneckerDelta) if set(d.args) == {var, self.index}]
-                if len(deltas) != 1:
-                    return s
-                out += (t / deltas[0]).xreplace({var: self.index})
-            return out
-
-        return expr.replace(lambda x: isinstance(x, sp.Sum) and len(x.limits) == 1, sift)
-
-    def describe(self) -> str:
-        return f"Σ_l f(l) δ_{self.index}l = f({self.index})"
 
 
 def _three_scores(gaps: tuple[Any, Any]) -> tuple[Any, list, Any]:
@@ -411,7 +421,7 @@ def _sqrt_dk_check(seed: int) -> tuple[bool, dict, str]:
 def sqrt_dk_temperature() -> Derivation:
     import sympy as sp
 
-    from ..numeric import FunctionCheck, ValueCheck
+    from ..numeric import FunctionCheck, IdentityCheck, ValueCheck
     from ..rules import Evaluate
     from .notation import sym, vec
 
@@ -432,7 +442,10 @@ def sqrt_dk_temperature() -> Derivation:
         ),
         assumptions=(Assumption("s_j = q·k_j are the unscaled scores of one query against n keys"),),
         citations=(VASWANI_321,),
+        auto_identity_check=False,  # replaced by a lighter one: each point expands two sums
         checks=(
+            IdentityCheck(sp.Subs(weight(T), T, sp.sqrt(d_k)), weight(sp.sqrt(d_k)), "claim at random points",
+                          n_points=8),
             FunctionCheck("scaled scores vs temperature √d_k", _sqrt_dk_check),
             ValueCheck("temperature of the lecture's example, d_k = 4", sp.sqrt(4), "2", "lecture 000, §2"),
         ),
@@ -469,6 +482,7 @@ def jacobian() -> Derivation:
     import sympy as sp
 
     from ..numeric import FunctionCheck
+    from ..sums import SiftDelta
     from .notation import sym, vec
 
     n, i, j, ell = sym("n"), sym("i"), sym("j"), sym("l")
@@ -587,7 +601,7 @@ def _log_softmax_check(seed: int) -> tuple[bool, dict, str]:
 def log_softmax() -> Derivation:
     import sympy as sp
 
-    from ..numeric import FunctionCheck
+    from ..numeric import FunctionCheck, IdentityCheck
     from ..rules import Transform
     from .notation import sym, vec
 
@@ -612,7 +626,10 @@ def log_softmax() -> Derivation:
                                 "so every exponent is ≤ 0)"),),
         definitions=((sp.Symbol("logsumexp(z)"), sp.log(S)),),
         citations=(VASWANI_321,),
-        checks=(FunctionCheck("log-softmax at z = [0, 1000] in float64", _log_softmax_check),),
+        auto_identity_check=False,  # replaced by a lighter one: each point expands three sums
+        checks=(IdentityCheck(sp.log(sp.exp(z[i]) / S), z[i] - c - sp.log(S_c), "claim at random points",
+                              n_points=8),
+                FunctionCheck("log-softmax at z = [0, 1000] in float64", _log_softmax_check),),
     )
 
 
