@@ -47,39 +47,41 @@ __all__ = [
 ]
 
 
-class E(sp.Function):
-    """The expectation E[X] of a random expression X, kept unevaluated.
+class _Operator(sp.Function):
+    """An unevaluated operator of one random expression (E, Var).
 
-    It has no numeric value (random-point checks skip it); rules of this
-    module rewrite it.
+    It has no numeric value (random-point checks skip it: ``numeric_value``);
+    rules of this module rewrite it.
     """
 
     nargs = 1
-    #: operators have no value at a point: numeric checks must not evaluate them
     is_number = False
+    #: operators have no value at a point: numeric checks must not evaluate them
     numeric_value = False
+    #: LaTeX before and after the argument; the text form uses ``_str``.
+    _tex: tuple[str, str] = ("", "")
+    _str: tuple[str, str] = ("", "")
 
     def _latex(self, printer: Any, exp: Any = None) -> str:
-        tex = r"\mathbb{E}\left[" + printer._print(self.args[0]) + r"\right]"
+        tex = self._tex[0] + printer._print(self.args[0]) + self._tex[1]
         return tex if exp is None else f"{tex}^{{{exp}}}"
 
     def _sympystr(self, printer: Any) -> str:
-        return "E[" + printer._print(self.args[0]) + "]"
+        return self._str[0] + printer._print(self.args[0]) + self._str[1]
 
 
-class Var(sp.Function):
+class E(_Operator):
+    """The expectation E[X] of a random expression X, kept unevaluated."""
+
+    _tex = (r"\mathbb{E}\left[", r"\right]")
+    _str = ("E[", "]")
+
+
+class Var(_Operator):
     """The variance Var(X) of a random expression X, kept unevaluated."""
 
-    nargs = 1
-    is_number = False
-    numeric_value = False
-
-    def _latex(self, printer: Any, exp: Any = None) -> str:
-        tex = r"\operatorname{Var}\left(" + printer._print(self.args[0]) + r"\right)"
-        return tex if exp is None else f"{tex}^{{{exp}}}"
-
-    def _sympystr(self, printer: Any) -> str:
-        return "Var(" + printer._print(self.args[0]) + ")"
+    _tex = (r"\operatorname{Var}\left(", r"\right)")
+    _str = ("Var(", ")")
 
 
 @dataclass(frozen=True)

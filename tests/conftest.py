@@ -12,3 +12,15 @@ def catalog():
 
     registry.load_catalog()
     return registry
+
+
+@pytest.fixture
+def with_last():
+    """``with_last(d, expr)``: derivation ``d`` with its final expression replaced (a wrong claim), no checks."""
+    import dataclasses
+
+    def replace(derivation, expr):
+        last = dataclasses.replace(derivation.steps[-1], expr=expr)
+        return dataclasses.replace(derivation, steps=(*derivation.steps[:-1], last), checks=())
+
+    return replace

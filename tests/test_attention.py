@@ -38,10 +38,6 @@ def test_derive_check_exits_zero_for_the_scope():
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
-def with_last(d, expr):
-    """``d`` with its final expression replaced by ``expr`` (a wrong claim)."""
-    last = dataclasses.replace(d.steps[-1], expr=expr)
-    return dataclasses.replace(d, steps=(*d.steps[:-1], last), checks=())
 
 
 def d_k():
@@ -51,20 +47,20 @@ def d_k():
 
 
 @pytest.mark.parametrize("wrong", ["d_k**2", "sqrt(d_k)", "1", "d_k - 1"])
-def test_wrong_score_variance_is_refuted(catalog, wrong):
+def test_wrong_score_variance_is_refuted(catalog, wrong, with_last):
     claim = {"d_k**2": d_k() ** 2, "sqrt(d_k)": sp.sqrt(d_k()), "1": sp.Integer(1), "d_k - 1": d_k() - 1}[wrong]
     report = verify(with_last(catalog.get("attention.score-variance"), claim))
     assert report.steps[-1].verdict is Verdict.REFUTED
     assert not report.ok
 
 
-def test_missing_scale_factor_is_refuted(catalog):
+def test_missing_scale_factor_is_refuted(catalog, with_last):
     # claiming Var(q·k/√d_k) = d_k (as if the factor were not there)
     report = verify(with_last(catalog.get("attention.scaled-variance"), d_k()))
     assert report.steps[-1].verdict is Verdict.REFUTED
 
 
-def test_wrong_general_variance_is_refuted(catalog):
+def test_wrong_general_variance_is_refuted(catalog, with_last):
     from derive.transformer.notation import sym
 
     mq, mk, sq, sk = sym("mu_q"), sym("mu_k"), sym("sigma_q"), sym("sigma_k")
@@ -149,7 +145,7 @@ def test_similarity_matrix_entry(catalog):
     assert d.end.limits[0][1:] == (0, dk - 1)
 
 
-def test_wrong_similarity_entry_is_not_proved(catalog):
+def test_wrong_similarity_entry_is_not_proved(catalog, with_last):
     d = catalog.get("attention.similarity-matrix")
     Q, K = d.start.parent.args[0], d.start.parent.args[1].arg
     ell = d.end.limits[0][0]
@@ -160,7 +156,7 @@ def test_wrong_similarity_entry_is_not_proved(catalog):
     assert report.steps[0].verdict is not Verdict.PROVED
 
 
-def test_wrong_weight_sum_is_refuted(catalog):
+def test_wrong_weight_sum_is_refuted(catalog, with_last):
     report = verify(with_last(catalog.get("attention.convex-combination"), sp.Integer(2)), numeric=False)
     assert report.steps[-1].verdict is Verdict.REFUTED
 
@@ -178,7 +174,7 @@ def test_head_dims_values_and_errors():
             head_width(512, bad)
 
 
-def test_wrong_head_width_is_refuted(catalog):
+def test_wrong_head_width_is_refuted(catalog, with_last):
     from derive.transformer.notation import sym
 
     report = verify(with_last(catalog.get("multihead.head-dims"), sym("d_model") * sym("n_heads")), numeric=False)

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import dataclasses
-
 import numpy as np
 import pytest
 import sympy as sp
@@ -32,9 +30,6 @@ def test_derivation_proves_and_cross_checks(catalog, name):
     assert report.ok, report
 
 
-def with_last(d, expr):
-    last = dataclasses.replace(d.steps[-1], expr=expr)
-    return dataclasses.replace(d, steps=(*d.steps[:-1], last), checks=())
 
 
 def test_temperature_limits_values(catalog):
@@ -50,13 +45,13 @@ def test_temperature_limits_values(catalog):
     ("softmax.temperature-infinity", [1, 0, 0]),  # one-hot at T → ∞
     ("softmax.saturation", [[sp.Rational(1, 4), 0], [0, sp.Rational(1, 4)]]),  # Jacobian not vanishing
 ])
-def test_wrong_limits_are_refuted(catalog, name, wrong):
+def test_wrong_limits_are_refuted(catalog, name, wrong, with_last):
     report = verify(with_last(catalog.get(name), sp.ImmutableMatrix(wrong)), numeric=False)
     assert report.steps[-1].verdict is Verdict.REFUTED
     assert not report.ok
 
 
-def test_wrong_jacobian_sign_is_refuted(catalog):
+def test_wrong_jacobian_sign_is_refuted(catalog, with_last):
     d = catalog.get("softmax.jacobian")
     z = sp.IndexedBase("z", real=True)
     (S,) = {x for x in d.end.atoms(sp.Sum)}
@@ -68,7 +63,7 @@ def test_wrong_jacobian_sign_is_refuted(catalog):
         assert report.steps[-1].verdict is Verdict.REFUTED, wrong
 
 
-def test_wrong_log_softmax_is_refuted(catalog):
+def test_wrong_log_softmax_is_refuted(catalog, with_last):
     d = catalog.get("softmax.log-softmax")
     (S_c,) = {x for x in d.end.atoms(sp.Sum)}
     z_i = next(x for x in d.end.atoms(sp.Indexed) if str(x) == "z[i]")
