@@ -33,6 +33,7 @@ CATALOG_MODULES: tuple[str, ...] = (
     "derive.transformer.positional",
     "derive.transformer.attention",
     "derive.transformer.multihead",
+    "derive.transformer.parameters",
 )
 
 

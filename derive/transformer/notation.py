@@ -41,6 +41,14 @@ SYMBOLS: dict[str, tuple[dict[str, bool], str, str]] = {
     "M": ({"real": True}, r"M", "an upper bound of a column of V"),
     "m": ({"integer": True, "positive": True}, r"m", "the index where the maximum score sits"),
     "l": ({"integer": True, "positive": True}, r"l", "a summation index"),
+    "n_decoder_layers": ({"integer": True, "positive": True}, r"N_{\text{dec}}",
+                         "number of decoder layers of an encoder-decoder model"),
+    "max_position_embeddings": ({"integer": True, "positive": True}, r"n_{\text{pos}}",
+                                "rows of a learned position table (longest context)"),
+    "type_vocab_size": ({"integer": True, "positive": True}, r"n_{\text{type}}",
+                        "rows of the token-type (segment) table"),
+    "relative_attention_num_buckets": ({"integer": True, "positive": True}, r"n_{\text{buckets}}",
+                                       "rows of T5's relative position bias table"),
 }
 
 
