@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..core import Assumption, Citation, Derivation, Step
-from ..registry import register
+from ..registry import metadata, register
 from ..rules import Rule
 
 VASWANI_321 = Citation("vaswani2017", "§3.2.1")
@@ -160,9 +160,7 @@ def similarity_matrix() -> Derivation:
     Q, K = sp.MatrixSymbol("Q", n, d_k), sp.MatrixSymbol("K", n, d_k)
     q, k = sp.IndexedBase("q", real=True), sp.IndexedBase("k", real=True)
     return Derivation(
-        name="attention.similarity-matrix",
-        title="QKᵀ is the matrix of all query–key dot products",
-        summary="(QKᵀ)_ij = q_i·k_j, and (n×d_k)(d_k×n) gives an n×n matrix.",
+        **metadata("attention.similarity-matrix"),
         start=MatrixElement(sp.MatMul(Q, K.T), i, j),
         steps=(
             Step(sp.Sum(Q[i, ell] * K[j, ell], (ell, 0, d_k - 1)),
@@ -226,10 +224,7 @@ def convex_combination() -> Derivation:
     s = vec("s")
     denom = sp.Sum(sp.exp(s[ell]), (ell, 1, n))
     return Derivation(
-        name="attention.convex-combination",
-        title="The attention weights of a row are positive and sum to 1",
-        summary="Σ_j softmax(s)_j = 1 for every row length n, so each output row is a convex combination "
-                "of V's rows.",
+        **metadata("attention.convex-combination"),
         start=sp.Sum(sp.exp(s[j]) / denom, (j, 1, n)),
         steps=(
             Step(sp.Sum(sp.exp(s[j]), (j, 1, n)) / denom,
@@ -257,6 +252,7 @@ def convex_combination() -> Derivation:
 def output_bounded() -> Derivation:
     import sympy as sp
 
+    from ..numeric import FunctionCheck
     from ..rules import Substitute
     from .notation import sym, vec
 
@@ -266,10 +262,7 @@ def output_bounded() -> Derivation:
     denom = sp.Sum(sp.exp(s[ell]), (ell, 1, n))
     a = sp.exp(s[j]) / denom
     return Derivation(
-        name="attention.output-bounded",
-        title="An attention output never exceeds the largest value it mixes",
-        summary="If every v_j ≤ M then Σ_j a_j v_j ≤ M: the convex weights cannot push an output outside "
-                "V's range.",
+        **metadata("attention.output-bounded"),
         start=sp.Sum(a * v[j], (j, 1, n)),
         steps=(
             Step(sp.Sum(a * (M - u[j]), (j, 1, n)),
@@ -287,7 +280,7 @@ def output_bounded() -> Derivation:
                                 "by min_j v_j"),),
         citations=(VASWANI_321,),
         auto_identity_check=False,  # the premise v_j ≤ M is not something random points respect
-        checks=(),
+        checks=(FunctionCheck("random attention: convex weights, outputs within V's range", _convex_check),),
     )
 
 
@@ -429,9 +422,7 @@ def score_mean() -> Derivation:
     model, q, k, *_ = _model(False)
     d_k, i = sym("d_k"), sym("i")
     return Derivation(
-        name="attention.score-mean",
-        title="The dot product of independent mean-0 vectors has mean 0",
-        summary="E[q·k] = Σ E[q_i]E[k_i] = 0 for any d_k.",
+        **metadata("attention.score-mean"),
         start=E(sp.Sum(q[i] * k[i], (i, 1, d_k))),
         steps=(
             Step(sp.Sum(E(q[i] * k[i]), (i, 1, d_k)), "linearity of expectation over the sum",
@@ -465,9 +456,7 @@ def score_variance() -> Derivation:
     d_k = sym("d_k")
     start, steps = _variance_steps(False, sp.Integer(1))
     return Derivation(
-        name="attention.score-variance",
-        title="The dot product of d_k unit-variance components has variance d_k",
-        summary="Var(q·k) = d_k for a symbolic d_k, derived by linearity, independence and E[q_i²] = 1.",
+        **metadata("attention.score-variance"),
         start=start,
         steps=(*steps, Step(d_k, "collect terms")),
         assumptions=(STANDARD,),
@@ -498,9 +487,7 @@ def scaled_variance() -> Derivation:
     d_k = sym("d_k")
     start, steps = _variance_steps(False, 1 / sp.sqrt(d_k))
     return Derivation(
-        name="attention.scaled-variance",
-        title="Dividing by √d_k gives the scores variance 1",
-        summary="Var(q·k/√d_k) = d_k/d_k = 1 whatever the key width.",
+        **metadata("attention.scaled-variance"),
         start=start,
         steps=(*steps, Step(sp.Integer(1), "$d_k / d_k = 1$", citation=VASWANI_FN4)),
         assumptions=(STANDARD,),
@@ -544,9 +531,7 @@ def score_variance_general() -> Derivation:
     d_k, mq, mk, sq, sk = sym("d_k"), sym("mu_q"), sym("mu_k"), sym("sigma_q"), sym("sigma_k")
     start, steps = _variance_steps(True, sp.Integer(1))
     return Derivation(
-        name="attention.score-variance-general",
-        title="Variance of the dot product for components of any mean and variance",
-        summary="Var(q·k) = d_k(σ_q²σ_k² + μ_q²σ_k² + μ_k²σ_q²), derived for symbolic d_k.",
+        **metadata("attention.score-variance-general"),
         start=start,
         steps=(*steps, Step(d_k * (sq**2 * sk**2 + mq**2 * sk**2 + mk**2 * sq**2), "expand and collect")),
         assumptions=(Assumption("the components are independent; every q_i has mean μ_q and variance σ_q², "

@@ -8,7 +8,7 @@ Parameter counts live with the other counts, not here.
 from __future__ import annotations
 
 from ..core import Assumption, Citation, Derivation, Step
-from ..registry import register
+from ..registry import metadata, register
 
 VASWANI_322 = Citation("vaswani2017", "§3.2.2")
 
@@ -63,9 +63,7 @@ def head_dims() -> Derivation:
     w = sp.Symbol("w", integer=True, positive=True)  # d_model = h·w: h divides d_model
     head = sp.Symbol("a", integer=True, positive=True)  # counts the heads
     return Derivation(
-        name="multihead.head-dims",
-        title="h heads of width d_model/h concatenate back to d_model",
-        summary="d_k = d_v = d_model/h, and concatenating the h head outputs gives width h·d_v = d_model.",
+        **metadata("multihead.head-dims"),
         start=sp.Sum(d_model / h, (head, 1, h)),
         steps=(
             Step(d_model, "h blocks of the same width $d_{model}/h$ side by side: $h \\cdot d_{model}/h$",

@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from ..core import Assumption, Citation, Derivation, Step
-from ..registry import register
+from ..registry import metadata, register
 from ..rules import Rule
 
 VASWANI_321 = Citation("vaswani2017", "§3.2.1")
@@ -86,9 +86,7 @@ def shift_invariance() -> Derivation:
     ex = [e(sp.Integer(k)) for k in (-2, -1, 0)]
     total = sum(ex)
     return Derivation(
-        name="softmax.shift-invariance",
-        title="Softmax is unchanged by adding a constant to every score",
-        summary="softmax(z − c·1) = softmax(z) for every real c and every length n.",
+        **metadata("softmax.shift-invariance"),
         start=e(z[i] - c) / sp.Sum(e(z[j] - c), (j, 1, n)),
         steps=(
             Step(e(z[i]) * e(-c) / denom,
@@ -133,9 +131,7 @@ def max_trick() -> Derivation:
     z = vec("z")
     u = vec("u", nonnegative=True)
     return Derivation(
-        name="softmax.max-trick",
-        title="With c = max z, the shifted softmax cannot overflow",
-        summary="After subtracting the maximum, each exponential is in (0, 1] and the denominator is at most n.",
+        **metadata("softmax.max-trick"),
         start=sp.Sum(sp.exp(z[j] - c), (j, 1, n)),
         steps=(
             Step(sp.Sum(sp.exp(-u[j]), (j, 1, n)),
@@ -177,10 +173,7 @@ def max_trick_lower_bound() -> Derivation:
     u = vec("u", nonnegative=True)
     f = sp.exp(-u[j])
     return Derivation(
-        name="softmax.max-trick-lower-bound",
-        title="With c = max z, the shifted denominator is at least 1",
-        summary="The maximum's own term is e^0 = 1 and the others are positive, so Σ_j e^(z_j − c) ≥ 1: "
-                "no underflow to 0.",
+        **metadata("softmax.max-trick-lower-bound"),
         start=sp.Sum(sp.exp(z[j] - c), (j, 1, n)),
         steps=(
             Step(sp.Sum(f, (j, 1, n)), "write $z_j = c - u_j$ with $u_j = c - z_j \\ge 0$",
@@ -307,9 +300,7 @@ def temperature_zero() -> Derivation:
     den = sum(sp.exp(x / T) for x in z)
     den0 = 1 + sp.exp(-g[3] / T) + sp.exp(-g[2] / T)
     return Derivation(
-        name="softmax.temperature-zero",
-        title="As T → 0⁺, softmax(z/T) becomes one-hot on the largest score",
-        summary="With gaps g_2, g_3 > 0 below the maximum, softmax(z/T) → (1, 0, 0) as T → 0⁺.",
+        **metadata("softmax.temperature-zero"),
         start=sp.ImmutableMatrix([sp.Limit(sp.exp(x / T) / den, T, 0, "+") for x in z]),
         steps=(
             Step(sp.ImmutableMatrix([sp.Limit(e / den0, T, 0, "+")
@@ -348,9 +339,7 @@ def temperature_zero_ties() -> Derivation:
     den = sum(sp.exp(x / T) for x in z)
     den0 = 2 + sp.exp(-g[3] / T)
     return Derivation(
-        name="softmax.temperature-zero-ties",
-        title="As T → 0⁺, tied maxima share the weight equally",
-        summary="For z = (z_max, z_max, z_max − g), softmax(z/T) → (1/2, 1/2, 0) as T → 0⁺.",
+        **metadata("softmax.temperature-zero-ties"),
         start=sp.ImmutableMatrix([sp.Limit(sp.exp(x / T) / den, T, 0, "+") for x in z]),
         steps=(
             Step(sp.ImmutableMatrix([sp.Limit(e / den0, T, 0, "+") for e in (1, 1, sp.exp(-g[3] / T))]),
@@ -383,10 +372,7 @@ def temperature_infinity() -> Derivation:
     zs = [z[1], z[2], z[3]]
     den = sum(sp.exp(x / T) for x in zs)
     return Derivation(
-        name="softmax.temperature-infinity",
-        title="As T → ∞, softmax(z/T) becomes uniform",
-        summary="For any real scores, softmax(z/T) → (1/3, 1/3, 1/3) as T → ∞: every score is divided "
-                "down to 0.",
+        **metadata("softmax.temperature-infinity"),
         start=sp.ImmutableMatrix([sp.Limit(sp.exp(x / T) / den, T, sp.oo) for x in zs]),
         steps=(
             Step(sp.ImmutableMatrix([sp.Rational(1, 3)] * 3),
@@ -432,9 +418,7 @@ def sqrt_dk_temperature() -> Derivation:
         return sp.exp(s[j] / temp) / sp.Sum(sp.exp(s[ell] / temp), (ell, 1, n))
 
     return Derivation(
-        name="softmax.sqrt-dk-temperature",
-        title="Dividing the scores by √d_k is softmax at temperature T = √d_k",
-        summary="softmax(z/T) with T = √d_k is exactly the attention weight softmax(s/√d_k).",
+        **metadata("softmax.sqrt-dk-temperature"),
         start=sp.Subs(weight(T), T, sp.sqrt(d_k)),
         steps=(
             Step(weight(sp.sqrt(d_k)), "set $T = \\sqrt{d_k}$: the scaled attention weight of score $s_j$",
@@ -490,9 +474,7 @@ def jacobian() -> Derivation:
     S = sp.Sum(sp.exp(z[ell]), (ell, 1, n))
     d = sp.KroneckerDelta(i, j)
     return Derivation(
-        name="softmax.jacobian",
-        title="The softmax Jacobian: ∂s_i/∂z_j = s_i(δ_ij − s_j)",
-        summary="Differentiating softmax(z)_i by z_j gives s_i(δ_ij − s_j) for every length n.",
+        **metadata("softmax.jacobian"),
         start=sp.Derivative(sp.exp(z[i]) / S, z[j]),
         steps=(
             Step(sp.exp(z[i]) * d / S - sp.exp(z[i]) * sp.Sum(sp.exp(z[ell]) * sp.KroneckerDelta(j, ell),
@@ -557,10 +539,7 @@ def saturation() -> Derivation:
     s1, s2 = 1 / den, sp.exp(-alpha * g) / den
     J = [[s1 * (1 - s1), -s1 * s2], [-s2 * s1, s2 * (1 - s2)]]
     return Derivation(
-        name="softmax.saturation",
-        title="Scaling the scores up makes the softmax Jacobian vanish",
-        summary="For z = (0, −g) scaled by α, every Jacobian entry ±s_1 s_2 tends to 0 as α → ∞: "
-                "gradients die.",
+        **metadata("softmax.saturation"),
         start=sp.ImmutableMatrix([[sp.Limit(x, alpha, sp.oo) for x in row] for row in J]),
         steps=(
             Step(sp.ImmutableMatrix([[0, 0], [0, 0]]),
@@ -610,9 +589,7 @@ def log_softmax() -> Derivation:
     S = sp.Sum(sp.exp(z[j]), (j, 1, n))
     S_c = sp.Sum(sp.exp(z[j] - c), (j, 1, n))
     return Derivation(
-        name="softmax.log-softmax",
-        title="log softmax(z)_i = z_i − logsumexp(z), computed with the max subtracted",
-        summary="log softmax(z)_i = z_i − log Σ e^{z_j} = z_i − c − log Σ e^{z_j − c} for any real c.",
+        **metadata("softmax.log-softmax"),
         start=sp.log(sp.exp(z[i]) / S),
         steps=(
             Step(z[i] - sp.log(S), "the log of a quotient of positive numbers is a difference; "
