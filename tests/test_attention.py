@@ -147,13 +147,14 @@ def test_similarity_matrix_entry(catalog):
 
 def test_wrong_similarity_entry_is_not_proved(catalog, with_last):
     d = catalog.get("attention.similarity-matrix")
-    Q, K = d.start.parent.args[0], d.start.parent.args[1].arg
     ell = d.end.limits[0][0]
     i, j = sorted((s for s in d.end.free_symbols if s.name in ("i", "j")), key=str)
-    # (QKᵀ)_ij = Σ Q_il K_il: the key row index swapped for the query's
-    wrong = with_last(d, sp.Sum(Q[i, ell] * K[i, ell], (ell, 0, d_k() - 1)))
-    report = verify(wrong, numeric=False)
-    assert report.steps[0].verdict is not Verdict.PROVED
+    q, k = sp.IndexedBase("q", real=True), sp.IndexedBase("k", real=True)
+    # (QKᵀ)_ij = q_i·k_i: the key's row index swapped for the query's
+    report = verify(with_last(d, sp.Sum(q[i, ell] * k[i, ell], (ell, 0, d_k() - 1))), numeric=False)
+    assert report.steps[0].verdict is Verdict.PROVED
+    assert report.steps[-1].verdict is not Verdict.PROVED
+    assert not report.ok
 
 
 def test_wrong_weight_sum_is_refuted(catalog, with_last):

@@ -154,6 +154,7 @@ def similarity_matrix() -> Derivation:
     from sympy.matrices.expressions.matexpr import MatrixElement
 
     from ..numeric import FunctionCheck
+    from ..rules import Substitute
     from .notation import sym
 
     n, d_k, i, j, ell = sym("n"), sym("d_k"), sym("i"), sym("j"), sym("l")
@@ -164,18 +165,18 @@ def similarity_matrix() -> Derivation:
         start=MatrixElement(sp.MatMul(Q, K.T), i, j),
         steps=(
             Step(sp.Sum(Q[i, ell] * K[j, ell], (ell, 0, d_k - 1)),
-                 "an entry of a product is the sum over the inner dimension, and $(K^\\top)_{lj} = K_{jl}$: "
-                 "the sum of row $i$ of $Q$ (the query $q_i$) times row $j$ of $K$ (the key $k_j$), "
-                 "their dot product",
+                 "an entry of a product is the sum over the inner dimension, and $(K^\\top)_{lj} = K_{jl}$",
                  rule=ProductEntry(ell), citation=VASWANI_321),
+            Step(sp.Sum(q[i, ell] * k[j, ell], (ell, 0, d_k - 1)),
+                 "name the rows: the query $q_i$ is row $i$ of $Q$ and the key $k_j$ is row $j$ of $K$; "
+                 "the sum is their dot product $q_i \\cdot k_j$",
+                 rule=Substitute(((Q[i, ell], q[i, ell]), (K[j, ell], k[j, ell])),
+                                 "q_i = row i of Q, k_j = row j of K")),
         ),
         assumptions=(
             Assumption("Q and K have shape (n, d_k): one row per token; rows and columns are counted from 0"),
         ),
-        definitions=(
-            (sp.Symbol("q_i"), sp.Symbol("row i of Q")),
-            (sp.Symbol(r"q_i \cdot k_j"), sp.Sum(q[ell] * k[ell], (ell, 0, d_k - 1))),
-        ),
+        definitions=((q[i, ell], Q[i, ell]), (k[j, ell], K[j, ell])),
         citations=(VASWANI_321,),
         checks=(FunctionCheck("shapes and entries of QKᵀ", _shape_check),),
         auto_identity_check=False,  # matrix symbols of symbolic shape have no numeric value
