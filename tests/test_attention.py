@@ -17,6 +17,7 @@ from derive.numeric import MonteCarloCheck, ValueCheck, round_like
 NAMES = [
     "attention.similarity-matrix",
     "attention.convex-combination",
+    "attention.weights-positive",
     "attention.output-bounded",
     "attention.score-mean",
     "attention.score-variance",
@@ -160,6 +161,13 @@ def test_wrong_similarity_entry_is_not_proved(catalog, with_last):
 def test_wrong_weight_sum_is_refuted(catalog, with_last):
     report = verify(with_last(catalog.get("attention.convex-combination"), sp.Integer(2)), numeric=False)
     assert report.steps[-1].verdict is Verdict.REFUTED
+
+
+def test_weight_above_one_is_refuted(catalog):
+    d = catalog.get("attention.weights-positive")
+    wrong = dataclasses.replace(d, start=sp.Integer(1), checks=())  # "every weight exceeds 1"
+    report = verify(wrong, numeric=False)
+    assert report.steps[0].verdict is Verdict.REFUTED
 
 
 def test_head_dims_values_and_errors():

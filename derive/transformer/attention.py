@@ -246,6 +246,38 @@ def convex_combination() -> Derivation:
 
 
 @register(
+    "attention.weights-positive",
+    title="Every attention weight is strictly positive",
+    summary="0 < e^{s_j}/Σ_l e^{s_l}: a positive number over a sum of positive numbers, for every row length n.",
+)
+def weights_positive() -> Derivation:
+    import sympy as sp
+
+    from ..numeric import FunctionCheck, IdentityCheck
+    from .notation import sym, vec
+
+    n, j, ell = sym("n"), sym("j"), sym("l")
+    s = vec("s")
+    weight = sp.exp(s[j]) / sp.Sum(sp.exp(s[ell]), (ell, 1, n))
+    return Derivation(
+        **metadata("attention.weights-positive"),
+        start=sp.Integer(0),
+        steps=(
+            Step(weight,
+                 "$e^{s_j} > 0$ and the denominator is a non-empty sum of positive terms", relation="<",
+                 citation=VASWANI_321),
+        ),
+        assumptions=(Assumption("s is one real row of scores of length n ≥ 1 (no position masked)"),),
+        citations=(VASWANI_321,),
+        auto_identity_check=False,  # replaced by a lighter one: each point expands a sum
+        checks=(IdentityCheck(sp.Integer(0), weight, "claim at random points", relation="<", n_points=8),
+                FunctionCheck("random attention: convex weights, outputs within V's range", _convex_check)),
+        notes=("A masked position (score −∞) gets weight exactly 0, the limit of this bound; a fully masked "
+               "row has no weights at all (softmax_numeric raises ValueError).",),
+    )
+
+
+@register(
     "attention.output-bounded",
     title="An attention output never exceeds the largest value it mixes",
     summary="If every v_j ≤ M then Σ_j a_j v_j ≤ M: the convex weights cannot push an output outside V's range.",
