@@ -24,3 +24,16 @@ def with_last():
         return dataclasses.replace(derivation, steps=(*derivation.steps[:-1], last), checks=())
 
     return replace
+
+
+@pytest.fixture
+def derive_check(capsys):
+    """``derive_check(*names)``: run ``derive check NAMES`` in-process; returns (exit status, stdout)."""
+    from derive.cli import main
+
+    def run(*names):
+        code = main(["check", *names])
+        out, _ = capsys.readouterr()
+        return code, out
+
+    return run
