@@ -182,18 +182,6 @@ def entry(name: str) -> Entry:
         raise UnknownDerivationError(f"unknown derivation {name!r}{hint}") from None
 
 
-def metadata(name: str) -> dict[str, str]:
-    """``{"name", "title", "summary"}`` as registered, so a builder writes them once (in the decorator).
-
-    Use as ``Derivation(**metadata("softmax.jacobian"), start=..., steps=...)``.
-
-    Raises:
-        UnknownDerivationError: no such name.
-    """
-    e = entry(name)
-    return {"name": e.name, "title": e.title, "summary": e.summary}
-
-
 def get(name: str) -> Derivation:
     """Build (once) and return the derivation registered as ``name``."""
     return entry(name).build()

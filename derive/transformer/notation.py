@@ -37,7 +37,7 @@ SYMBOLS: dict[str, tuple[dict[str, bool], str, str]] = {
     "sigma_q": ({"positive": True}, r"\sigma_q", "standard deviation of each query component"),
     "sigma_k": ({"positive": True}, r"\sigma_k", "standard deviation of each key component"),
     "z_max": ({"real": True}, r"z_{\max}", "the largest score of a row"),
-    "alpha": ({"positive": True}, r"\alpha", "factor by which the scores are scaled up"),
+    "gain": ({"positive": True}, r"\lambda", "factor by which the scores are scaled up"),
     "M": ({"real": True}, r"M", "an upper bound of a column of V"),
     "m": ({"integer": True, "positive": True}, r"m", "the index where the maximum score sits"),
     "l": ({"integer": True, "positive": True}, r"l", "a summation index"),

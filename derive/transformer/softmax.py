@@ -525,7 +525,7 @@ def _saturation_check(seed: int) -> tuple[bool, dict, str]:
 @register(
     "softmax.saturation",
     title="Scaling the scores up makes the softmax Jacobian vanish",
-    summary="For z = (0, −g) scaled by α, every Jacobian entry ±s_1 s_2 tends to 0 as α → ∞: gradients die.",
+    summary="For z = (0, −g) scaled by λ, every Jacobian entry ±s_1 s_2 tends to 0 as λ → ∞: gradients die.",
 )
 def saturation() -> Derivation:
     import sympy as sp
@@ -534,26 +534,26 @@ def saturation() -> Derivation:
     from ..rules import Evaluate
     from .notation import sym
 
-    alpha, g = sym("alpha"), sp.Symbol("g", positive=True)
-    den = 1 + sp.exp(-alpha * g)
-    s1, s2 = 1 / den, sp.exp(-alpha * g) / den
+    gain, g = sym("gain"), sp.Symbol("g", positive=True)
+    den = 1 + sp.exp(-gain * g)
+    s1, s2 = 1 / den, sp.exp(-gain * g) / den
     J = [[s1 * (1 - s1), -s1 * s2], [-s2 * s1, s2 * (1 - s2)]]
     return Derivation(
         **metadata("softmax.saturation"),
-        start=sp.ImmutableMatrix([[sp.Limit(x, alpha, sp.oo) for x in row] for row in J]),
+        start=sp.ImmutableMatrix([[sp.Limit(x, gain, sp.oo) for x in row] for row in J]),
         steps=(
             Step(sp.ImmutableMatrix([[0, 0], [0, 0]]),
                  "$s_1 \\to 1$ and $s_2 \\to 0$, so every entry $s_i(\\delta_{ij} - s_j)$ tends to 0",
                  rule=Evaluate("the limits")),
         ),
         assumptions=(Assumption("two scores with gap g > 0, written as (0, −g) by shift invariance "
-                                "(softmax.shift-invariance), multiplied by α > 0; s = softmax(α·z) and "
+                                "(softmax.shift-invariance), multiplied by λ > 0; s = softmax(λ·z) and "
                                 "J_ij = s_i(δ_ij − s_j) (softmax.jacobian)"),),
         citations=(Citation("vaswani2017", "§3.2.1, footnote 4"),),
         auto_identity_check=False,  # limits at numeric gaps are slow in sympy; see the numeric check
         checks=(FunctionCheck("Jacobian size at d_k = 512, unscaled vs scaled", _saturation_check),),
         notes=("Unscaled scores have standard deviation √d_k (attention.score-variance), which acts like a "
-               "large α: the softmax saturates and its Jacobian, through which every gradient passes, "
+               "large λ: the softmax saturates and its Jacobian, through which every gradient passes, "
                "shrinks. Dividing by √d_k keeps the scores at unit variance.",),
     )
 
