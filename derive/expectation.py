@@ -168,7 +168,8 @@ class SplitDiagonal(Rule):
 
     Applies to a double sum whose two indices run over the same range; the
     off-diagonal part is written with the ranges ``j = lo..i−1`` and
-    ``j = i+1..hi``, so "j ≠ i" is visible in the limits.
+    ``j = i+1..hi``, so "j ≠ i" is visible in the limits. Valid for integer
+    bounds with ``hi ≥ lo − 1`` (an empty range sums to 0), e.g. ``1..d_k``.
     """
 
     name: str = "split the diagonal"
@@ -214,8 +215,7 @@ class Linearity(Rule):
     def _lin(self, arg: Any) -> Any:
         if isinstance(arg, sp.Sum):
             return sp.Sum(self._lin(arg.function), *arg.limits)
-        if not isinstance(arg, sp.Sum):
-            arg = sp.expand(arg)
+        arg = sp.expand(arg)
         if isinstance(arg, sp.Add):
             return sp.Add(*[self._lin(t) for t in arg.args])
         if not self.model.is_random(arg):

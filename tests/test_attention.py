@@ -179,3 +179,31 @@ def test_wrong_head_width_is_refuted(catalog, with_last):
 
     report = verify(with_last(catalog.get("multihead.head-dims"), sym("d_model") * sym("n_heads")), numeric=False)
     assert report.steps[-1].verdict is Verdict.REFUTED
+
+
+@pytest.mark.parametrize("name", ["attention.score-variance", "attention.scaled-variance",
+                                  "attention.score-variance-general"])
+def test_variance_is_derived_for_symbolic_width(catalog, name):
+    d = catalog.get(name)
+    (total,) = [s for s in d.start.atoms(sp.Sum)]
+    assert total.limits[0][2] == d_k()  # Σ_{i=1}^{d_k}: the width stays a symbol
+    assert d_k() in d.end.free_symbols or d.end == 1
+    assert all(d_k() in (s.expr.free_symbols if hasattr(s.expr, "free_symbols") else set())
+               for s in d.steps[:-1])
+
+
+def test_sympy_stats_standard_route_values(catalog):
+    stats = next(c for c in catalog.get("attention.score-variance").checks if c.name.startswith("sympy.stats"))
+    result = stats.run(0)
+    assert result.passed
+    assert [result.figures[f"d_k={d}"] for d in (1, 2, 3)] == ["1", "2", "3"]
+
+
+def test_general_monte_carlo_rejects_the_mean_zero_formula(catalog):
+    mc = [c for c in catalog.get("attention.score-variance-general").checks if isinstance(c, MonteCarloCheck)]
+    assert len(mc) == 2
+    for check in mc:
+        assert check.expected == 81.0  # 16·(4·0.25 + 0.25·0.25 + 1·4)
+        result = check.run(3)
+        assert result.passed, result.message
+        assert result.figures["alternatives_rejected"] == [16.0, 85.0]
