@@ -116,6 +116,31 @@ def shift_invariance() -> Derivation:
     )
 
 
+def _shift_below_max() -> tuple[Any, Step, tuple[Any, Any, Any, Any]]:
+    """Start Σ_j e^(z_j − c) and its first step, z_j = c − u_j with u_j ≥ 0 (c is the maximum).
+
+    Returns:
+        ``(start, step, (n, j, c, u))`` shared by the max-trick bounds.
+    """
+    import sympy as sp
+
+    from ..rules import Substitute
+    from .notation import sym, vec
+
+    n, j, c = sym("n"), sym("j"), sym("c")
+    z, u = vec("z"), vec("u", nonnegative=True)
+    step = Step(sp.Sum(sp.exp(-u[j]), (j, 1, n)),
+                "write $z_j = c - u_j$ with $u_j = c - z_j \\ge 0$, which holds because $c$ is the maximum",
+                rule=Substitute(((z[j], c - u[j]),), "z_j = c − u_j"))
+    return sp.Sum(sp.exp(z[j] - c), (j, 1, n)), step, (n, j, c, u)
+
+
+def _bounds() -> Any:
+    from ..numeric import FunctionCheck
+
+    return FunctionCheck("shifted denominator in [1, n] at random z with c = max z", _bounds_check)
+
+
 @register(
     "softmax.max-trick",
     title="With c = max z, the shifted softmax cannot overflow",
@@ -124,20 +149,14 @@ def shift_invariance() -> Derivation:
 def max_trick() -> Derivation:
     import sympy as sp
 
-    from ..numeric import FunctionCheck
-    from ..rules import Evaluate, Substitute
-    from .notation import sym, vec
+    from ..rules import Evaluate
 
-    n, j, c = sym("n"), sym("j"), sym("c")
-    z = vec("z")
-    u = vec("u", nonnegative=True)
+    start, shift, (n, j, _, _) = _shift_below_max()
     return Derivation(
         **metadata("softmax.max-trick"),
-        start=sp.Sum(sp.exp(z[j] - c), (j, 1, n)),
+        start=start,
         steps=(
-            Step(sp.Sum(sp.exp(-u[j]), (j, 1, n)),
-                 "write $z_j = c - u_j$ with $u_j = c - z_j \\ge 0$, which holds because $c$ is the maximum",
-                 rule=Substitute(((z[j], c - u[j]),), "z_j = c − u_j")),
+            shift,
             Step(sp.Sum(sp.Integer(1), (j, 1, n)),
                  "each term $e^{-u_j}$ is at most $e^0 = 1$ because $u_j \\ge 0$ and exp is increasing",
                  relation="<="),
@@ -148,7 +167,7 @@ def max_trick() -> Derivation:
         ),
         citations=(VASWANI_321,),
         auto_identity_check=False,  # the premise c = max z is not something random points respect
-        checks=(FunctionCheck("shifted denominator in [1, n] at random z with c = max z", _bounds_check),),
+        checks=(_bounds(),),
         notes=(
             "Each term is positive and the maximum's own term is e^0 = 1, so the denominator lies in [1, n]: "
             "it can neither overflow nor vanish.",
@@ -164,21 +183,18 @@ def max_trick() -> Derivation:
 def max_trick_lower_bound() -> Derivation:
     import sympy as sp
 
-    from ..numeric import FunctionCheck
     from ..rules import Substitute
     from ..sums import DropNonnegative, SplitSumAt
-    from .notation import sym, vec
+    from .notation import sym
 
-    n, j, m, c = sym("n"), sym("j"), sym("m"), sym("c")
-    z = vec("z")
-    u = vec("u", nonnegative=True)
+    start, shift, (n, j, _, u) = _shift_below_max()
+    m = sym("m")
     f = sp.exp(-u[j])
     return Derivation(
         **metadata("softmax.max-trick-lower-bound"),
-        start=sp.Sum(sp.exp(z[j] - c), (j, 1, n)),
+        start=start,
         steps=(
-            Step(sp.Sum(f, (j, 1, n)), "write $z_j = c - u_j$ with $u_j = c - z_j \\ge 0$",
-                 rule=Substitute(((z[j], c - u[j]),), "z_j = c − u_j")),
+            shift,
             Step(sp.Sum(f, (j, 1, m - 1)) + sp.exp(-u[m]) + sp.Sum(f, (j, m + 1, n)),
                  "single out the term of the index $m$ where the maximum sits ($1 \\le m \\le n$)",
                  rule=SplitSumAt(m)),
@@ -192,7 +208,7 @@ def max_trick_lower_bound() -> Derivation:
         ),
         citations=(VASWANI_321,),
         auto_identity_check=False,  # the premise c = max z is not something random points respect
-        checks=(FunctionCheck("shifted denominator in [1, n] at random z with c = max z", _bounds_check),),
+        checks=(_bounds(),),
         notes=("Together with softmax.max-trick: 1 ≤ Σ_j e^(z_j − c) ≤ n, so the shifted denominator can "
                "neither overflow nor vanish, and the division is always safe.",),
     )
