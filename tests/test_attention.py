@@ -104,7 +104,7 @@ def test_monte_carlo_covers_three_distributions_and_widths(catalog):
 
 
 def test_samplers_have_mean_zero_variance_one():
-    from derive.transformer.attention import DISTRIBUTIONS
+    from derive.transformer.score_variance import DISTRIBUTIONS
 
     rng = np.random.default_rng(0)
     for name, draw in DISTRIBUTIONS.items():
