@@ -205,3 +205,21 @@ def test_general_monte_carlo_rejects_the_mean_zero_formula(catalog):
         result = check.run(3)
         assert result.passed, result.message
         assert result.figures["alternatives_rejected"] == [16.0, 85.0]
+
+
+def test_head_width_without_division_is_refuted(catalog):
+    from derive.rules import Substitute
+    from derive.transformer.notation import sym
+
+    d = catalog.get("multihead.head-dims")
+    wrong_rule = Substitute(((sym("d_v"), sym("d_model")),), "d_v = d_model (each head full width)")
+    wrong = dataclasses.replace(d, steps=(dataclasses.replace(d.steps[0], rule=wrong_rule), *d.steps[1:]), checks=())
+    report = verify(wrong, numeric=False)
+    assert report.steps[0].verdict is Verdict.REFUTED
+
+
+def test_multihead_forward_shapes(catalog):
+    check = next(c for c in catalog.get("multihead.head-dims").checks if c.name.startswith("shapes"))
+    result = check.run(0)
+    assert result.passed
+    assert result.figures["d_k"] == 64 and result.figures["concat"] == [5, 512]

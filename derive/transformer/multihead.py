@@ -7,6 +7,8 @@ Parameter counts live with the other counts, not here.
 
 from __future__ import annotations
 
+import numpy as np
+
 from ..core import Assumption, Citation, Derivation, Step
 from ..registry import metadata, register
 
@@ -47,6 +49,30 @@ def _divisors_check(seed: int) -> tuple[bool, dict, str]:
         f"{BASE_D_MODEL}; the other {len(refused)} are refused with ValueError")
 
 
+def _forward_shapes_check(seed: int) -> tuple[bool, dict, str]:
+    """A numpy multi-head attention pass at d_model = 512, h = 8: every intermediate has the derived shape."""
+    from .softmax_numeric import softmax
+
+    rng = np.random.default_rng(seed)
+    n, d_model, h = 5, BASE_D_MODEL, BASE_HEADS
+    d_k = d_v = head_width(d_model, h)
+    X = rng.normal(size=(n, d_model))  # (n, d_model)
+    heads, shapes = [], set()
+    for _ in range(h):
+        Wq, Wk, Wv = (rng.normal(size=(d_model, d)) / np.sqrt(d_model) for d in (d_k, d_k, d_v))
+        Q, K, V = X @ Wq, X @ Wk, X @ Wv  # (n, d_k), (n, d_k), (n, d_v)
+        A = softmax(Q @ K.T / np.sqrt(d_k))  # (n, n)
+        heads.append(A @ V)  # (n, d_v)
+        shapes.add((Q.shape, K.shape, V.shape, A.shape, heads[-1].shape))
+    concat = np.concatenate(heads, axis=1)  # (n, h·d_v)
+    out = concat @ rng.normal(size=(h * d_v, d_model))  # (n, d_model)
+    ok = shapes == {((n, d_k), (n, d_k), (n, d_v), (n, n), (n, d_v))} and concat.shape == out.shape == (n, d_model)
+    return ok, {"n": n, "d_model": d_model, "h": h, "d_k": d_k, "concat": list(concat.shape),
+                "output": list(out.shape)}, (
+        f"n = {n}, d_model = {d_model}, h = {h}: Q, K of each head ({n}, {d_k}), scores ({n}, {n}), "
+        f"head output ({n}, {d_v}); concatenation {concat.shape} and W^O output {out.shape}")
+
+
 @register(
     "multihead.head-dims",
     title="h heads of width d_model/h concatenate back to d_model",
@@ -55,8 +81,8 @@ def _divisors_check(seed: int) -> tuple[bool, dict, str]:
 def head_dims() -> Derivation:
     import sympy as sp
 
-    from ..numeric import FunctionCheck, ValueCheck
-    from ..rules import Evaluate
+    from ..numeric import FunctionCheck, IdentityCheck, ValueCheck
+    from ..rules import Evaluate, Substitute
     from .notation import sym
 
     d_model, h, d_v, d_k = sym("d_model"), sym("n_heads"), sym("d_v"), sym("d_k")
@@ -64,20 +90,25 @@ def head_dims() -> Derivation:
     head = sp.Symbol("a", integer=True, positive=True)  # counts the heads
     return Derivation(
         **metadata("multihead.head-dims"),
-        start=sp.Sum(d_model / h, (head, 1, h)),
+        start=sp.Sum(d_v, (head, 1, h)),
         steps=(
-            Step(d_model, "h blocks of the same width $d_{model}/h$ side by side: $h \\cdot d_{model}/h$",
-                 rule=Evaluate("the sum of h equal widths"), citation=VASWANI_322),
+            Step(sp.Sum(d_model / h, (head, 1, h)), "every head outputs $d_v = d_{model}/h$ columns",
+                 rule=Substitute(((d_v, d_model / h),), "d_v = d_model/h"), citation=VASWANI_322),
+            Step(d_model, "h blocks of the same width side by side: $h \\cdot d_{model}/h = d_{model}$",
+                 rule=Evaluate("the sum of h equal widths")),
         ),
         assumptions=(Assumption("h divides d_model, so d_k = d_v = d_model/h is an integer"),),
         definitions=((d_k, d_model / h), (d_v, d_model / h), (d_model, h * w)),
         citations=(VASWANI_322,),
+        auto_identity_check=False,  # the claim holds under the definition d_v = d_model/h: checked with it below
         checks=(
+            IdentityCheck(sp.Sum(d_model / h, (head, 1, h)), d_model, "claim at random points, d_v = d_model/h"),
             ValueCheck("d_k = d_v at d_model = 512, h = 8", sp.Integer(BASE_D_MODEL) / BASE_HEADS, "64",
                        "lecture 000, §3"),
             ValueCheck("width of the concatenation, 8 heads × 64", sp.Integer(BASE_HEADS) * 64, "512",
                        "lecture 000, §3"),
             FunctionCheck("every divisor h of 512", _divisors_check),
+            FunctionCheck("shapes through a multi-head forward pass", _forward_shapes_check),
         ),
         notes=("Each head works in a d_model/h-dimensional subspace; the heads split the width rather than "
                "multiply it, so W^O maps h·d_v = d_model back to d_model.",),
