@@ -138,7 +138,7 @@ def test_similarity_matrix_entry(catalog):
 def test_wrong_similarity_entry_is_not_proved(catalog, with_last):
     d = catalog.get("attention.similarity-matrix")
     ell = d.end.limits[0][0]
-    i, j = sorted((s for s in d.end.free_symbols if s.name in ("i", "j")), key=str)
+    i, j = sorted((s for s in d.end.free_symbols if s.name in ("i0", "j0")), key=str)
     q, k = sp.IndexedBase("q", real=True), sp.IndexedBase("k", real=True)
     # (QKᵀ)_ij = q_i·k_i: the key's row index swapped for the query's
     report = verify(with_last(d, sp.Sum(q[i, ell] * k[i, ell], (ell, 0, d_k() - 1))), numeric=False)

@@ -96,7 +96,7 @@ def similarity_matrix() -> Derivation:
     from ..rules import Substitute
     from .notation import sym
 
-    n, d_k, i, j, ell = sym("n"), sym("d_k"), sym("i"), sym("j"), sym("l")
+    n, d_k, i, j, ell = sym("n"), sym("d_k"), sym("i0"), sym("j0"), sym("l0")
     Q, K = sp.MatrixSymbol("Q", n, d_k), sp.MatrixSymbol("K", n, d_k)
     q, k = sp.IndexedBase("q", real=True), sp.IndexedBase("k", real=True)
     return Derivation(
