@@ -138,3 +138,13 @@ def test_jacobian_helper():
     assert J[0, 1] == pytest.approx(-s[0] * s[1]) and J[2, 2] == pytest.approx(s[2] * (1 - s[2]))
     with pytest.raises(ValueError, match="1-D"):
         softmax_jacobian(np.eye(2))
+
+
+def test_scale_fraction_needs_a_finite_nonzero_factor():
+    from derive.transformer.softmax_temperature import ScaleFraction
+
+    x, y = sp.symbols("x y", positive=True)
+    assert ScaleFraction(sp.exp(-x)).apply(sp.exp(x) / (sp.exp(x) + y)) == 1 / (1 + y * sp.exp(-x))
+    for bad in (sp.Integer(0), sp.oo, sp.Symbol("t", real=True)):
+        with pytest.raises(ValueError, match="finite and non-zero"):
+            ScaleFraction(bad).apply(x / y)

@@ -38,8 +38,8 @@ class ScaleFraction(Rule):
     def apply(self, expr: Any) -> Any:
         import sympy as sp
 
-        if self.factor.is_zero is not False:
-            raise ValueError(f"the factor {self.factor} must be provably non-zero")
+        if self.factor.is_zero is not False or self.factor.is_finite is not True:
+            raise ValueError(f"the factor {self.factor} must be provably finite and non-zero")
 
         def merge(x: Any) -> Any:
             x = sp.powsimp(sp.expand(x, power_exp=False))
