@@ -27,6 +27,7 @@ from typing import Any
 from .core import Derivation, Step
 from .numeric import DEFAULT_SEED, IdentityCheck, derived_seed, find_counterexample
 from .report import CheckResult, Report, StepResult, Verdict
+from .rules import Transform
 from .settings import DEFAULT_BUDGET, current, using
 
 #: Per-step time budget for the symbolic strategies, in seconds (the default of
@@ -195,6 +196,15 @@ def prove_relation(before: Any, after: Any, relation: str = "=", budget: float =
     return False, "tried " + ", ".join(tried)
 
 
+def _value_changed(before: Any, after: Any, seed: int) -> Any:
+    """A confirmed point where ``after`` differs from ``before``, or ``None`` (also when it cannot tell)."""
+    try:
+        cex, _ = find_counterexample(before, after, "=", seed=seed)
+    except Exception:  # noqa: BLE001 - no evidence either way
+        return None
+    return cex
+
+
 def verify_step(
     before: Any,
     step: Step,
@@ -227,6 +237,13 @@ def verify_step(
     # the rule's output must equal the claim; the relation applies to the step as a whole
     # (with a rule, the rule's output is what the step must match: a rule may
     # use a premise, e.g. a reparametrisation, that the raw expressions lack)
+    if isinstance(step.rule, Transform):
+        # a Transform runs any callable: it is trusted to preserve value only if no point shows otherwise
+        changed = _value_changed(before, target, seed)
+        if changed is not None:
+            return StepResult(index, Verdict.REFUTED, prefix + "the transform changed the value",
+                              time.perf_counter() - t0, counterexample=changed, seed=seed,
+                              detail="a Transform must return an expression equal to its input")
     started = time.perf_counter()
     proved, strategy = prove_relation(target, step.expr, step.relation, budget, last=QUICK_STRATEGIES)
     if proved:

@@ -264,3 +264,16 @@ def test_a_step_the_numeric_probe_cannot_evaluate_still_gets_every_strategy():
                               sp.Subs(sp.Derivative(ln(u), u), u, x + f(x)) * (1 + sp.Derivative(f(x), x))])
     report = verify(one_step(start, end, rule=Evaluate("the derivatives")), numeric=False)
     assert report.ok, report
+
+
+def test_a_transform_that_changes_the_value_is_refuted():
+    """Transform runs any callable; one that is not value-preserving cannot prove a step."""
+    from derive import Transform
+
+    bogus = Transform(lambda e: e.subs(x, 0), "drop x")
+    report = verify(one_step((x + y) ** 2, y**2, rule=bogus), numeric=False)
+    step = report.steps[0]
+    assert step.verdict is Verdict.REFUTED and "the transform changed the value" in step.strategy
+    assert step.counterexample is not None
+    fine = Transform(sp.expand, "expand")
+    assert verify(one_step((x + y) ** 2, x**2 + 2 * x * y + y**2, rule=fine), numeric=False).ok

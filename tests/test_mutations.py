@@ -19,7 +19,7 @@ import numpy as np
 import pytest
 import sympy as sp
 
-from derive import Derivation, Step, Substitute
+from derive import Derivation, Step, Substitute, Transform
 from derive import check as verify
 from derive.numeric import MonteCarloCheck
 from derive.report import Verdict
@@ -116,6 +116,9 @@ MUTANTS = [
     # matrices (n×n of symbolic size: checked at explicit random matrices)
     ("scores-transpose-is-themselves", (Q * K.T).T, Q * K.T, "=", None),
     ("transpose-keeps-the-order", (Q * K.T * W).T, Q.T * K * W.T, "=", None),
+    # an unsound manipulation as a rule: expand_log(force=True) ignores that x, y may be negative
+    ("log-product-forced-for-real-arguments", sp.log(a * b), sp.log(a) + sp.log(b), "=",
+     Transform(lambda e: sp.expand_log(e, force=True), "log(ab) = log a + log b")),
     # beyond float64: off by one part in 10^30
     ("off-by-1e-30", (1 + sp.Rational(1, 10**30)) * x, x, "=", None),
     # no numeric value (undefined functions): must stay undecided, never pass
