@@ -59,8 +59,27 @@ class Entry:
     _built: Derivation | None = None
 
     def build(self) -> Derivation:
+        """The derivation, built on first use.
+
+        Raises:
+            DerivationDefinitionError: the builder raised (the message names the
+                derivation and the error), returned something other than a
+                :class:`~derive.core.Derivation`, or one with another name.
+        """
         if self._built is None:
-            d = self.builder()
+            from .core import Derivation
+            from .exceptions import DeriveError
+
+            try:
+                d = self.builder()
+            except DeriveError:
+                raise
+            except Exception as exc:  # noqa: BLE001 - a user's builder failing is reported in one line
+                raise DerivationDefinitionError(
+                    f"{self.name}: building it failed: {type(exc).__name__}: {exc}") from exc
+            if not isinstance(d, Derivation):
+                raise DerivationDefinitionError(
+                    f"builder for {self.name!r} returned {type(d).__name__}, not a Derivation")
             if d.name != self.name:
                 raise DerivationDefinitionError(
                     f"builder for {self.name!r} returned a derivation named {d.name!r}")

@@ -76,6 +76,22 @@ def test_bad_module_for_every_command(command, spec, message, files, capsys, mon
 
 
 @pytest.mark.parametrize(
+    "name, command, body, message",
+    [
+        ("mine.raises-check", ["check"], "1 / 0", "mine.raises-check: building it failed: ZeroDivisionError"),
+        ("mine.raises-show", ["show", "mine.raises-show"], "1 / 0", "mine.raises-show: building it failed"),
+        ("mine.none", ["check"], "None", "builder for 'mine.none' returned NoneType, not a Derivation"),
+    ],
+    ids=["check-raises", "show-raises", "returns-none"],
+)
+def test_a_builder_that_fails_is_one_line(name, command, body, message, tmp_path, capsys):
+    module = tmp_path / "builder.py"
+    module.write_text(f"from derive import register\n@register({name!r}, title='t')\ndef b():\n    return {body}\n")
+    code, out, err = run([*command, "--module", str(module)], capsys)
+    assert_one_line_error(code, err, message)
+
+
+@pytest.mark.parametrize(
     "argv, message",
     [
         (["show", "softmax.shift-invariant"], "did you mean 'softmax.shift-invariance'"),
