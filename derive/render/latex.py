@@ -1,40 +1,93 @@
-"""LaTeX for derivations: the chain as an aligned equation.
+r"""LaTeX for derivations: the chain as an aligned equation, one step, the claim.
 
 The public functions are thin wrappers over :class:`LatexSettings`, which
-validates its options the way sympy's printers validate theirs.
+validates its options the way sympy's printers validate theirs::
+
+    >>> from derive import registry
+    >>> registry.load_catalog()
+    >>> d = registry.get("softmax.max-trick")
+    >>> print(claim_latex(d))
+    \sum_{j=1}^{n} e^{- c + {z}_{j}} \le n
+
+Every other target that shows formulas (Beamer, Markdown slides, SVG,
+MathML) takes its LaTeX from here, so the notation is the same everywhere.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 from ..core import Derivation, Step
 from ..exceptions import InputError
 
-_REL_TEX = {"=": "=", "<=": r"\le", "<": "<", ">=": r"\ge", ">": ">"}
+REL_TEX = {"=": "=", "<=": r"\le", "<": "<", ">=": r"\ge", ">": ">"}
+_REL_TEX = REL_TEX  # the name used before the slides renderers
 _ENVIRONMENTS = ("align*", "align", "aligned")
+_ANNOTATIONS = ("column", "inline")
+
+#: Non-ASCII characters that appear in justifications and assumptions, as LaTeX
+#: that pdflatex understands in text mode (math in ``$...$``).
+UNICODE_TEX = {
+    "−": "$-$", "·": r"$\cdot$", "×": r"$\times$", "≤": r"$\le$", "≥": r"$\ge$", "≠": r"$\ne$",
+    "≈": r"$\approx$", "→": r"$\to$", "∈": r"$\in$", "√": r"$\surd$", "∑": r"$\sum$", "∞": r"$\infty$",
+    "ω": r"$\omega$", "θ": r"$\theta$", "σ": r"$\sigma$", "μ": r"$\mu$", "ε": r"$\varepsilon$",
+    "α": r"$\alpha$", "β": r"$\beta$", "γ": r"$\gamma$", "λ": r"$\lambda$", "π": r"$\pi$",
+    "²": r"$^2$", "½": r"$\frac12$", "…": r"\dots{}", "–": "--", "—": "---", "’": "'", "“": "``", "”": "''",
+    "<": "$<$", ">": "$>$", "|": r"$|$", "§": r"\S{}", "ℝ": r"$\mathbb{R}$",
+}
 
 
 @dataclass(frozen=True)
 class LatexSettings:
-    """Options of the LaTeX renderer.
+    """Options of the LaTeX renderer (checked when built).
 
     Attributes:
-        environment: ``"align*"``, ``"align"`` (numbered) or ``"aligned"``
-            (to sit inside ``equation`` or ``$$``).
-        justifications: add each step's justification as ``\\text{...}``.
-        symbol_names: extra ``Symbol -> LaTeX`` spellings (merged over the
-            notation table of :mod:`derive.transformer.notation`).
+        environment: ``"align*"``, ``"align"`` (numbered by LaTeX) or
+            ``"aligned"`` (to sit inside ``equation``, ``$$`` or a slide).
+        justifications: show each step's justification.
+        annotation: where a justification goes: ``"column"`` (a third
+            column, ``&& \\text{...}``) or ``"inline"`` (after the formula,
+            ``\\quad \\text{(...)}``).
+        numbering: number the steps ``(1)``, ``(2)``... with ``\\tag`` in
+            ``align``/``align*``, or as a text label in ``aligned``.
+        symbol_names: extra ``Symbol -> LaTeX`` spellings, merged over the
+            notation table of :mod:`derive.transformer.notation`.
+
+    Raises:
+        InputError: a value outside the choices above.
     """
 
     environment: str = "align*"
     justifications: bool = True
+    annotation: str = "column"
+    numbering: bool = False
     symbol_names: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         if self.environment not in _ENVIRONMENTS:
             raise InputError(f"environment {self.environment!r} is not one of {', '.join(_ENVIRONMENTS)}")
+        if self.annotation not in _ANNOTATIONS:
+            raise InputError(f"annotation {self.annotation!r} is not one of {', '.join(_ANNOTATIONS)}")
+        for name in ("justifications", "numbering"):
+            if not isinstance(getattr(self, name), bool):
+                raise InputError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        if not isinstance(self.symbol_names, dict):
+            raise InputError("symbol_names must be a dict mapping sympy symbols to LaTeX")
+
+
+def checked_settings(cls: type, settings: dict[str, Any]) -> Any:
+    """Build the frozen settings dataclass ``cls`` from keyword ``settings``.
+
+    Raises:
+        InputError: an unknown setting (the message lists the known ones) or a bad value.
+    """
+    known = {f.name for f in fields(cls)}
+    unknown = sorted(set(settings) - known)
+    if unknown:
+        raise InputError(f"unknown {cls.__name__} setting(s): {', '.join(unknown)}; "
+                         f"known: {', '.join(sorted(known))}")
+    return cls(**settings)
 
 
 def expr_latex(expr: Any, symbol_names: dict | None = None) -> str:
@@ -51,7 +104,11 @@ def expr_latex(expr: Any, symbol_names: dict | None = None) -> str:
 
 
 def escape_text(text: str) -> str:
-    r"""Escape ``text`` for ``\text{...}``, keeping ``$...$`` math as it is."""
+    r"""Escape ``text`` for ``\text{...}`` or a LaTeX paragraph, keeping ``$...$`` math.
+
+    Special characters are escaped and the Unicode symbols of :data:`UNICODE_TEX`
+    become their LaTeX forms, so that the result compiles with plain pdflatex.
+    """
     out = []
     parts = text.split("$")
     for k, part in enumerate(parts):
@@ -61,43 +118,87 @@ def escape_text(text: str) -> str:
         for ch, rep in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("#", r"\#"),
                         ("_", r"\_"), ("{", r"\{"), ("}", r"\}"), ("^", r"\^{}"), ("~", r"\~{}")):
             part = part.replace(ch, rep)
-        out.append(part)
+        out.append("".join(UNICODE_TEX.get(ch, ch) for ch in part))
     return "".join(out)
 
 
-def step_line(step: Step, settings: LatexSettings) -> str:
-    """One line of the chain: ``&= expr`` and its annotation."""
-    rel = _REL_TEX[step.relation]
-    line = f"&{rel} {expr_latex(step.expr, settings.symbol_names)}"
-    if settings.justifications:
-        line += rf" && \text{{{escape_text(step.justification)}}}"
+def _annotation(step: Step, number: int | None, s: LatexSettings) -> str:
+    label = f"({number}) " if number is not None and s.numbering and s.environment == "aligned" else ""
+    words = escape_text(step.justification) if s.justifications else ""
+    if not (label or words):
+        return ""
+    if s.annotation == "column":
+        return rf" && \text{{{label}{words}}}"
+    return rf" \quad \text{{{label}({words})}}" if words else rf" \quad \text{{{label.strip()}}}"
+
+
+def step_line(step: Step, settings: LatexSettings, number: int | None = None) -> str:
+    """One line of the chain: ``&= expr``, its annotation and its tag."""
+    line = f"&{REL_TEX[step.relation]} {expr_latex(step.expr, settings.symbol_names)}"
+    line += _annotation(step, number, settings)
+    if settings.numbering and number is not None and settings.environment != "aligned":
+        line += rf" \tag{{{number}}}"
     return line
 
 
+def chain_lines(derivation: Derivation, s: LatexSettings) -> list[str]:
+    """The lines of the chain, the start expression on the first one."""
+    lines = [expr_latex(derivation.start, s.symbol_names) + " " + step_line(derivation.steps[0], s, 1)]
+    lines += [step_line(st, s, k) for k, st in enumerate(derivation.steps[1:], 2)]
+    return lines
+
+
 def derivation_latex(derivation: Derivation, **settings: Any) -> str:
-    """The derivation's chain as a LaTeX environment.
+    r"""The derivation's chain as a LaTeX environment.
 
     Args:
         derivation: what to render.
-        **settings: fields of :class:`LatexSettings`.
+        **settings: fields of :class:`LatexSettings` (``environment``,
+            ``justifications``, ``annotation``, ``numbering``, ``symbol_names``).
 
     Returns:
-        For ``environment="align*"``: ``\\begin{align*} start &= e_1 ... \\end{align*}``.
+        For ``environment="align*"``: ``\begin{align*} start &= e_1 ... \end{align*}``;
+        lines are separated by ``\\`` and a newline.
 
     Raises:
         InputError: an unknown setting or value.
     """
-    try:
-        s = LatexSettings(**settings)
-    except TypeError as exc:
-        raise InputError(f"unknown LaTeX setting: {exc}") from None
-    lines = [expr_latex(derivation.start, s.symbol_names) + " " + step_line(derivation.steps[0], s)]
-    lines += [step_line(st, s) for st in derivation.steps[1:]]
-    body = " \\\\\n".join(lines)
+    s = checked_settings(LatexSettings, settings)
+    body = " \\\\\n".join(chain_lines(derivation, s))
     return f"\\begin{{{s.environment}}}\n{body}\n\\end{{{s.environment}}}"
 
 
+def step_latex(derivation: Derivation, index: int, **settings: Any) -> str:
+    """Step ``index`` (1-based) alone: ``previous R expr``, with its justification.
+
+    Raises:
+        InputError: ``index`` is not between 1 and the number of steps, or a bad setting.
+    """
+    s = checked_settings(LatexSettings, settings)
+    if isinstance(index, bool) or not isinstance(index, int) or not 1 <= index <= len(derivation.steps):
+        raise InputError(f"{derivation.name} has steps 1..{len(derivation.steps)}, not {index!r}")
+    prev = derivation.start if index == 1 else derivation.steps[index - 2].expr
+    step = derivation.steps[index - 1]
+    line = f"{expr_latex(prev, s.symbol_names)} {step_line(step, s, index)}"
+    return f"\\begin{{{s.environment}}}\n{line}\n\\end{{{s.environment}}}"
+
+
 def claim_latex(derivation: Derivation, symbol_names: dict | None = None) -> str:
-    """The claim alone, ``start R end``, as inline LaTeX (no environment)."""
-    rel = _REL_TEX[derivation.relation]
+    """The claim alone, ``start R end``, as LaTeX math without an environment."""
+    rel = REL_TEX[derivation.relation]
     return f"{expr_latex(derivation.start, symbol_names)} {rel} {expr_latex(derivation.end, symbol_names)}"
+
+
+def definitions_latex(derivation: Derivation, symbol_names: dict | None = None) -> list[str]:
+    """Each definition ``lhs = rhs`` of the derivation as LaTeX math."""
+    return [f"{expr_latex(lhs, symbol_names)} = {expr_latex(rhs, symbol_names)}"
+            for lhs, rhs in derivation.definitions]
+
+
+def latex_document(body: str, title: str = "") -> str:
+    """A complete ``article`` around ``body`` (amsmath, booktabs), for pdflatex."""
+    head = [r"\documentclass{article}", r"\usepackage[T1]{fontenc}", r"\usepackage{amsmath,amssymb}",
+            r"\usepackage{booktabs}", r"\usepackage[margin=2cm,landscape]{geometry}", r"\begin{document}"]
+    if title:
+        head.append(rf"\section*{{{escape_text(title)}}}")
+    return "\n".join([*head, body, r"\end{document}", ""])

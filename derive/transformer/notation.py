@@ -32,6 +32,9 @@ SYMBOLS: dict[str, tuple[dict[str, bool], str, str]] = {
     "k": ({"real": True}, r"k", "a position offset"),
     "omega": ({"positive": True}, r"\omega", "angular frequency of a sinusoid"),
     "eps": ({"positive": True}, r"\varepsilon", "LayerNorm stabiliser"),
+    "softmax(z)_i": ({}, r"\operatorname{softmax}(z)_i", "component i of the softmax of z"),
+    "PE_{pos,2i}": ({}, r"\mathrm{PE}_{\mathrm{pos},\,2i}", "sinusoidal encoding of pos, even column 2i"),
+    "PE_{pos,2i+1}": ({}, r"\mathrm{PE}_{\mathrm{pos},\,2i+1}", "sinusoidal encoding of pos, odd column 2i+1"),
 }
 
 

@@ -87,7 +87,9 @@ def shift_invariance() -> Derivation:
         steps=(
             Step(e(z[i]) * e(-c) / denom,
                  "the exponential of a difference is a product: $e^{a-c} = e^{a}e^{-c}$"),
-            Step(e(z[i]) * e(-c) / (e(-c) * sp.Sum(e(z[j]), (j, 1, n))),
+            # unevaluated, or sympy would cancel e^{-c} already in this step
+            Step(sp.Mul(e(z[i]) * e(-c), sp.Pow(sp.Mul(e(-c), sp.Sum(e(z[j]), (j, 1, n)), evaluate=False), -1,
+                                                 evaluate=False), evaluate=False),
                  "$e^{-c}$ does not depend on $j$, so it factors out of the sum"),
             Step(e(z[i]) / sp.Sum(e(z[j]), (j, 1, n)),
                  "$e^{-c} > 0$ cancels between numerator and denominator", citation=VASWANI_321),

@@ -1,0 +1,142 @@
+r"""Beamer: a frame per derivation whose steps appear one per overlay, and decks.
+
+Each frame shows the title, the assumptions and the start of the chain on its
+first overlay; step ``k`` appears on overlay ``k + 1`` (``\onslide<k+1->``),
+with its justification under it, so a frame with ``n`` steps has ``n + 1``
+pages in the PDF. Hidden steps keep their place, so nothing jumps.
+The formulas come from :mod:`derive.render.latex`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..core import Derivation
+from ..exceptions import InputError
+from .latex import REL_TEX, checked_settings, definitions_latex, escape_text, expr_latex
+
+_ASPECT = ("43", "169", "1610")
+
+
+@dataclass(frozen=True)
+class BeamerSettings:
+    """Options of the Beamer renderer (checked when built).
+
+    Attributes:
+        standalone: a complete document (``\\documentclass{beamer}`` ...)
+            instead of frames to paste into a presentation.
+        justifications: show each step's justification under it.
+        overlays: reveal the steps one per overlay; ``False`` shows all at once.
+        title: the deck's title (for a standalone document; default: the
+            derivation's title for one derivation, else a generic one).
+        aspectratio: ``"169"``, ``"43"`` or ``"1610"``.
+        theme: a Beamer theme name (``\\usetheme``), e.g. ``"default"``.
+        symbol_names: extra ``Symbol -> LaTeX`` spellings.
+
+    Raises:
+        InputError: a value outside these choices.
+    """
+
+    standalone: bool = False
+    justifications: bool = True
+    overlays: bool = True
+    title: str = ""
+    aspectratio: str = "169"
+    theme: str = "default"
+    symbol_names: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name in ("standalone", "justifications", "overlays"):
+            if not isinstance(getattr(self, name), bool):
+                raise InputError(f"{name} must be True or False, got {getattr(self, name)!r}")
+        if self.aspectratio not in _ASPECT:
+            raise InputError(f"aspectratio {self.aspectratio!r} is not one of {', '.join(_ASPECT)}")
+        if not self.theme.isalnum():
+            raise InputError(f"theme {self.theme!r} must be a Beamer theme name (letters only)")
+
+
+def _reveal(k: int, body: str, s: BeamerSettings) -> str:
+    return rf"\onslide<{k}->{{{body}}}" if s.overlays else body
+
+
+def frame(derivation: Derivation, s: BeamerSettings) -> str:
+    """The frame of one derivation (see :func:`beamer_frame`)."""
+    names = s.symbol_names
+    out = [r"\begin{frame}", rf"\frametitle{{{escape_text(derivation.title)}}}",
+           rf"\framesubtitle{{\texttt{{{escape_text(derivation.name)}}}}}"]
+    if derivation.assumptions:
+        out.append(r"{\footnotesize\textbf{Assumptions.}")
+        out += [escape_text(a.text) + ("" if k == len(derivation.assumptions) else r"\\")
+                for k, a in enumerate(derivation.assumptions, 1)]
+        out.append("}")
+    lines = []
+    for k, step in enumerate(derivation.steps, 1):
+        lhs = expr_latex(derivation.start, names) + " " if k == 1 else ""
+        line = f"{lhs}&" + _reveal(k + 1, f"{REL_TEX[step.relation]} {expr_latex(step.expr, names)}", s)
+        if s.justifications:
+            words = (r"\parbox[t]{0.6\linewidth}{\raggedright\footnotesize\color{gray}"
+                     f"({k}) {escape_text(step.justification)}}}")
+            line += r" \\" + "\n&" + _reveal(k + 1, r"\qquad " + words, s)
+        lines.append(line)
+    # typeset the chain in a box; shrink it to the frame's width only when it is wider
+    out += [r"\begin{center}", r"\sbox0{$\displaystyle\begin{aligned}", " \\\\\n".join(lines),
+            r"\end{aligned}$}", r"\ifdim\wd0>\linewidth\resizebox{\linewidth}{!}{\usebox0}\else\usebox0\fi",
+            r"\end{center}"]
+    defs = definitions_latex(derivation, names)
+    if defs:
+        out.append(r"{\footnotesize where " + ", \\quad ".join(f"${d}$" for d in defs) + "}")
+    if derivation.citations:
+        out.append(r"\par{\scriptsize Source: " + escape_text("; ".join(str(c) for c in derivation.citations))
+                   + "}")
+    out.append(r"\end{frame}")
+    return "\n".join(out)
+
+
+def _document(frames: list[str], title: str, s: BeamerSettings) -> str:
+    head = [rf"\documentclass[aspectratio={s.aspectratio}]{{beamer}}", rf"\usetheme{{{s.theme}}}",
+            r"\usepackage{amsmath,amssymb,booktabs}",
+            r"\setbeamertemplate{navigation symbols}{}", rf"\title{{{escape_text(title)}}}",
+            r"\date{}", r"\begin{document}"]
+    return "\n".join([*head, *frames, r"\end{document}", ""])
+
+
+def beamer_frame(derivation: Derivation, **settings: Any) -> str:
+    r"""One derivation as a Beamer frame, or as a whole document with ``standalone=True``.
+
+    Args:
+        derivation: what to render.
+        **settings: fields of :class:`BeamerSettings`.
+
+    Returns:
+        ``\begin{frame} ... \end{frame}`` whose steps appear one per overlay
+        (``n`` steps give ``n + 1`` PDF pages); with ``standalone=True`` a
+        document that compiles with ``pdflatex``.
+
+    Raises:
+        InputError: an unknown setting or a bad value.
+    """
+    s = checked_settings(BeamerSettings, settings)
+    body = frame(derivation, s)
+    return _document([body], s.title or derivation.title, s) if s.standalone else body + "\n"
+
+
+def beamer_deck(derivations: Sequence[Derivation], **settings: Any) -> str:
+    r"""A deck: a title page, then one frame per derivation, in the order given.
+
+    Args:
+        derivations: at least one derivation.
+        **settings: fields of :class:`BeamerSettings`; a deck is always
+            standalone (the ``standalone`` setting is ignored).
+
+    Raises:
+        InputError: no derivations, an unknown setting or a bad value.
+    """
+    if not derivations:
+        raise InputError("a deck needs at least one derivation")
+    s = checked_settings(BeamerSettings, settings)
+    title = s.title or "The Transformer, derived step by step"
+    frames = [r"\begin{frame}", r"\titlepage", r"\end{frame}"]
+    frames += [frame(d, s) for d in derivations]
+    return _document(frames, title, s)
