@@ -193,3 +193,8 @@ class Derivation:
         from .render.markdown import derivation_markdown
 
         return derivation_markdown(self)
+
+    def _repr_html_(self) -> str:
+        from .render.html import derivation_html
+
+        return derivation_html(self)

@@ -122,6 +122,22 @@ def escape_text(text: str) -> str:
     return "".join(out)
 
 
+def text_and_math(text: str) -> str:
+    r"""Words with ``$...$`` math as LaTeX math: ``\text{words} math \text{words}``.
+
+    For converters that cannot nest math inside ``\text`` (MathML, SVG);
+    braces and backslashes of the words are dropped.
+    """
+    out = []
+    for k, part in enumerate(text.split("$")):
+        if k % 2:
+            out.append(part)
+        elif part:
+            words = part.replace("\\", "").replace("{", "").replace("}", "")
+            out.append(rf"\text{{{words}}}")
+    return " ".join(out)
+
+
 def _annotation(step: Step, number: int | None, s: LatexSettings) -> str:
     label = f"({number}) " if number is not None and s.numbering and s.environment == "aligned" else ""
     words = escape_text(step.justification) if s.justifications else ""

@@ -1,0 +1,142 @@
+r"""Markdown slides: reveal.js and Marp decks, one step per fragment.
+
+Both flavours put a derivation on one slide: the title, the assumptions, the
+start of the chain as display math, then each step (``= expr`` and its
+justification) as a fragment that appears on the next click.
+
+* ``revealjs``: for reveal.js's Markdown plugin with its Math plugin
+  (KaTeX or MathJax). Each formula is ``$$...$$`` wrapped in backticks, as
+  reveal.js advises, so that the Markdown parser leaves the backslashes
+  alone; fragments are ``<!-- .element: class="fragment" -->`` comments;
+  slides are separated by ``---``.
+* ``marp``: a Marp deck (front matter ``marp: true``, ``math: katex``);
+  the steps are items of a ``*`` list, which Marp reveals one by one, each
+  holding a ``$$`` block.
+
+The formulas come from :mod:`derive.render.latex`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..core import Derivation
+from ..exceptions import InputError
+from .latex import REL_TEX, checked_settings, definitions_latex, expr_latex
+
+FLAVOURS = ("revealjs", "marp")
+
+
+@dataclass(frozen=True)
+class SlidesSettings:
+    """Options of the Markdown-slides renderer (checked when built).
+
+    Attributes:
+        flavour: ``"revealjs"`` or ``"marp"``.
+        justifications: show each step's justification with it.
+        fragments: reveal the steps one per fragment; ``False`` shows all at once.
+        title: the deck's title slide (empty: no title slide).
+        symbol_names: extra ``Symbol -> LaTeX`` spellings.
+
+    Raises:
+        InputError: a value outside these choices.
+    """
+
+    flavour: str = "revealjs"
+    justifications: bool = True
+    fragments: bool = True
+    title: str = ""
+    symbol_names: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.flavour not in FLAVOURS:
+            raise InputError(f"flavour {self.flavour!r} is not one of {', '.join(FLAVOURS)}")
+        for name in ("justifications", "fragments"):
+            if not isinstance(getattr(self, name), bool):
+                raise InputError(f"{name} must be True or False, got {getattr(self, name)!r}")
+
+
+def _ticked(text: str) -> str:
+    """``$...$`` math in backticks (reveal.js), so Markdown keeps its backslashes."""
+    parts = text.split("$")
+    return "".join(f"`${p}$`" if k % 2 else p for k, p in enumerate(parts))
+
+
+def _head(d: Derivation) -> list[str]:
+    out = [f"## {d.title}", "", f"`{d.name}`", ""]
+    if d.assumptions:
+        out += ["*Assumptions:* " + "; ".join(a.text for a in d.assumptions), ""]
+    return out
+
+
+def _tail(d: Derivation, s: SlidesSettings) -> list[str]:
+    out = []
+    defs = definitions_latex(d, s.symbol_names)
+    if defs:
+        where = "where " + ", ".join(f"${x}$" for x in defs)
+        out += [_ticked(where) if s.flavour == "revealjs" else where, ""]
+    if d.citations:
+        out += ["Source: " + "; ".join(str(c) for c in d.citations), ""]
+    return out
+
+
+def _revealjs(d: Derivation, s: SlidesSettings) -> list[str]:
+    out = _head(d) + [f"`$$ {expr_latex(d.start, s.symbol_names)} $$`", ""]
+    for k, step in enumerate(d.steps, 1):
+        frag = f' <!-- .element: class="fragment" data-fragment-index="{k}" -->' if s.fragments else ""
+        out += [f"`$$ {REL_TEX[step.relation]} {expr_latex(step.expr, s.symbol_names)} $$`{frag}", ""]
+        if s.justifications:
+            out += [f"*({k}) {_ticked(step.justification)}*{frag}", ""]
+    return out + _tail(d, s)
+
+
+def _marp(d: Derivation, s: SlidesSettings) -> list[str]:
+    out = _head(d) + ["$$", expr_latex(d.start, s.symbol_names), "$$", ""]
+    bullet = "*" if s.fragments else "-"
+    for k, step in enumerate(d.steps, 1):
+        out += [f"{bullet} $$", f"  {REL_TEX[step.relation]} {expr_latex(step.expr, s.symbol_names)}", "  $$"]
+        if s.justifications:
+            out += [f"  *({k}) {step.justification}*"]
+        out.append("")
+    return out + _tail(d, s)
+
+
+def slide_markdown(derivation: Derivation, **settings: Any) -> str:
+    """One derivation as one Markdown slide (no separators, no front matter).
+
+    Args:
+        derivation: what to render.
+        **settings: fields of :class:`SlidesSettings`.
+
+    Raises:
+        InputError: an unknown setting or a bad value.
+    """
+    s = checked_settings(SlidesSettings, settings)
+    lines = _revealjs(derivation, s) if s.flavour == "revealjs" else _marp(derivation, s)
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def slides_markdown(derivations: Sequence[Derivation], **settings: Any) -> str:
+    """A deck: (a Marp front matter,) an optional title slide, one slide per derivation.
+
+    Args:
+        derivations: at least one derivation, in the order of the slides.
+        **settings: fields of :class:`SlidesSettings`.
+
+    Returns:
+        Markdown whose slides are separated by lines ``---``.
+
+    Raises:
+        InputError: no derivations, an unknown setting or a bad value.
+    """
+    if not derivations:
+        raise InputError("a deck needs at least one derivation")
+    s = checked_settings(SlidesSettings, settings)
+    slides = [f"# {s.title}\n"] if s.title else []
+    slides += [slide_markdown(d, **settings) for d in derivations]
+    text = "\n---\n\n".join(slides)
+    if s.flavour == "marp":
+        text = "---\nmarp: true\nmath: katex\npaginate: true\n---\n\n" + text
+    return text
