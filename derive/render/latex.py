@@ -139,13 +139,14 @@ def text_and_math(text: str) -> str:
 
 
 def _annotation(step: Step, number: int | None, s: LatexSettings) -> str:
-    label = f"({number}) " if number is not None and s.numbering and s.environment == "aligned" else ""
+    label = f"({number})" if number is not None and s.numbering and s.environment == "aligned" else ""
     words = escape_text(step.justification) if s.justifications else ""
     if not (label or words):
         return ""
+    both = " ".join(p for p in (label, words) if p)
     if s.annotation == "column":
-        return rf" && \text{{{label}{words}}}"
-    return rf" \quad \text{{{label}({words})}}" if words else rf" \quad \text{{{label.strip()}}}"
+        return rf" && \text{{{both}}}"
+    return rf" \quad \text{{{both if label else f'({words})'}}}"
 
 
 def step_line(step: Step, settings: LatexSettings, number: int | None = None) -> str:
@@ -213,7 +214,7 @@ def definitions_latex(derivation: Derivation, symbol_names: dict | None = None) 
 
 def latex_document(body: str, title: str = "") -> str:
     """A complete ``article`` around ``body`` (amsmath, booktabs), for pdflatex."""
-    head = [r"\documentclass{article}", r"\usepackage[T1]{fontenc}", r"\usepackage{amsmath,amssymb}",
+    head = [r"\documentclass{article}", r"\usepackage{amsmath,amssymb}",
             r"\usepackage{booktabs}", r"\usepackage[margin=2cm,landscape]{geometry}", r"\begin{document}"]
     if title:
         head.append(rf"\section*{{{escape_text(title)}}}")

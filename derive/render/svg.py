@@ -106,7 +106,7 @@ def wrap_text(text: str, width: int) -> str:
             words += [p for p in pieces if p]
     lines: list[str] = []
     for w in words:
-        if lines and len(lines[-1]) + 1 + len(w.replace("$", "")) <= width:
+        if lines and len((lines[-1] + " " + w).replace("$", "")) <= width:
             lines[-1] += " " + w
         else:
             lines.append(w)
