@@ -162,17 +162,17 @@ def test_svg_is_svg11_with_a_drawing(rotation):
     import ziamath
 
     assert ziamath.config.svg2 is True
-    narrow = ET.fromstring(derivation_svg(rotation, justifications=False).encode())
-    assert float(narrow.get("width")) < width - 200
 
 
 def test_svg_claim_and_step_are_smaller(softmax):
     pytest.importorskip("ziamath", reason="SVG needs the 'slides' extra (ziamath)")
     from derive.render.svg import derivation_svg
 
-    heights = [float(ET.fromstring(derivation_svg(softmax, what=w).encode()).get("height"))
-               for w in ("chain", "claim", "step")]
-    assert heights[1] < heights[0] / 2 and heights[2] < heights[0] / 2
+    sizes = {w: ET.fromstring(derivation_svg(softmax, what=w).encode()) for w in ("chain", "claim", "step")}
+    heights = {w: float(root.get("height")) for w, root in sizes.items()}
+    assert heights["claim"] < heights["chain"] / 2 and heights["step"] < heights["chain"] / 2
+    narrow = ET.fromstring(derivation_svg(softmax, what="step", justifications=False).encode())
+    assert float(narrow.get("width")) < float(sizes["step"].get("width")) - 200
 
 
 def test_wrap_text_keeps_math_whole():
