@@ -35,7 +35,26 @@ UNICODE_TEX = {
     "α": r"$\alpha$", "β": r"$\beta$", "γ": r"$\gamma$", "λ": r"$\lambda$", "π": r"$\pi$",
     "²": r"$^2$", "½": r"$\frac12$", "…": r"\dots{}", "–": "--", "—": "---", "’": "'", "“": "``", "”": "''",
     "<": "$<$", ">": "$>$", "|": r"$|$", "§": r"\S{}", "ℝ": r"$\mathbb{R}$",
+    "⊙": r"$\odot$", "⊗": r"$\otimes$", "⊕": r"$\oplus$", "∘": r"$\circ$", "∂": r"$\partial$",
+    "∇": r"$\nabla$", "±": r"$\pm$", "÷": r"$\div$", "≡": r"$\equiv$", "∝": r"$\propto$", "∼": r"$\sim$",
+    "⇒": r"$\Rightarrow$", "⇔": r"$\Leftrightarrow$", "←": r"$\leftarrow$", "↔": r"$\leftrightarrow$",
+    "∀": r"$\forall$", "∃": r"$\exists$", "≪": r"$\ll$", "≫": r"$\gg$", "⟨": r"$\langle$", "⟩": r"$\rangle$",
+    "‖": r"$\|$", "°": r"$^\circ$", "³": r"$^3$", "¹": r"$^1$", "⁻": r"$^-$", "ᵀ": r"$^\top$",
+    "δ": r"$\delta$", "η": r"$\eta$", "ρ": r"$\rho$", "τ": r"$\tau$", "φ": r"$\phi$", "ψ": r"$\psi$",
+    "ζ": r"$\zeta$", "κ": r"$\kappa$", "ν": r"$\nu$", "ξ": r"$\xi$", "χ": r"$\chi$",
+    "Σ": r"$\Sigma$", "Δ": r"$\Delta$", "Θ": r"$\Theta$", "Λ": r"$\Lambda$", "Π": r"$\Pi$", "Ω": r"$\Omega$",
+    "Φ": r"$\Phi$", "Ψ": r"$\Psi$", "Γ": r"$\Gamma$", "\u00a0": "~",
 }
+
+
+def _plain(ch: str) -> str:
+    """A character pdflatex can typeset: ASCII, a :data:`UNICODE_TEX` form, or its ASCII decomposition."""
+    if ch in UNICODE_TEX or ord(ch) < 128:
+        return UNICODE_TEX.get(ch, ch)
+    import unicodedata
+
+    ascii_form = unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode()
+    return ascii_form or rf"\textbf{{?}}"  # unknown symbol: visible, and the document still compiles
 
 
 @dataclass(frozen=True)
@@ -118,7 +137,7 @@ def escape_text(text: str) -> str:
         for ch, rep in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("#", r"\#"),
                         ("_", r"\_"), ("{", r"\{"), ("}", r"\}"), ("^", r"\^{}"), ("~", r"\~{}")):
             part = part.replace(ch, rep)
-        out.append("".join(UNICODE_TEX.get(ch, ch) for ch in part))
+        out.append("".join(_plain(ch) for ch in part))
     return "".join(out)
 
 
