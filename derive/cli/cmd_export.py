@@ -42,12 +42,16 @@ def _text(fmt: str, ds: list, args: argparse.Namespace) -> str:
     just = not args.no_justifications
     many = len(ds) > 1 or args.all
     if fmt == "latex":
-        from ..render.latex import claim_latex, derivation_latex, escape_text, latex_document
+        from ..render.latex import claim_latex, derivation_latex, escape_text, fit_to_width, latex_document
 
         parts = []
         for d in ds:
-            math = (f"\\begin{{equation*}}\n{claim_latex(d)}\n\\end{{equation*}}" if args.claim
-                    else derivation_latex(d, justifications=just))
+            if args.claim:
+                math = f"\\begin{{equation*}}\n{claim_latex(d)}\n\\end{{equation*}}"
+            elif args.standalone:  # a whole document: shrink chains wider than the page
+                math = fit_to_width(derivation_latex(d, justifications=just, environment="aligned"))
+            else:
+                math = derivation_latex(d, justifications=just)
             head = f"\\section*{{{escape_text(d.title)}}}" if args.standalone else f"% {d.name}: {d.title}"
             parts.append(f"{head}\n{math}")
         body = "\n\n".join(parts)

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..core import Derivation
 from ..exceptions import InputError
-from .latex import REL_TEX, checked_settings, definitions_latex, escape_text, expr_latex
+from .latex import REL_TEX, checked_settings, definitions_latex, escape_text, expr_latex, fit_to_width, start_alone
 
 _ASPECT = ("43", "169", "1610")
 
@@ -71,19 +71,18 @@ def frame(derivation: Derivation, s: BeamerSettings) -> str:
         out += [escape_text(a.text) + ("" if k == len(derivation.assumptions) else r"\\")
                 for k, a in enumerate(derivation.assumptions, 1)]
         out.append("}")
-    lines = []
+    start = expr_latex(derivation.start, names)
+    alone = start_alone(start, expr_latex(derivation.steps[0].expr, names))
+    lines = [f"&{start}"] if alone else []
     for k, step in enumerate(derivation.steps, 1):
-        lhs = expr_latex(derivation.start, names) + " " if k == 1 else ""
+        lhs = start + " " if k == 1 and not alone else ""
         line = f"{lhs}&" + _reveal(k + 1, f"{REL_TEX[step.relation]} {expr_latex(step.expr, names)}", s)
         if s.justifications:
             words = (r"\parbox[t]{0.6\linewidth}{\raggedright\footnotesize\color{gray}"
                      f"({k}) {escape_text(step.justification)}}}")
             line += r" \\" + "\n&" + _reveal(k + 1, r"\qquad " + words, s)
         lines.append(line)
-    # typeset the chain in a box; shrink it to the frame's width only when it is wider
-    out += [r"\begin{center}", r"\sbox0{$\displaystyle\begin{aligned}", " \\\\\n".join(lines),
-            r"\end{aligned}$}", r"\ifdim\wd0>\linewidth\resizebox{\linewidth}{!}{\usebox0}\else\usebox0\fi",
-            r"\end{center}"]
+    out.append(fit_to_width("\\begin{aligned}\n" + " \\\\\n".join(lines) + "\n\\end{aligned}"))
     defs = definitions_latex(derivation, names)
     if defs:
         out.append(r"{\footnotesize where " + ", \\quad ".join(f"${d}$" for d in defs) + "}")

@@ -15,6 +15,7 @@ MathML) takes its LaTeX from here, so the notation is the same everywhere.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, fields
 from typing import Any
 
@@ -54,7 +55,7 @@ def _plain(ch: str) -> str:
     import unicodedata
 
     ascii_form = unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode()
-    return ascii_form or rf"\textbf{{?}}"  # unknown symbol: visible, and the document still compiles
+    return ascii_form or r"\textbf{?}"  # unknown symbol: visible, and the document still compiles
 
 
 @dataclass(frozen=True)
@@ -177,9 +178,30 @@ def step_line(step: Step, settings: LatexSettings, number: int | None = None) ->
     return line
 
 
+#: Above this rough width (in symbols) the start expression gets a line of its own.
+START_ALONE_WIDTH = 60
+
+
+def visible_length(tex: str) -> int:
+    """Rough printed width of LaTeX math, in symbols (a command counts as one, braces as none)."""
+    t = re.sub(r"\\(left|right|begin\{\w+\*?\}|end\{\w+\*?\}|text|mathrm|operatorname)", "", tex)
+    t = re.sub(r"\\[a-zA-Z]+", "x", t)
+    return len(re.sub(r"[{}\s^_&]", "", t))
+
+
+def start_alone(start_tex: str, first_tex: str) -> bool:
+    """Whether the chain should show its start on a line of its own (``start`` then ``= e_1``)."""
+    return visible_length(start_tex) + visible_length(first_tex) > START_ALONE_WIDTH
+
+
 def chain_lines(derivation: Derivation, s: LatexSettings) -> list[str]:
-    """The lines of the chain, the start expression on the first one."""
-    lines = [expr_latex(derivation.start, s.symbol_names) + " " + step_line(derivation.steps[0], s, 1)]
+    """The lines of the chain: the start expression on the first one, or alone above when long."""
+    start = expr_latex(derivation.start, s.symbol_names)
+    first = step_line(derivation.steps[0], s, 1)
+    if start_alone(start, expr_latex(derivation.steps[0].expr, s.symbol_names)):
+        lines = [f"&{start}", first]
+    else:
+        lines = [start + " " + first]
     lines += [step_line(st, s, k) for k, st in enumerate(derivation.steps[1:], 2)]
     return lines
 
@@ -231,9 +253,19 @@ def definitions_latex(derivation: Derivation, symbol_names: dict | None = None) 
             for lhs, rhs in derivation.definitions]
 
 
+def fit_to_width(math: str) -> str:
+    r"""Display ``math`` (e.g. an ``aligned`` block) centred, shrunk to the line width only if wider.
+
+    Uses ``\resizebox`` (graphicx, which Beamer loads).
+    """
+    return "\n".join([r"\begin{center}", r"\sbox0{$\displaystyle", math, r"$}",
+                      r"\ifdim\wd0>\linewidth\resizebox{\linewidth}{!}{\usebox0}\else\usebox0\fi",
+                      r"\end{center}"])
+
+
 def latex_document(body: str, title: str = "") -> str:
-    """A complete ``article`` around ``body`` (amsmath, booktabs), for pdflatex."""
-    head = [r"\documentclass{article}", r"\usepackage{amsmath,amssymb}",
+    """A complete ``article`` around ``body`` (amsmath, graphicx, booktabs), for pdflatex."""
+    head = [r"\documentclass{article}", r"\usepackage{amsmath,amssymb,graphicx}",
             r"\usepackage{booktabs}", r"\usepackage[margin=2cm,landscape]{geometry}", r"\begin{document}"]
     if title:
         head.append(rf"\section*{{{escape_text(title)}}}")

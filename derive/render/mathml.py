@@ -15,7 +15,7 @@ from typing import Any
 
 from ..core import Derivation
 from ..exceptions import InputError
-from .latex import REL_TEX, checked_settings, expr_latex, text_and_math
+from .latex import REL_TEX, checked_settings, expr_latex, start_alone, text_and_math
 
 _WHAT = ("chain", "claim", "step")
 
@@ -59,9 +59,12 @@ def mathml_latex(d: Derivation, s: MathmlSettings) -> str:
         if isinstance(s.step, bool) or not isinstance(s.step, int) or not 1 <= s.step <= len(d.steps):
             raise InputError(f"{d.name} has steps 1..{len(d.steps)}, not {s.step!r}")
         pairs = [(d.start if s.step == 1 else d.steps[s.step - 2].expr, d.steps[s.step - 1], s.step)]
+        lines = []
     else:
-        pairs = [(d.start if k == 1 else None, st, k) for k, st in enumerate(d.steps, 1)]
-    lines = []
+        start = expr_latex(d.start, names)
+        alone = start_alone(start, expr_latex(d.steps[0].expr, names))
+        pairs = [(d.start if k == 1 and not alone else None, st, k) for k, st in enumerate(d.steps, 1)]
+        lines = [f"&{start}"] if alone else []
     for lhs, st, k in pairs:
         line = (expr_latex(lhs, names) + " " if lhs is not None else "")
         line += f"&{REL_TEX[st.relation]} {expr_latex(st.expr, names)}"

@@ -28,7 +28,7 @@ from typing import Any
 
 from ..core import Derivation
 from ..exceptions import DeriveError, InputError
-from .latex import REL_TEX, checked_settings, expr_latex
+from .latex import REL_TEX, checked_settings, expr_latex, start_alone
 
 _WHAT = ("chain", "claim", "step")
 
@@ -125,9 +125,11 @@ def _rows(d: Derivation, s: SvgSettings) -> list[tuple[str, str, str]]:
         st = d.steps[s.step - 1]
         return [(expr_latex(prev, names), f"{REL_TEX[st.relation]} {expr_latex(st.expr, names)}",
                  st.justification)]
-    rows = []
+    start = expr_latex(d.start, names)
+    alone = start_alone(start, expr_latex(d.steps[0].expr, names))
+    rows = [("", start, "")] if alone else []
     for k, st in enumerate(d.steps, 1):
-        lhs = expr_latex(d.start, names) if k == 1 else ""
+        lhs = start if k == 1 and not alone else ""
         rows.append((lhs, f"{REL_TEX[st.relation]} {expr_latex(st.expr, names)}", f"({k}) {st.justification}"))
     return rows
 
