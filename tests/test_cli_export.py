@@ -146,3 +146,29 @@ def test_done_when_beamer_standalone_compiles(tmp_path, capsys):
     subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "s.tex"], cwd=tmp_path,
                    check=True, capture_output=True, timeout=120)
     assert len(PdfReader(tmp_path / "s.pdf").pages) == 4
+
+
+def test_parameter_tables_from_params_table(capsys):
+    code, out, _ = run(["export", "--params", "gpt2", "-f", "marp"], capsys)
+    assert code == 0 and "## Parameters of gpt2" in out and "| **total** | | | **124,439,808** | 100.0 % |" in out
+    code, out, _ = run(["export", "softmax.max-trick", "--params", "gpt2", "-f", "latex"], capsys)
+    assert code == 0 and r"\toprule" in out and "124{,}439{,}808" in out
+    code, _, err = run(["export", "--params", "gpt-9", "-f", "latex"], capsys)
+    assert code == 2 and err.startswith("derive: error: unknown preset 'gpt-9'; presets: ")
+    code, _, err = run(["export", "--params", "gpt2", "-f", "svg"], capsys)
+    assert code == 2 and "--params applies to latex, beamer, revealjs and marp, not to svg" in err
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed (CI installs texlive)")
+def test_deck_with_a_parameter_table_compiles(tmp_path, capsys):
+    import subprocess
+
+    from pypdf import PdfReader
+
+    code, _, _ = run(["export", "softmax.max-trick", "--params", "lecture-layer", "-f", "beamer", "--standalone",
+                      "-o", str(tmp_path / "d.tex")], capsys)
+    assert code == 0
+    subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "d.tex"], cwd=tmp_path,
+                   check=True, capture_output=True, timeout=120)
+    pages = PdfReader(tmp_path / "d.pdf").pages
+    assert len(pages) == 1 + 4 + 1 and "3,150,336" in pages[-1].extract_text()

@@ -31,6 +31,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    "(latex, svg, png, mathml)")
     p.add_argument("--output", "-o", metavar="FILE_OR_DIR",
                    help="file to write, or an existing directory (one file per derivation for images)")
+    p.add_argument("--params", action="append", default=[], metavar="PRESET",
+                   help="also add the parameter table of this preset (see 'derive params --list-presets'; "
+                        "repeatable; latex, beamer, revealjs, marp)")
     p.add_argument("--force", action="store_true", help="overwrite existing files")
     p.add_argument("--check", action="store_true",
                    help="verify the derivations first and export nothing (exit 1) unless every step is proved")
@@ -38,9 +41,33 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
+def _params_tables(fmt: str, presets: list[str]) -> list[str]:
+    """One parameter table per preset, laid out by :mod:`derive.render.params_table` for ``fmt``."""
+    from ..params import get_preset
+    from ..params.summary import breakdown
+    from ..render.latex import escape_text, fit_to_width
+    from ..render.params_table import latex_table, markdown_table
+
+    out = []
+    for name in presets:
+        preset = get_preset(name)
+        rows = breakdown(preset.arch)
+        title = f"Parameters of {preset.name}"
+        if fmt == "latex":
+            out.append(latex_table(rows, caption=f"{title} ({preset.source})"))
+        elif fmt == "beamer":
+            out.append("\n".join([r"\begin{frame}", rf"\frametitle{{{escape_text(title)}}}",
+                                   fit_to_width(latex_table(rows), math=False),
+                                   rf"{{\scriptsize Source: {escape_text(preset.source)}}}", r"\end{frame}"]))
+        else:
+            out.append(f"## {title}\n\n{markdown_table(rows)}\n\nSource: {preset.source}\n")
+    return out
+
+
 def _text(fmt: str, ds: list, args: argparse.Namespace) -> str:
     just = not args.no_justifications
-    many = len(ds) > 1 or args.all
+    many = len(ds) + len(args.params) > 1 or args.all
+    tables = _params_tables(fmt, args.params)
     if fmt == "latex":
         from ..render.latex import claim_latex, derivation_latex, escape_text, fit_to_width, latex_document
 
@@ -54,18 +81,20 @@ def _text(fmt: str, ds: list, args: argparse.Namespace) -> str:
                 math = derivation_latex(d, justifications=just)
             head = f"\\section*{{{escape_text(d.title)}}}" if args.standalone else f"% {d.name}: {d.title}"
             parts.append(f"{head}\n{math}")
-        body = "\n\n".join(parts)
+        body = "\n\n".join(parts + tables)
         return latex_document(body) if args.standalone else body + "\n"
     if fmt == "beamer":
         from ..render.beamer import beamer_deck, beamer_frame
 
         if many and (args.standalone or args.all):
-            return beamer_deck(ds, justifications=just)
-        return "\n".join(beamer_frame(d, standalone=args.standalone, justifications=just) for d in ds)
+            return beamer_deck(ds, justifications=just, extra_frames=tables)
+        if args.standalone:
+            return beamer_frame(ds[0], standalone=True, justifications=just)  # one derivation, no table
+        return "\n".join([*(beamer_frame(d, justifications=just) for d in ds), *tables])
     if fmt in ("revealjs", "marp"):
         from ..render.slides_md import slides_markdown
 
-        return slides_markdown(ds, flavour=fmt, justifications=just)
+        return slides_markdown(ds, flavour=fmt, justifications=just, extra_slides=tables)
     from ..render.mathml import derivation_mathml, mathml_document
 
     what = "claim" if args.claim else "chain"
@@ -115,7 +144,14 @@ def run(args: argparse.Namespace) -> int:
     if args.all and args.names:
         raise InputError("give derivation names or --all, not both")
     names = registry.names() if args.all else list(args.names) or user
-    if not names:
+    if args.params and args.format not in ("latex", "beamer", "revealjs", "marp"):
+        raise InputError(f"--params applies to latex, beamer, revealjs and marp, not to {args.format}")
+    if args.params:
+        from ..params import get_preset
+
+        for preset in args.params:
+            get_preset(preset)  # unknown presets fail before any work
+    if not names and not args.params:
         raise InputError("name at least one derivation (see 'derive list') or use --all")
     for name in names:
         registry.entry(name)  # unknown names fail before any work

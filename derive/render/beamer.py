@@ -121,21 +121,22 @@ def beamer_frame(derivation: Derivation, **settings: Any) -> str:
     return _document([body], s.title or derivation.title, s) if s.standalone else body + "\n"
 
 
-def beamer_deck(derivations: Sequence[Derivation], **settings: Any) -> str:
-    r"""A deck: a title page, then one frame per derivation, in the order given.
+def beamer_deck(derivations: Sequence[Derivation], extra_frames: Sequence[str] = (), **settings: Any) -> str:
+    r"""A deck: a title page, one frame per derivation in the order given, then ``extra_frames``.
 
     Args:
-        derivations: at least one derivation.
+        derivations: the derivations.
+        extra_frames: more frames as LaTeX (e.g. parameter tables), appended as they are.
         **settings: fields of :class:`BeamerSettings`; a deck is always
             standalone (the ``standalone`` setting is ignored).
 
     Raises:
-        InputError: no derivations, an unknown setting or a bad value.
+        InputError: nothing to show, an unknown setting or a bad value.
     """
-    if not derivations:
-        raise InputError("a deck needs at least one derivation")
+    if not derivations and not extra_frames:
+        raise InputError("a deck needs at least one derivation or frame")
     s = checked_settings(BeamerSettings, settings)
     title = s.title or "The Transformer, derived step by step"
     frames = [r"\begin{frame}", r"\titlepage", r"\end{frame}"]
-    frames += [frame(d, s) for d in derivations]
+    frames += [frame(d, s) for d in derivations] + list(extra_frames)
     return _document(frames, title, s)

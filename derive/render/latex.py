@@ -253,12 +253,17 @@ def definitions_latex(derivation: Derivation, symbol_names: dict | None = None) 
             for lhs, rhs in derivation.definitions]
 
 
-def fit_to_width(math: str) -> str:
-    r"""Display ``math`` (e.g. an ``aligned`` block) centred, shrunk to the line width only if wider.
+def fit_to_width(content: str, math: bool = True) -> str:
+    r"""Display ``content`` centred, shrunk to the line width only if it is wider.
+
+    Args:
+        content: an ``aligned`` block (``math=True``) or a ``tabular`` (``math=False``).
+        math: typeset ``content`` in display-style math.
 
     Uses ``\resizebox`` (graphicx, which Beamer loads).
     """
-    return "\n".join([r"\begin{center}", r"\sbox0{$\displaystyle", math, r"$}",
+    box = rf"\sbox0{{$\displaystyle{content}$}}" if math else rf"\sbox0{{{content}}}"
+    return "\n".join([r"\begin{center}", box,
                       r"\ifdim\wd0>\linewidth\resizebox{\linewidth}{!}{\usebox0}\else\usebox0\fi",
                       r"\end{center}"])
 

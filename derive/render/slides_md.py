@@ -118,24 +118,25 @@ def slide_markdown(derivation: Derivation, **settings: Any) -> str:
     return "\n".join(lines).rstrip() + "\n"
 
 
-def slides_markdown(derivations: Sequence[Derivation], **settings: Any) -> str:
-    """A deck: (a Marp front matter,) an optional title slide, one slide per derivation.
+def slides_markdown(derivations: Sequence[Derivation], extra_slides: Sequence[str] = (), **settings: Any) -> str:
+    """A deck: (a Marp front matter,) an optional title slide, one slide per derivation, ``extra_slides``.
 
     Args:
-        derivations: at least one derivation, in the order of the slides.
+        derivations: the derivations, in the order of the slides.
+        extra_slides: more slides as Markdown (e.g. parameter tables), appended as they are.
         **settings: fields of :class:`SlidesSettings`.
 
     Returns:
         Markdown whose slides are separated by lines ``---``.
 
     Raises:
-        InputError: no derivations, an unknown setting or a bad value.
+        InputError: nothing to show, an unknown setting or a bad value.
     """
-    if not derivations:
-        raise InputError("a deck needs at least one derivation")
+    if not derivations and not extra_slides:
+        raise InputError("a deck needs at least one derivation or slide")
     s = checked_settings(SlidesSettings, settings)
     slides = [f"# {s.title}\n"] if s.title else []
-    slides += [slide_markdown(d, **settings) for d in derivations]
+    slides += [slide_markdown(d, **settings) for d in derivations] + list(extra_slides)
     text = "\n---\n\n".join(slides)
     if s.flavour == "marp":
         text = "---\nmarp: true\nmath: katex\npaginate: true\n---\n\n" + text
