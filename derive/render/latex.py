@@ -26,6 +26,7 @@ REL_TEX = {"=": "=", "<=": r"\le", "<": "<", ">=": r"\ge", ">": ">"}
 _REL_TEX = REL_TEX  # the name used before the slides renderers
 _ENVIRONMENTS = ("align*", "align", "aligned")
 _ANNOTATIONS = ("column", "inline")
+_WHAT = ("chain", "claim", "step")
 
 #: Non-ASCII characters that appear in justifications and assumptions, as LaTeX
 #: that pdflatex understands in text mode (math in ``$...$``).
@@ -94,6 +95,45 @@ class LatexSettings:
                 raise InputError(f"{name} must be True or False, got {getattr(self, name)!r}")
         if not isinstance(self.symbol_names, dict):
             raise InputError("symbol_names must be a dict mapping sympy symbols to LaTeX")
+
+
+@dataclass(frozen=True)
+class SelectionSettings:
+    """Which formula of a derivation to show: options shared by the SVG and MathML renderers.
+
+    Attributes:
+        what: ``"chain"`` (every step), ``"claim"`` (``start R end``) or
+            ``"step"`` (step number ``step`` alone, after the previous expression).
+        step: the 1-based step shown when ``what="step"``.
+        justifications: show the justifications beside the steps.
+        symbol_names: extra ``Symbol -> LaTeX`` spellings.
+
+    Raises:
+        InputError: a value outside these choices.
+    """
+
+    what: str = "chain"
+    step: int = 1
+    justifications: bool = True
+    symbol_names: dict = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        if self.what not in _WHAT:
+            raise InputError(f"what {self.what!r} is not one of {', '.join(_WHAT)}")
+        if not isinstance(self.justifications, bool):
+            raise InputError(f"justifications must be True or False, got {self.justifications!r}")
+
+
+def step_pair(derivation: Derivation, index: int) -> tuple[Any, Step]:
+    """The expression before step ``index`` (1-based) and the step.
+
+    Raises:
+        InputError: ``index`` is not between 1 and the number of steps.
+    """
+    if isinstance(index, bool) or not isinstance(index, int) or not 1 <= index <= len(derivation.steps):
+        raise InputError(f"{derivation.name} has steps 1..{len(derivation.steps)}, not {index!r}")
+    prev = derivation.start if index == 1 else derivation.steps[index - 2].expr
+    return prev, derivation.steps[index - 1]
 
 
 def checked_settings(cls: type, settings: dict[str, Any]) -> Any:
@@ -233,10 +273,7 @@ def step_latex(derivation: Derivation, index: int, **settings: Any) -> str:
         InputError: ``index`` is not between 1 and the number of steps, or a bad setting.
     """
     s = checked_settings(LatexSettings, settings)
-    if isinstance(index, bool) or not isinstance(index, int) or not 1 <= index <= len(derivation.steps):
-        raise InputError(f"{derivation.name} has steps 1..{len(derivation.steps)}, not {index!r}")
-    prev = derivation.start if index == 1 else derivation.steps[index - 2].expr
-    step = derivation.steps[index - 1]
+    prev, step = step_pair(derivation, index)
     line = f"{expr_latex(prev, s.symbol_names)} {step_line(step, s, index)}"
     return f"\\begin{{{s.environment}}}\n{line}\n\\end{{{s.environment}}}"
 

@@ -10,44 +10,33 @@ from __future__ import annotations
 
 import html
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ..core import Derivation
 from ..exceptions import InputError
-from .latex import REL_TEX, checked_settings, expr_latex, start_alone, text_and_math
-
-_WHAT = ("chain", "claim", "step")
+from .latex import REL_TEX, SelectionSettings, checked_settings, expr_latex, start_alone, step_pair, text_and_math
 
 
 @dataclass(frozen=True)
-class MathmlSettings:
-    """Options of the MathML renderer (checked when built).
+class MathmlSettings(SelectionSettings):
+    """Options of the MathML renderer (checked when built): those of
+    :class:`~derive.render.latex.SelectionSettings` (``what``, ``step``,
+    ``justifications`` as a column of ``<mtext>``, ``symbol_names``) and:
 
     Attributes:
-        what: ``"chain"``, ``"claim"`` or ``"step"`` (step number ``step`` alone).
-        step: the 1-based step rendered when ``what="step"``.
-        justifications: add the justifications as a column of ``<mtext>``.
         display: ``"block"`` or ``"inline"`` (the ``display`` attribute of ``<math>``).
-        symbol_names: extra ``Symbol -> LaTeX`` spellings.
 
     Raises:
         InputError: a value outside these choices.
     """
 
-    what: str = "chain"
-    step: int = 1
-    justifications: bool = True
     display: str = "block"
-    symbol_names: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if self.what not in _WHAT:
-            raise InputError(f"what {self.what!r} is not one of {', '.join(_WHAT)}")
+        super().__post_init__()
         if self.display not in ("block", "inline"):
             raise InputError(f"display {self.display!r} is not 'block' or 'inline'")
-        if not isinstance(self.justifications, bool):
-            raise InputError(f"justifications must be True or False, got {self.justifications!r}")
 
 
 def mathml_latex(d: Derivation, s: MathmlSettings) -> str:
@@ -56,9 +45,8 @@ def mathml_latex(d: Derivation, s: MathmlSettings) -> str:
     if s.what == "claim":
         return f"{expr_latex(d.start, names)} {REL_TEX[d.relation]} {expr_latex(d.end, names)}"
     if s.what == "step":
-        if isinstance(s.step, bool) or not isinstance(s.step, int) or not 1 <= s.step <= len(d.steps):
-            raise InputError(f"{d.name} has steps 1..{len(d.steps)}, not {s.step!r}")
-        pairs = [(d.start if s.step == 1 else d.steps[s.step - 2].expr, d.steps[s.step - 1], s.step)]
+        prev, st = step_pair(d, s.step)
+        pairs = [(prev, st, s.step)]
         lines = []
     else:
         start = expr_latex(d.start, names)

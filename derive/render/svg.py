@@ -23,14 +23,12 @@ from __future__ import annotations
 import contextlib
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ..core import Derivation
 from ..exceptions import DeriveError, InputError
-from .latex import REL_TEX, checked_settings, expr_latex, start_alone
-
-_WHAT = ("chain", "claim", "step")
+from .latex import REL_TEX, SelectionSettings, checked_settings, expr_latex, start_alone, step_pair
 
 
 class MissingDependencyError(DeriveError):
@@ -38,40 +36,30 @@ class MissingDependencyError(DeriveError):
 
 
 @dataclass(frozen=True)
-class SvgSettings:
-    """Options of the SVG/PNG renderer (checked when built).
+class SvgSettings(SelectionSettings):
+    """Options of the SVG/PNG renderer (checked when built): those of
+    :class:`~derive.render.latex.SelectionSettings` (``what``, ``step``,
+    ``justifications``, ``symbol_names``) and:
 
     Attributes:
-        what: ``"chain"`` (every step), ``"claim"`` (``start R end``) or
-            ``"step"`` (step number ``step`` alone).
-        step: the 1-based step drawn when ``what="step"``.
-        justifications: draw the justifications beside the steps.
         size: font size of the formulas, in px (the justifications are 3/4 of it).
         wrap: justifications are wrapped at about this many characters.
         color: colour of the formulas (an SVG colour, e.g. ``"black"``, ``"#222"``).
-        symbol_names: extra ``Symbol -> LaTeX`` spellings.
 
     Raises:
         InputError: a value outside these choices.
     """
 
-    what: str = "chain"
-    step: int = 1
-    justifications: bool = True
     size: float = 24.0
     wrap: int = 48
     color: str = "black"
-    symbol_names: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        if self.what not in _WHAT:
-            raise InputError(f"what {self.what!r} is not one of {', '.join(_WHAT)}")
-        if not isinstance(self.size, (int, float)) or not 4 <= self.size <= 400:
+        super().__post_init__()
+        if isinstance(self.size, bool) or not isinstance(self.size, (int, float)) or not 4 <= self.size <= 400:
             raise InputError(f"size must be a number of px between 4 and 400, got {self.size!r}")
-        if not isinstance(self.wrap, int) or self.wrap < 10:
+        if isinstance(self.wrap, bool) or not isinstance(self.wrap, int) or self.wrap < 10:
             raise InputError(f"wrap must be an integer of at least 10 characters, got {self.wrap!r}")
-        if not isinstance(self.justifications, bool):
-            raise InputError(f"justifications must be True or False, got {self.justifications!r}")
 
 
 @contextlib.contextmanager
@@ -119,10 +107,7 @@ def _rows(d: Derivation, s: SvgSettings) -> list[tuple[str, str, str]]:
     if s.what == "claim":
         return [(expr_latex(d.start, names), f"{REL_TEX[d.relation]} {expr_latex(d.end, names)}", "")]
     if s.what == "step":
-        if isinstance(s.step, bool) or not isinstance(s.step, int) or not 1 <= s.step <= len(d.steps):
-            raise InputError(f"{d.name} has steps 1..{len(d.steps)}, not {s.step!r}")
-        prev = d.start if s.step == 1 else d.steps[s.step - 2].expr
-        st = d.steps[s.step - 1]
+        prev, st = step_pair(d, s.step)
         return [(expr_latex(prev, names), f"{REL_TEX[st.relation]} {expr_latex(st.expr, names)}",
                  st.justification)]
     start = expr_latex(d.start, names)
