@@ -158,7 +158,10 @@ def test_svg_is_svg11_with_a_drawing(rotation):
     paths = root.findall(f".//{SVG_NS}path")
     assert len(paths) > 100 and all(p.get("d") for p in paths)
     assert root.find(f"{SVG_NS}title").text == rotation.title
-    # no SVG-2-only plain href (ziamath's svg2 mode) and the global switch is restored
+    # only SVG 1.1 basics (no <use href>, ziamath's svg2 mode), and the global switch is restored
+    assert {e.tag.removeprefix(SVG_NS) for e in root.iter()} <= {"svg", "title", "g", "path", "rect"}
+    assert {a for e in root.iter() for a in e.attrib} <= {"version", "width", "height", "viewBox", "d", "fill",
+                                                          "x", "y"}
     assert " href=" not in text
     import ziamath
 
