@@ -172,3 +172,15 @@ def test_deck_with_a_parameter_table_compiles(tmp_path, capsys):
                    check=True, capture_output=True, timeout=120)
     pages = PdfReader(tmp_path / "d.pdf").pages
     assert len(pages) == 1 + 4 + 1 and "3,150,336" in pages[-1].extract_text()
+
+
+def test_one_step_numbered(capsys):
+    code, out, _ = run(["export", "softmax.shift-invariance", "-f", "latex", "--step", "3", "--numbered",
+                        "--no-justifications"], capsys)
+    assert code == 0 and out.splitlines()[2] == (
+        r"\frac{e^{- c} e^{{z}_{i}}}{e^{- c} \sum_{j=1}^{n} e^{{z}_{j}}} &= "
+        r"\frac{e^{{z}_{i}}}{\sum_{j=1}^{n} e^{{z}_{j}}} \tag{3}")
+    code, _, err = run(["export", "softmax.shift-invariance", "-f", "latex", "--step", "5"], capsys)
+    assert code == 2 and err == "derive: error: softmax.shift-invariance has steps 1..3, not 5\n"
+    code, _, err = run(["export", "softmax.shift-invariance", "-f", "svg", "--step", "1", "--claim"], capsys)
+    assert code == 2 and err == "derive: error: give --claim or --step, not both\n"

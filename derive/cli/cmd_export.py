@@ -29,6 +29,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--no-justifications", action="store_true", help="leave out the justification of each step")
     p.add_argument("--claim", action="store_true", help="only the claim (start and end), not the chain "
                    "(latex, svg, png, mathml)")
+    p.add_argument("--step", type=int, metavar="N", help="only step N (1-based) after the expression before it "
+                   "(latex, svg, png, mathml)")
+    p.add_argument("--numbered", action="store_true", help="number the steps (latex)")
     p.add_argument("--output", "-o", metavar="FILE_OR_DIR",
                    help="file to write, or an existing directory (one file per derivation for images)")
     p.add_argument("--params", action="append", default=[], metavar="PRESET",
@@ -69,16 +72,18 @@ def _text(fmt: str, ds: list, args: argparse.Namespace) -> str:
     many = len(ds) + len(args.params) > 1 or args.all
     tables = _params_tables(fmt, args.params)
     if fmt == "latex":
-        from ..render.latex import claim_latex, derivation_latex, escape_text, fit_to_width, latex_document
+        from ..render.latex import claim_latex, derivation_latex, escape_text, fit_to_width, latex_document, step_latex
 
         parts = []
         for d in ds:
             if args.claim:
                 math = f"\\begin{{equation*}}\n{claim_latex(d)}\n\\end{{equation*}}"
-            elif args.standalone:  # a whole document: shrink chains wider than the page
+            elif args.step is not None:
+                math = step_latex(d, args.step, justifications=just, numbering=args.numbered)
+            elif args.standalone and not args.numbered:  # a whole document: shrink chains wider than the page
                 math = fit_to_width(derivation_latex(d, justifications=just, environment="aligned"))
             else:
-                math = derivation_latex(d, justifications=just)
+                math = derivation_latex(d, justifications=just, numbering=args.numbered)
             head = f"\\section*{{{escape_text(d.title)}}}" if args.standalone else f"% {d.name}: {d.title}"
             parts.append(f"{head}\n{math}")
         body = "\n\n".join(parts + tables)
@@ -97,16 +102,20 @@ def _text(fmt: str, ds: list, args: argparse.Namespace) -> str:
         return slides_markdown(ds, flavour=fmt, justifications=just, extra_slides=tables)
     from ..render.mathml import derivation_mathml, mathml_document
 
-    what = "claim" if args.claim else "chain"
+    what = _what(args)
     if args.standalone:
-        return mathml_document(ds, justifications=just, what=what)
+        return mathml_document(ds, justifications=just, what=what, step=args.step or 1)
     return "\n".join(derivation_mathml(d, justifications=just, what=what) for d in ds) + "\n"
+
+
+def _what(args: argparse.Namespace) -> str:
+    return "claim" if args.claim else ("step" if args.step is not None else "chain")
 
 
 def _image(fmt: str, d, args: argparse.Namespace) -> bytes:
     from ..render.svg import derivation_svg, svg_to_png
 
-    svg = derivation_svg(d, justifications=not args.no_justifications, what="claim" if args.claim else "chain")
+    svg = derivation_svg(d, justifications=not args.no_justifications, what=_what(args), step=args.step or 1)
     return svg.encode("utf-8") if fmt == "svg" else svg_to_png(svg)
 
 
@@ -158,8 +167,13 @@ def run(args: argparse.Namespace) -> int:
     fmt = args.format
     if args.standalone and fmt not in _STANDALONE:
         raise InputError(f"--standalone applies to {', '.join(_STANDALONE)}, not to {fmt}")
-    if args.claim and fmt not in ("latex", "svg", "png", "mathml"):
-        raise InputError(f"--claim applies to latex, svg, png and mathml, not to {fmt}")
+    for flag, used in (("--claim", args.claim), ("--step", args.step is not None)):
+        if used and fmt not in ("latex", "svg", "png", "mathml"):
+            raise InputError(f"{flag} applies to latex, svg, png and mathml, not to {fmt}")
+    if args.claim and args.step is not None:
+        raise InputError("give --claim or --step, not both")
+    if args.numbered and fmt != "latex":
+        raise InputError(f"--numbered applies to latex, not to {fmt}")
     targets = _targets(fmt, names, args)
     for t in targets or []:
         if t.exists() and not args.force:
