@@ -187,7 +187,7 @@ class Derivation:
     def _repr_latex_(self) -> str:
         from .render.latex import derivation_latex
 
-        return "$$" + derivation_latex(self, environment="aligned") + "$$"
+        return "$$" + derivation_latex(self, environment="aligned", math_in_text=False) + "$$"
 
     def _repr_markdown_(self) -> str:
         from .render.markdown import derivation_markdown

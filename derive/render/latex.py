@@ -72,6 +72,10 @@ class LatexSettings:
             ``\\quad \\text{(...)}``).
         numbering: number the steps ``(1)``, ``(2)``... with ``\\tag`` in
             ``align``/``align*``, or as a text label in ``aligned``.
+        math_in_text: keep the ``$...$`` math of a justification inside
+            ``\\text{...}`` (LaTeX); ``False`` closes the text around it
+            (``\\text{words} e^{-c} \\text{words}``), which MathJax and KaTeX
+            show without extensions.
         symbol_names: extra ``Symbol -> LaTeX`` spellings, merged over the
             notation table of :mod:`derive.transformer.notation`.
 
@@ -83,6 +87,7 @@ class LatexSettings:
     justifications: bool = True
     annotation: str = "column"
     numbering: bool = False
+    math_in_text: bool = True
     symbol_names: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -90,7 +95,7 @@ class LatexSettings:
             raise InputError(f"environment {self.environment!r} is not one of {', '.join(_ENVIRONMENTS)}")
         if self.annotation not in _ANNOTATIONS:
             raise InputError(f"annotation {self.annotation!r} is not one of {', '.join(_ANNOTATIONS)}")
-        for name in ("justifications", "numbering"):
+        for name in ("justifications", "numbering", "math_in_text"):
             if not isinstance(getattr(self, name), bool):
                 raise InputError(f"{name} must be True or False, got {getattr(self, name)!r}")
         if not isinstance(self.symbol_names, dict):
@@ -200,13 +205,15 @@ def text_and_math(text: str) -> str:
 
 def _annotation(step: Step, number: int | None, s: LatexSettings) -> str:
     label = f"({number})" if number is not None and s.numbering and s.environment == "aligned" else ""
-    words = escape_text(step.justification) if s.justifications else ""
+    words = step.justification if s.justifications else ""
     if not (label or words):
         return ""
-    both = " ".join(p for p in (label, words) if p)
-    if s.annotation == "column":
-        return rf" && \text{{{both}}}"
-    return rf" \quad \text{{{both if label else f'({words})'}}}"
+    text = " ".join(p for p in (label, words) if p) if label or s.annotation == "column" else f"({words})"
+    if s.math_in_text:
+        text = rf"\text{{{escape_text(text)}}}"
+    else:
+        text = text_and_math(text)
+    return (" && " if s.annotation == "column" else r" \quad ") + text
 
 
 def step_line(step: Step, settings: LatexSettings, number: int | None = None) -> str:

@@ -15,7 +15,7 @@ from typing import Any
 
 from ..core import Derivation
 from ..exceptions import InputError
-from .latex import REL_TEX, SelectionSettings, checked_settings, expr_latex, start_alone, step_pair, text_and_math
+from .latex import SelectionSettings, checked_settings, claim_latex, derivation_latex, step_latex
 
 
 @dataclass(frozen=True)
@@ -40,26 +40,12 @@ class MathmlSettings(SelectionSettings):
 
 
 def mathml_latex(d: Derivation, s: MathmlSettings) -> str:
-    """The LaTeX that is converted: an ``aligned`` chain, the claim or one step."""
-    names = s.symbol_names
+    """The LaTeX that is converted: an ``aligned`` chain, the claim or one step (from :mod:`.latex`)."""
     if s.what == "claim":
-        return f"{expr_latex(d.start, names)} {REL_TEX[d.relation]} {expr_latex(d.end, names)}"
-    if s.what == "step":
-        prev, st = step_pair(d, s.step)
-        pairs = [(prev, st, s.step)]
-        lines = []
-    else:
-        start = expr_latex(d.start, names)
-        alone = start_alone(start, expr_latex(d.steps[0].expr, names))
-        pairs = [(d.start if k == 1 and not alone else None, st, k) for k, st in enumerate(d.steps, 1)]
-        lines = [f"&{start}"] if alone else []
-    for lhs, st, k in pairs:
-        line = (expr_latex(lhs, names) + " " if lhs is not None else "")
-        line += f"&{REL_TEX[st.relation]} {expr_latex(st.expr, names)}"
-        if s.justifications:
-            line += " && " + text_and_math(f"({k}) {st.justification}")
-        lines.append(line)
-    return "\\begin{aligned}\n" + " \\\\\n".join(lines) + "\n\\end{aligned}"
+        return claim_latex(d, s.symbol_names)
+    opts = {"environment": "aligned", "math_in_text": False, "numbering": s.justifications,
+            "justifications": s.justifications, "symbol_names": s.symbol_names}
+    return step_latex(d, s.step, **opts) if s.what == "step" else derivation_latex(d, **opts)
 
 
 def latex_to_mathml(latex: str, display: str = "block") -> str:
