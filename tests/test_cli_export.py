@@ -119,7 +119,7 @@ def test_all_as_a_beamer_deck_and_markdown_decks(tmp_path, capsys):
     code, out, _ = run(["export", "softmax.max-trick", "positional.rotation", "-f", "marp"], capsys)
     assert code == 0 and out.startswith("---\nmarp: true\nmath: katex\n") and out.count("\n---\n") == 2
     code, out, _ = run(["export", "softmax.max-trick", "-f", "revealjs"], capsys)
-    assert out.count('class="fragment" data-fragment-index="3"') == 2
+    assert out.count('data-fragment-index="3"') == 2 and out.count('class="fragment') == 6
 
 
 def test_check_refuses_to_export_a_wrong_derivation(tmp_path, capsys):

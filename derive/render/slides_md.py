@@ -5,9 +5,10 @@ start of the chain as display math, then each step (``= expr`` and its
 justification) as a fragment that appears on the next click.
 
 * ``revealjs``: for reveal.js's Markdown plugin with its Math plugin
-  (KaTeX or MathJax). Each formula is ``$$...$$`` wrapped in backticks, as
-  reveal.js advises, so that the Markdown parser leaves the backslashes
-  alone; fragments are ``<!-- .element: class="fragment" -->`` comments;
+  (KaTeX or MathJax). Formulas sit in one-line raw-HTML ``<div>`` blocks,
+  which the Markdown parser passes through untouched (no backslash or
+  underscore processing; the math plugins skip ``<code>``, so backticks
+  would hide the math); a step's ``<div>`` carries ``class="fragment"``;
   slides are separated by ``---``.
 * ``marp``: a Marp deck (front matter ``marp: true``, ``math: katex``);
   the steps are items of a ``*`` list, which Marp reveals one by one, each
@@ -18,6 +19,7 @@ The formulas come from :mod:`derive.render.latex`.
 
 from __future__ import annotations
 
+import html
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +29,7 @@ from ..exceptions import InputError
 from .latex import REL_TEX, checked_settings, definitions_latex, expr_latex
 
 FLAVOURS = ("revealjs", "marp")
+_WHY_STYLE = "font-size:0.6em;color:#555"
 
 
 @dataclass(frozen=True)
@@ -58,10 +61,13 @@ class SlidesSettings:
                 raise InputError(f"{name} must be True or False, got {getattr(self, name)!r}")
 
 
-def _ticked(text: str) -> str:
-    """``$...$`` math in backticks (reveal.js), so Markdown keeps its backslashes."""
-    parts = text.split("$")
-    return "".join(f"`${p}$`" if k % 2 else p for k, p in enumerate(parts))
+def _html(math_or_text: str, css: str = "", k: int = 0, style: str = "") -> str:
+    """A one-line raw-HTML block (reveal.js): Markdown leaves it alone, the math plugin reads its text."""
+    attrs = f' class="{css}"' if css else ""
+    attrs += f' style="{style}"' if style else ""
+    if k:
+        attrs += f' data-fragment-index="{k}"'
+    return f"<div{attrs}>{html.escape(math_or_text, quote=False)}</div>"
 
 
 def _head(d: Derivation) -> list[str]:
@@ -76,19 +82,19 @@ def _tail(d: Derivation, s: SlidesSettings) -> list[str]:
     defs = definitions_latex(d, s.symbol_names)
     if defs:
         where = "where " + ", ".join(f"${x}$" for x in defs)
-        out += [_ticked(where) if s.flavour == "revealjs" else where, ""]
+        out += [_html(where) if s.flavour == "revealjs" else where, ""]
     if d.citations:
         out += ["Source: " + "; ".join(str(c) for c in d.citations), ""]
     return out
 
 
 def _revealjs(d: Derivation, s: SlidesSettings) -> list[str]:
-    out = _head(d) + [f"`$$ {expr_latex(d.start, s.symbol_names)} $$`", ""]
+    out = _head(d) + [_html(f"$$ {expr_latex(d.start, s.symbol_names)} $$"), ""]
     for k, step in enumerate(d.steps, 1):
-        frag = f' <!-- .element: class="fragment" data-fragment-index="{k}" -->' if s.fragments else ""
-        out += [f"`$$ {REL_TEX[step.relation]} {expr_latex(step.expr, s.symbol_names)} $$`{frag}", ""]
+        css, index = ("fragment", k) if s.fragments else ("", 0)
+        out += [_html(f"$$ {REL_TEX[step.relation]} {expr_latex(step.expr, s.symbol_names)} $$", css, index), ""]
         if s.justifications:
-            out += [f"*({k}) {_ticked(step.justification)}*{frag}", ""]
+            out += [_html(f"({k}) {step.justification}", f"{css} step-why".strip(), index, _WHY_STYLE), ""]
     return out + _tail(d, s)
 
 
