@@ -10,7 +10,8 @@ justification) as a fragment that appears on the next click.
   underscore processing; the math plugins skip ``<code>``, so backticks
   would hide the math); a step's ``<div>`` carries ``class="fragment"``;
   slides are separated by ``---``.
-* ``marp``: a Marp deck (front matter ``marp: true``, ``math: katex``);
+* ``marp``: a Marp deck (front matter ``marp: true``, ``math: katex`` and a
+  smaller text size);
   the steps are items of a ``*`` list, which Marp reveals one by one, each
   holding a ``$$`` block.
 
@@ -29,7 +30,7 @@ from ..exceptions import InputError
 from .latex import REL_TEX, checked_settings, definitions_latex, expr_latex
 
 FLAVOURS = ("revealjs", "marp")
-_WHY_STYLE = "font-size:0.6em;color:#555"
+_WHY_STYLE = "font-size:0.8em;color:#555"
 
 
 @dataclass(frozen=True)
@@ -70,8 +71,15 @@ def _html(math_or_text: str, css: str = "", k: int = 0, style: str = "") -> str:
     return f"<div{attrs}>{html.escape(math_or_text, quote=False)}</div>"
 
 
-def _head(d: Derivation) -> list[str]:
-    out = [f"## {d.title}", "", f"`{d.name}`", ""]
+#: reveal.js: a derivation fills its slide at half the theme's text size
+_REVEAL_SLIDE = '<!-- .slide: style="font-size:0.5em" -->'
+#: Marp: a smaller text size and no bullets before the steps, so that a chain fits on its slide
+_MARP_FRONT = ("---\nmarp: true\nmath: katex\npaginate: true\nstyle: |\n"
+               "  section { font-size: 18px; }\n  section ul { list-style: none; padding-left: 0; }\n---\n\n")
+
+
+def _head(d: Derivation, level: str = "##") -> list[str]:
+    out = [f"{level} {d.title}", "", f"`{d.name}`", ""]
     if d.assumptions:
         out += ["*Assumptions:* " + "; ".join(a.text for a in d.assumptions), ""]
     return out
@@ -89,7 +97,7 @@ def _tail(d: Derivation, s: SlidesSettings) -> list[str]:
 
 
 def _revealjs(d: Derivation, s: SlidesSettings) -> list[str]:
-    out = _head(d) + [_html(f"$$ {expr_latex(d.start, s.symbol_names)} $$"), ""]
+    out = [_REVEAL_SLIDE, "", *_head(d, "###"), _html(f"$$ {expr_latex(d.start, s.symbol_names)} $$"), ""]
     for k, step in enumerate(d.steps, 1):
         css, index = ("fragment", k) if s.fragments else ("", 0)
         out += [_html(f"$$ {REL_TEX[step.relation]} {expr_latex(step.expr, s.symbol_names)} $$", css, index), ""]
@@ -145,5 +153,5 @@ def slides_markdown(derivations: Sequence[Derivation], extra_slides: Sequence[st
     slides += [slide_markdown(d, **settings) for d in derivations] + list(extra_slides)
     text = "\n---\n\n".join(slides)
     if s.flavour == "marp":
-        text = "---\nmarp: true\nmath: katex\npaginate: true\n---\n\n" + text
+        text = _MARP_FRONT + text
     return text
