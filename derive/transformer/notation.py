@@ -40,6 +40,8 @@ SYMBOLS: dict[str, tuple[dict[str, bool], str, str]] = {
                         "rows of the token-type (segment) table"),
     "relative_attention_num_buckets": ({"integer": True, "positive": True}, r"n_{\text{buckets}}",
                                        "rows of T5's relative position bias table"),
+    "alpha": ({"positive": True}, r"\alpha", "worked example: token 2's causal attention weight on token 1, head 1"),
+    "beta": ({"positive": True}, r"\beta", "worked example: token 2's causal attention weight on token 1, head 2"),
     "softmax(z)_i": ({}, r"\operatorname{softmax}(z)_i", "component i of the softmax of z"),
     "PE_{pos,2i}": ({}, r"\mathrm{PE}_{\mathrm{pos},\,2i}", "sinusoidal encoding of pos, even column 2i"),
     "PE_{pos,2i+1}": ({}, r"\mathrm{PE}_{\mathrm{pos},\,2i+1}", "sinusoidal encoding of pos, odd column 2i+1"),
