@@ -82,10 +82,12 @@ def frame(derivation: Derivation, s: BeamerSettings) -> str:
                      f"({k}) {escape_text(step.justification)}}}")
             line += r" \\" + "\n&" + _reveal(k + 1, r"\qquad " + words, s)
         lines.append(line)
-    out.append(fit_to_width("\\begin{aligned}\n" + " \\\\\n".join(lines) + "\n\\end{aligned}"))
+    chain = "\\begin{aligned}\n" + " \\\\\n".join(lines) + "\n\\end{aligned}"
+    out.append(fit_to_width(chain, max_height=r"0.52\textheight"))
     defs = definitions_latex(derivation, names)
     if defs:
-        out.append(r"{\footnotesize where " + ", \\quad ".join(f"${d}$" for d in defs) + "}")
+        where = r"\text{where }" + r", \quad ".join(defs)
+        out.append(r"{\footnotesize" + fit_to_width(where, max_height=r"0.12\textheight", center=False) + r"\par}")
     if derivation.citations:
         out.append(r"\par{\scriptsize Source: " + escape_text("; ".join(str(c) for c in derivation.citations))
                    + "}")

@@ -297,19 +297,27 @@ def definitions_latex(derivation: Derivation, symbol_names: dict | None = None) 
             for lhs, rhs in derivation.definitions]
 
 
-def fit_to_width(content: str, math: bool = True) -> str:
-    r"""Display ``content`` centred, shrunk to the line width only if it is wider.
+def fit_to_width(content: str, math: bool = True, max_height: str = "", center: bool = True) -> str:
+    r"""Display ``content`` centred, shrunk only if it is wider than the line (or taller than ``max_height``).
 
     Args:
         content: an ``aligned`` block (``math=True``) or a ``tabular`` (``math=False``).
         math: typeset ``content`` in display-style math.
+        max_height: a LaTeX length the box's total height may not exceed,
+            e.g. ``"0.6\textheight"`` on a slide; empty for no limit.
+        center: in a ``center`` environment; else in a plain group, where it stands.
 
-    Uses ``\resizebox`` (graphicx, which Beamer loads).
+    Uses ``\resizebox`` (graphicx, which Beamer loads) and the scratch box 0
+    inside the group.
     """
-    box = rf"\sbox0{{$\displaystyle{content}$}}" if math else rf"\sbox0{{{content}}}"
-    return "\n".join([r"\begin{center}", box,
-                      r"\ifdim\wd0>\linewidth\resizebox{\linewidth}{!}{\usebox0}\else\usebox0\fi",
-                      r"\end{center}"])
+    box = rf"\sbox0{{$\displaystyle {content}$}}" if math else rf"\sbox0{{{content}}}"
+    lines = [box, r"\ifdim\wd0>\linewidth\sbox0{\resizebox{\linewidth}{!}{\usebox0}}\fi"]
+    if max_height:
+        lines += [rf"\dimen0={max_height}\dimen2=\ht0\advance\dimen2 by \dp0",
+                  r"\ifdim\dimen2>\dimen0\sbox0{\resizebox*{!}{\dimen0}{\usebox0}}\fi"]
+    if center:
+        return "\n".join([r"\begin{center}", *lines, r"\usebox0", r"\end{center}"])
+    return "{" + "\n".join([*lines, r"\usebox0}"])
 
 
 def latex_document(body: str, title: str = "") -> str:
