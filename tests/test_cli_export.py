@@ -153,6 +153,8 @@ def test_parameter_tables_from_params_table(capsys):
     assert code == 0 and "## Parameters of gpt2" in out and "| **total** | | | **124,439,808** | 100.0 % |" in out
     code, out, _ = run(["export", "softmax.max-trick", "--params", "gpt2", "-f", "latex"], capsys)
     assert code == 0 and r"\toprule" in out and "124{,}439{,}808" in out
+    code, out, _ = run(["export", "--params", "gpt2", "-f", "beamer", "--standalone"], capsys)
+    assert code == 0 and out.count(r"\begin{frame}") == 2 and out.rstrip().endswith(r"\end{document}")
     code, _, err = run(["export", "--params", "gpt-9", "-f", "latex"], capsys)
     assert code == 2 and err.startswith("derive: error: unknown preset 'gpt-9'; presets: ")
     code, _, err = run(["export", "--params", "gpt2", "-f", "svg"], capsys)

@@ -69,7 +69,6 @@ def _params_tables(fmt: str, presets: list[str]) -> list[str]:
 
 def _text(fmt: str, ds: list, args: argparse.Namespace) -> str:
     just = not args.no_justifications
-    many = len(ds) + len(args.params) > 1 or args.all
     tables = _params_tables(fmt, args.params)
     if fmt == "latex":
         from ..render.latex import claim_latex, derivation_latex, escape_text, fit_to_width, latex_document, step_latex
@@ -91,10 +90,10 @@ def _text(fmt: str, ds: list, args: argparse.Namespace) -> str:
     if fmt == "beamer":
         from ..render.beamer import beamer_deck, beamer_frame
 
-        if many and (args.standalone or args.all):
+        if args.standalone or args.all:
+            if len(ds) == 1 and not tables:
+                return beamer_frame(ds[0], standalone=True, justifications=just)
             return beamer_deck(ds, justifications=just, extra_frames=tables)
-        if args.standalone:
-            return beamer_frame(ds[0], standalone=True, justifications=just)  # one derivation, no table
         return "\n".join([*(beamer_frame(d, justifications=just) for d in ds), *tables])
     if fmt in ("revealjs", "marp"):
         from ..render.slides_md import slides_markdown
