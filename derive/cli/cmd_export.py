@@ -104,7 +104,7 @@ def _text(fmt: str, ds: list, args: argparse.Namespace) -> str:
     what = _what(args)
     if args.standalone:
         return mathml_document(ds, justifications=just, what=what, step=args.step or 1)
-    return "\n".join(derivation_mathml(d, justifications=just, what=what) for d in ds) + "\n"
+    return "\n".join(derivation_mathml(d, justifications=just, what=what, step=args.step or 1) for d in ds) + "\n"
 
 
 def _what(args: argparse.Namespace) -> str:
