@@ -225,3 +225,31 @@ def test_jupyter_reprs(softmax):
     report = verify(softmax, numeric=False)
     table = report._repr_html_()
     assert "<b>PASS</b>" in table and table.count("<td>proved</td>") == 3
+
+
+def test_every_catalog_text_is_plain_pdflatex(catalog):
+    """Titles, assumptions and justifications only use symbols the LaTeX escaper knows (no '?' fallback)."""
+    from derive.render.latex import escape_text
+
+    unknown = {}
+    for name in catalog.names():
+        d = catalog.get(name)
+        for text in (d.title, *(a.text for a in d.assumptions), *(s.justification for s in d.steps)):
+            if r"\textbf{?}" in escape_text(text):
+                unknown[name] = text
+    assert unknown == {}, "add these symbols to derive.render.latex.UNICODE_TEX"
+    assert escape_text("x ∓ y ≟ z") == r"x $\mp$ y \textbf{?} z"  # an unknown symbol stays visible
+
+
+@needs_pdflatex
+def test_long_chains_continue_on_further_frames(tmp_path, catalog):
+    from derive.render.beamer import beamer_frame
+
+    d = catalog.get("softmax.shift-invariance")  # 3 steps: frames of 2 and 1 steps
+    text = beamer_frame(d, standalone=True, steps_per_frame=2)
+    assert text.count(r"\begin{frame}") == 2 and r"\emph{(continued)}" in text
+    assert text.count("Assumptions.") == 1 and "(3) $e^{-c} > 0$ cancels" in text
+    pdf, _ = _pdflatex(tmp_path, "split", text)
+    assert len(pdf.pages) == (2 + 1) + (1 + 1)
+    with pytest.raises(InputError, match=r"^steps_per_frame must be a positive integer, got 0$"):
+        beamer_frame(d, steps_per_frame=0)

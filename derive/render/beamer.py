@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..core import Derivation
+from ..core import Derivation, Step
 from ..exceptions import InputError
 from .latex import REL_TEX, checked_settings, definitions_latex, escape_text, expr_latex, fit_to_width, start_alone
 
@@ -33,6 +33,9 @@ class BeamerSettings:
             derivation's title for one derivation, else a generic one).
         aspectratio: ``"169"``, ``"43"`` or ``"1610"``.
         theme: a Beamer theme name (``\\usetheme``), e.g. ``"default"``.
+        steps_per_frame: at most this many steps on one frame; a longer chain
+            continues on further frames ("(continued)"), each starting from
+            the last expression of the one before.
         symbol_names: extra ``Symbol -> LaTeX`` spellings.
 
     Raises:
@@ -45,6 +48,7 @@ class BeamerSettings:
     title: str = ""
     aspectratio: str = "169"
     theme: str = "default"
+    steps_per_frame: int = 5
     symbol_names: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -53,6 +57,9 @@ class BeamerSettings:
                 raise InputError(f"{name} must be True or False, got {getattr(self, name)!r}")
         if self.aspectratio not in _ASPECT:
             raise InputError(f"aspectratio {self.aspectratio!r} is not one of {', '.join(_ASPECT)}")
+        if isinstance(self.steps_per_frame, bool) or not isinstance(self.steps_per_frame, int) \
+                or self.steps_per_frame < 1:
+            raise InputError(f"steps_per_frame must be a positive integer, got {self.steps_per_frame!r}")
         if not self.theme.isalnum():
             raise InputError(f"theme {self.theme!r} must be a Beamer theme name (letters only)")
 
@@ -61,38 +68,50 @@ def _reveal(k: int, body: str, s: BeamerSettings) -> str:
     return rf"\onslide<{k}->{{{body}}}" if s.overlays else body
 
 
-def frame(derivation: Derivation, s: BeamerSettings) -> str:
-    """The frame of one derivation (see :func:`beamer_frame`)."""
+def _chain(start: Any, steps: Sequence[tuple[int, Step]], s: BeamerSettings) -> str:
+    """The ``aligned`` chain from ``start`` through ``(k, step)`` pairs; the frame's j-th step is on overlay j+1."""
     names = s.symbol_names
-    out = [r"\begin{frame}", rf"\frametitle{{{escape_text(derivation.title)}}}",
-           rf"\framesubtitle{{\texttt{{{escape_text(derivation.name)}}}}}"]
-    if derivation.assumptions:
-        out.append(r"{\footnotesize\textbf{Assumptions.}")
-        out += [escape_text(a.text) + ("" if k == len(derivation.assumptions) else r"\\")
-                for k, a in enumerate(derivation.assumptions, 1)]
-        out.append("}")
-    start = expr_latex(derivation.start, names)
-    alone = start_alone(start, expr_latex(derivation.steps[0].expr, names))
-    lines = [f"&{start}"] if alone else []
-    for k, step in enumerate(derivation.steps, 1):
-        lhs = start + " " if k == 1 and not alone else ""
-        line = f"{lhs}&" + _reveal(k + 1, f"{REL_TEX[step.relation]} {expr_latex(step.expr, names)}", s)
+    first = expr_latex(start, names)
+    alone = start_alone(first, expr_latex(steps[0][1].expr, names))
+    lines = [f"&{first}"] if alone else []
+    for j, (k, step) in enumerate(steps, 1):
+        lhs = first + " " if j == 1 and not alone else ""
+        line = f"{lhs}&" + _reveal(j + 1, f"{REL_TEX[step.relation]} {expr_latex(step.expr, names)}", s)
         if s.justifications:
             words = (r"\parbox[t]{0.6\linewidth}{\raggedright\footnotesize\color{gray}"
                      f"({k}) {escape_text(step.justification)}}}")
-            line += r" \\" + "\n&" + _reveal(k + 1, r"\qquad " + words, s)
+            line += r" \\" + "\n&" + _reveal(j + 1, r"\qquad " + words, s)
         lines.append(line)
-    chain = "\\begin{aligned}\n" + " \\\\\n".join(lines) + "\n\\end{aligned}"
-    out.append(fit_to_width(chain, max_height=r"0.52\textheight"))
-    defs = definitions_latex(derivation, names)
-    if defs:
-        where = r"\text{where }" + r", \quad ".join(defs)
-        out.append(r"{\footnotesize" + fit_to_width(where, max_height=r"0.12\textheight", center=False) + r"\par}")
-    if derivation.citations:
-        out.append(r"\par{\scriptsize Source: " + escape_text("; ".join(str(c) for c in derivation.citations))
-                   + "}")
-    out.append(r"\end{frame}")
-    return "\n".join(out)
+    return "\\begin{aligned}\n" + " \\\\\n".join(lines) + "\n\\end{aligned}"
+
+
+def frame(derivation: Derivation, s: BeamerSettings) -> str:
+    """The frame(s) of one derivation (see :func:`beamer_frame`)."""
+    numbered = list(enumerate(derivation.steps, 1))
+    chunks = [numbered[i:i + s.steps_per_frame] for i in range(0, len(numbered), s.steps_per_frame)]
+    frames = []
+    for c, chunk in enumerate(chunks):
+        title = escape_text(derivation.title) + (r" \emph{(continued)}" if c else "")
+        out = [r"\begin{frame}", rf"\frametitle{{{title}}}",
+               rf"\framesubtitle{{\texttt{{{escape_text(derivation.name)}}}}}"]
+        if derivation.assumptions and c == 0:
+            out.append(r"{\footnotesize\textbf{Assumptions.}")
+            out += [escape_text(a.text) + ("" if k == len(derivation.assumptions) else r"\\")
+                    for k, a in enumerate(derivation.assumptions, 1)]
+            out.append("}")
+        start = derivation.start if c == 0 else chunks[c - 1][-1][1].expr
+        out.append(fit_to_width(_chain(start, chunk, s), max_height=r"0.52\textheight"))
+        defs = definitions_latex(derivation, s.symbol_names)
+        if defs:
+            where = r"\text{where }" + r", \quad ".join(defs)
+            out.append(r"{\footnotesize" + fit_to_width(where, max_height=r"0.12\textheight", center=False)
+                       + r"\par}")
+        if derivation.citations:
+            out.append(r"\par{\scriptsize Source: "
+                       + escape_text("; ".join(str(cite) for cite in derivation.citations)) + "}")
+        out.append(r"\end{frame}")
+        frames.append("\n".join(out))
+    return "\n".join(frames)
 
 
 def _document(frames: list[str], title: str, s: BeamerSettings) -> str:

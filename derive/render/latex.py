@@ -45,7 +45,9 @@ UNICODE_TEX = {
     "δ": r"$\delta$", "η": r"$\eta$", "ρ": r"$\rho$", "τ": r"$\tau$", "φ": r"$\phi$", "ψ": r"$\psi$",
     "ζ": r"$\zeta$", "κ": r"$\kappa$", "ν": r"$\nu$", "ξ": r"$\xi$", "χ": r"$\chi$",
     "Σ": r"$\Sigma$", "Δ": r"$\Delta$", "Θ": r"$\Theta$", "Λ": r"$\Lambda$", "Π": r"$\Pi$", "Ω": r"$\Omega$",
-    "Φ": r"$\Phi$", "Ψ": r"$\Psi$", "Γ": r"$\Gamma$", "\u00a0": "~",
+    "Φ": r"$\Phi$", "Ψ": r"$\Psi$", "Γ": r"$\Gamma$", "\u00a0": "~", "∓": r"$\mp$", "⁺": r"$^+$",
+    **{ch: f"$^{k}$" for k, ch in enumerate("⁰¹²³⁴⁵⁶⁷⁸⁹")},
+    **{ch: f"$_{k}$" for k, ch in enumerate("₀₁₂₃₄₅₆₇₈₉")},
 }
 
 
