@@ -187,3 +187,18 @@ def test_one_step_numbered(capsys):
     assert code == 2 and err == "derive: error: softmax.shift-invariance has steps 1..3, not 5\n"
     code, _, err = run(["export", "softmax.shift-invariance", "-f", "svg", "--step", "1", "--claim"], capsys)
     assert code == 2 and err == "derive: error: give --claim or --step, not both\n"
+
+
+def test_missing_optional_dependency_is_one_line(monkeypatch, capsys):
+    import sys
+
+    monkeypatch.setitem(sys.modules, "ziamath", None)  # as if the 'slides' extra were not installed
+    code, out, err = run(["export", "softmax.max-trick", "-f", "svg"], capsys)
+    assert code == 2 and out == ""
+    assert err == "derive: error: SVG output needs ziamath: pip install 'derive[slides]'\n"
+    code, _, err = run(["export", "softmax.max-trick", "-f", "mathml"], capsys)
+    assert code == 2 and "MathML output needs ziamath" in err
+    from derive import registry
+
+    html = registry.get("softmax.max-trick")._repr_html_()  # Jupyter falls back to the LaTeX source
+    assert "<math" not in html and "<pre>\\begin{aligned}" in html

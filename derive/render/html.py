@@ -9,8 +9,8 @@ from __future__ import annotations
 import html
 
 from ..core import Derivation
+from ..exceptions import MissingDependencyError
 from ..report import Report
-from .svg import MissingDependencyError
 
 
 def _math(derivation: Derivation) -> str:

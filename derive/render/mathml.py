@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core import Derivation
-from ..exceptions import InputError
+from ..exceptions import InputError, MissingDependencyError
 from .latex import SelectionSettings, checked_settings, claim_latex, derivation_latex, step_latex
 
 
@@ -54,8 +54,6 @@ def latex_to_mathml(latex: str, display: str = "block") -> str:
     Raises:
         MissingDependencyError: ziamath is not installed.
     """
-    from .svg import MissingDependencyError
-
     try:
         from ziamath.tex import tex2mml
     except ImportError:

@@ -27,12 +27,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core import Derivation
-from ..exceptions import DeriveError, InputError
+from ..exceptions import InputError, MissingDependencyError
 from .latex import REL_TEX, SelectionSettings, checked_settings, expr_latex, start_alone, step_pair
-
-
-class MissingDependencyError(DeriveError):
-    """An optional dependency (ziamath, cairosvg, latex2mathml) is not installed."""
 
 
 @dataclass(frozen=True)
