@@ -192,7 +192,8 @@ def test_one_step_numbered(capsys):
 def test_missing_optional_dependency_is_one_line(monkeypatch, capsys):
     import sys
 
-    monkeypatch.setitem(sys.modules, "ziamath", None)  # as if the 'slides' extra were not installed
+    for mod in ("ziamath", "ziamath.tex"):  # as if the 'slides' extra were not installed
+        monkeypatch.setitem(sys.modules, mod, None)
     code, out, err = run(["export", "softmax.max-trick", "-f", "svg"], capsys)
     assert code == 2 and out == ""
     assert err == "derive: error: SVG output needs ziamath: pip install 'derive[slides]'\n"
