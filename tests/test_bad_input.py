@@ -65,8 +65,9 @@ MODULE_CASES = [
 ]
 
 
-@pytest.mark.parametrize("command", [["list"], ["show", "softmax.max-trick"], ["check", "softmax.max-trick"]],
-                         ids=["list", "show", "check"])
+@pytest.mark.parametrize("command", [["list"], ["show", "softmax.max-trick"], ["check", "softmax.max-trick"],
+                                     ["export", "softmax.max-trick", "-f", "latex"]],
+                         ids=["list", "show", "check", "export"])
 @pytest.mark.parametrize("spec, message", MODULE_CASES, ids=[c[0] or "empty-text" for c in MODULE_CASES])
 def test_bad_module_for_every_command(command, spec, message, files, capsys, monkeypatch):
     monkeypatch.chdir(files)
@@ -151,8 +152,15 @@ PAYLOAD = "__import__('os').system('touch {canary}')"
         ["check", "--seed", "{payload}"],
         ["check", "--budget", "{payload}"],
         ["show", "softmax.max-trick", "--format", "{payload}"],
+        ["export", "{payload}", "-f", "latex"],
+        ["export", "softmax.max-trick", "-f", "{payload}"],
+        ["export", "softmax.max-trick", "-f", "latex", "-o", "{payload}"],
+        ["export", "softmax.max-trick", "-f", "latex", "--params", "{payload}"],
+        ["params", "--preset", "{payload}"],
+        ["params", "--config", "{payload}"],
     ],
-    ids=["check-name", "show-name", "module", "seed", "budget", "format"],
+    ids=["check-name", "show-name", "module", "seed", "budget", "format", "export-name", "export-format",
+         "export-output", "export-params", "params-preset", "params-config"],
 )
 def test_command_line_payload_is_rejected_as_data(argv, tmp_path, capsys):
     canary = tmp_path / "pwned"
@@ -379,3 +387,55 @@ def test_load_module_accepts_a_path_and_loads_all_or_nothing(tmp_path):
     with pytest.raises(ModuleLoadError, match="late failure"):
         registry.load_module(half)
     assert registry.names() == before  # nothing half-registered
+
+
+# -- derive export (slides and documents) ----------------------------------------------------------
+
+EXPORT = ["export", "softmax.max-trick"]
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["export", "nope.nope", "-f", "latex"], "unknown derivation 'nope.nope'"),
+        (["export", "-f", "latex"], "name at least one derivation"),
+        ([*EXPORT, "-f", "docx"], "invalid choice: 'docx'"),
+        ([*EXPORT], "the following arguments are required: --format/-f"),
+        ([*EXPORT, "-f", "png"], "needs -o"),
+        ([*EXPORT, "-f", "latex", "--step", "0"], "has steps 1..3, not 0"),
+        ([*EXPORT, "-f", "latex", "--step", "99"], "has steps 1..3, not 99"),
+        ([*EXPORT, "-f", "latex", "--step", "x"], "invalid int value: 'x'"),
+        ([*EXPORT, "-f", "latex", "--params", "nope"], "unknown preset 'nope'"),
+        (["export", "--all", "softmax.max-trick", "-f", "latex"], "names or --all, not both"),
+        ([*EXPORT, "-f", "latex", "--module", "missing.py"], "missing.py: no such file"),
+        ([*EXPORT, "-f", "latex", "-o", "missing-dir/x.tex"], "missing-dir does not exist"),
+        ([*EXPORT, "-f", "latex", "-o", "/proc/derive-test.tex"], "/proc/derive-test.tex: cannot write"),
+        ([*EXPORT, "-f", "latex", "-o", "/dev/null", "--force"], "/dev/null: not a regular file"),
+        (["export", PAYLOAD.format(canary="pwned"), "-f", "latex"], "unknown derivation"),
+    ],
+)
+def test_export_bad_input(argv, message, capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    code, out, err = run(argv, capsys)
+    assert code == 2 and message in err and "Traceback" not in err, err
+    assert err.count("\n") == 1 and out == ""
+    assert sorted(p.name for p in tmp_path.iterdir()) == []  # nothing written, not even a temporary file
+
+
+def test_export_never_overwrites_without_force_and_never_half_writes(capsys, tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    target = tmp_path / "deck.tex"
+    target.write_text("my notes\n")
+    code, _, err = run([*EXPORT, "-f", "latex", "-o", "deck.tex"], capsys)
+    assert code == 2 and "already exists; use --force" in err
+    assert target.read_text() == "my notes\n"
+    code, out, _ = run([*EXPORT, "-f", "latex", "-o", "deck.tex", "--force"], capsys)
+    assert code == 0 and "\\begin{align*}" in target.read_text()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["deck.tex"]  # no temporary file left
+
+
+def test_export_write_failure_on_stdout_is_one_line_exit_2():
+    with open("/dev/full", "w") as full:
+        proc = subprocess.run([sys.executable, "-m", "derive", *EXPORT, "-f", "latex"], stdout=full,
+                              stderr=subprocess.PIPE, text=True)
+    assert proc.returncode == 2 and proc.stderr == "derive: error: cannot write output: No space left on device\n"

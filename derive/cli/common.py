@@ -45,7 +45,8 @@ def write_atomic(path: str | os.PathLike, data: bytes, *, force: bool = False) -
     the old file (or none) in place.
 
     Raises:
-        InputError: ``path`` exists and ``force`` is false, is a directory, its
+        InputError: ``path`` exists and ``force`` is false, is a directory or
+            another non-regular file (device, pipe), its
             directory does not exist, or the file cannot be written (the
             message names the path and the reason).
     """
@@ -56,6 +57,9 @@ def write_atomic(path: str | os.PathLike, data: bytes, *, force: bool = False) -
     target = Path(path)
     if target.is_dir():
         raise InputError(f"{target}: is a directory; give a file name")
+    if target.exists() and not target.is_file():
+        # a rename over /dev/null (as root) would replace the device by a plain file
+        raise InputError(f"{target}: not a regular file (a device, pipe or socket); give a file name")
     if target.exists() and not force:
         raise InputError(f"{target}: already exists; use --force to overwrite it")
     parent = target.parent
