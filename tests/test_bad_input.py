@@ -18,6 +18,18 @@ from derive.cli import main
 PACKAGE = Path(__file__).resolve().parents[1] / "derive"
 
 
+@pytest.fixture(autouse=True)
+def _registry_restored():
+    """User modules loaded here (on purpose: clashing, failing, half-written) leave the registry as it was."""
+    from derive import registry
+
+    registry.load_catalog()
+    saved = dict(registry._ENTRIES)
+    yield
+    registry._ENTRIES.clear()
+    registry._ENTRIES.update(saved)
+
+
 def run(argv, capsys):
     try:
         code = main(argv)
