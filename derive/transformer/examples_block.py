@@ -232,16 +232,16 @@ def _attention_value_checks(a, heads, mha, h) -> list:
     x = sp.ImmutableMatrix(X_ROWS)
     src = f"{SOURCE}, §3"
     checks = []
-    for t, (mu, sq, var, root) in enumerate((("1", None, "0.5", "0.707"),
+    checks.append(ValueCheck("head width d_model/h = 4/2", sp.Integer(len(X_ROWS[0])) / N_HEADS, "2", f"{SOURCE}, §2"))
+    for t, (mu, sq, var, root) in enumerate((("1", ("0", "1", "1", "0"), "0.5", "0.707"),
                                             ("1.5", ("0.25", "2.25", "0.25", "2.25"), "1.25", "1.118"))):
         row = list(x.row(t))
         m = sp.Add(*row) / 4
         v = sp.Add(*[(e - m) ** 2 for e in row]) / 4
         checks += [ValueCheck(f"token {t + 1} mean", m, mu, src), ValueCheck(f"token {t + 1} variance", v, var, src),
                    ValueCheck(f"token {t + 1} standard deviation", sp.sqrt(v), root, src)]
-        if sq:
-            checks += [ValueCheck(f"token {t + 1} squared deviation {c + 1}", (row[c] - m) ** 2, sq[c], src)
-                       for c in range(4)]
+        checks += [ValueCheck(f"token {t + 1} squared deviation {c + 1}", (row[c] - m) ** 2, sq[c], src)
+                   for c in range(4)]
     checks += matrix_checks("LN(X)", a, PRINTED["LN(X)"], src)
     src = f"{SOURCE}, §4"
     r2 = sp.sqrt(2)
@@ -255,8 +255,9 @@ def _attention_value_checks(a, heads, mha, h) -> list:
         cols = a[:, 2 * k:2 * k + 2]
         checks += matrix_checks(f"{tag} q/k/v", cols, (printed["q1"], printed["q2"]), src)
         checks += [
-            ValueCheck(f"{tag} q2·k1", (cols.row(1) * cols.row(0).T)[0], printed["dot21"], src),
-            ValueCheck(f"{tag} q2·k2", (cols.row(1) * cols.row(1).T)[0], printed["dot22"], src),
+            # head 1's q2·k1 and q2·k2 are not printed as such (the lecture shows 0 + 1.898 and 0.2 + 1.8)
+            ValueCheck(f"{tag} q2·k1", (cols.row(1) * cols.row(0).T)[0], printed["dot21"], src if k else "derived"),
+            ValueCheck(f"{tag} q2·k2", (cols.row(1) * cols.row(1).T)[0], printed["dot22"], src if k else "derived"),
             ValueCheck(f"{tag} divisor √d_k", r2, "1.414", src),
             ValueCheck(f"{tag} score token 2 → 1", head["scores"][1, 0], printed["s21"], src),
             ValueCheck(f"{tag} score token 2 → 2", head["scores"][1, 1], printed["s22"], src),
@@ -264,6 +265,7 @@ def _attention_value_checks(a, heads, mha, h) -> list:
         checks += matrix_checks(f"{tag} weights", head["weights"], (("1", "0"), printed["w2"]), src)
         checks += matrix_checks(f"{tag} output", head["output"], (printed["out1"], printed["out2"]), src)
     checks += [
+        ValueCheck("head 1 q2·k1 terms: (1/√5)·0", a[1, 0] * a[0, 0], "0", src),
         ValueCheck("head 1 q2·k2 terms: (1/√5)²", (a[1, 0]) ** 2, "0.2", src),
         ValueCheck("head 1 q2·k2 terms: (−3/√5)²", (a[1, 1]) ** 2, "1.8", src),
         ValueCheck("head 2 token 2 self-weight in percent", 100 * heads[1]["weights"][1, 1], "87", src),
