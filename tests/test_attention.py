@@ -223,3 +223,16 @@ def test_multihead_forward_shapes(catalog):
     result = check.run(0)
     assert result.passed
     assert result.figures["d_k"] == 64 and result.figures["concat"] == [5, 512]
+
+
+def test_attention_weights_numpy():
+    from derive.transformer.attention import attention_weights
+
+    q, k = np.array([[1.0, 0, 1, 0], [0, 1, 0, 1]]), np.array([[1.0, 0, 1, 0], [1, 1, 0, 0]])
+    w = attention_weights(q, k)  # lecture 000's scores [[1, 0.5], [0, 0.5]]
+    assert np.allclose(w, [[1 / (1 + np.exp(-0.5)), 1 / (1 + np.exp(0.5))],
+                           [1 / (1 + np.exp(0.5)), 1 / (1 + np.exp(-0.5))]], rtol=0, atol=1e-15)
+    causal = attention_weights(q, k, causal=True)
+    assert causal[0].tolist() == [1.0, 0.0] and np.allclose(causal[1], w[1], rtol=0, atol=1e-15)
+    with pytest.raises(ValueError, match="d_k"):
+        attention_weights(q, k[:, :3])

@@ -19,6 +19,33 @@ from ..rules import Rule
 
 VASWANI_321 = Citation("vaswani2017", "§3.2.1")
 
+
+def attention_weights(q: np.ndarray, k: np.ndarray, causal: bool = False) -> np.ndarray:
+    """softmax(QKᵀ/√d_k) row by row, in float64 (the max trick inside :func:`softmax`).
+
+    Args:
+        q: queries, shape ``(n, d_k)``.
+        k: keys, shape ``(m, d_k)``.
+        causal: mask the scores above the diagonal (token i sees tokens 1..i) with −∞.
+
+    Returns:
+        The weights, shape ``(n, m)``; each row is positive where unmasked and sums to 1.
+
+    Raises:
+        ValueError: ``q`` and ``k`` are not 2-D with the same width.
+
+    Source: Vaswani et al. 2017, §3.2.1 (the mask: §3.2.3).
+    """
+    from .softmax_numeric import softmax
+
+    q, k = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)
+    if q.ndim != 2 or k.ndim != 2 or q.shape[1] != k.shape[1]:
+        raise ValueError(f"q and k must be (n, d_k) and (m, d_k), got {q.shape} and {k.shape}")
+    s = q @ k.T / np.sqrt(q.shape[1])  # (n, m)
+    if causal:
+        s = np.where(np.triu(np.ones(s.shape, bool), 1), -np.inf, s)
+    return softmax(s)
+
 # ----------------------------------------------------------------------------
 # A rule: the entry of a matrix product
 # ----------------------------------------------------------------------------
@@ -131,14 +158,13 @@ def similarity_matrix() -> Derivation:
 
 def _convex_check(seed: int) -> tuple[bool, dict, str]:
     """Random attention: weights in [0, 1], rows summing to 1, outputs inside [min, max] of V's columns."""
-    from .softmax_numeric import softmax
 
     rng = np.random.default_rng(seed)
     worst_sum, outside, trials = 0.0, 0, 200
     for _ in range(trials):
         n, d_k, d_v = (int(x) for x in rng.integers(1, 17, size=3))
         Q, K, V = rng.normal(size=(n, d_k)), rng.normal(size=(n, d_k)), rng.normal(size=(n, d_v))
-        A = softmax(Q @ K.T / np.sqrt(d_k))  # (n, n)
+        A = attention_weights(Q, K)  # (n, n)
         out = A @ V  # (n, d_v)
         worst_sum = max(worst_sum, float(np.max(np.abs(A.sum(axis=1) - 1))))
         outside += int(np.any(A < 0) or np.any(out > V.max(axis=0) + 1e-12) or np.any(out < V.min(axis=0) - 1e-12))

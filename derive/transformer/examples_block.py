@@ -21,6 +21,8 @@ import numpy as np
 from ..core import Assumption, Citation, Derivation, Step
 from ..registry import metadata, register
 from .examples_common import at_values, grid_errors, matrix_checks
+from .ffn import relu
+from .norms import layer_norm
 
 SOURCE = "lecture 002"
 XIONG = Citation("xiong2020", "§3, Pre-LN Transformer")
@@ -49,28 +51,19 @@ PRINTED = {
 
 
 # ----------------------------------------------------------------------------
-# float64 recomputation (private: an independent route for the cross-check)
+# float64 recomputation with the numpy norms and softmax: an independent route for the cross-check
 # ----------------------------------------------------------------------------
-
-
-def _layer_norm(x: np.ndarray) -> np.ndarray:
-    """Row-wise LayerNorm, biased variance, ε = 0, γ = 1, β = 0. x: (n, d)."""
-    mu = x.mean(axis=1, keepdims=True)
-    return (x - mu) / np.sqrt(((x - mu) ** 2).mean(axis=1, keepdims=True))
 
 
 def _causal_heads(a: np.ndarray, n_heads: int) -> dict[str, list[np.ndarray]]:
     """Causal self-attention per head with identity projections. a: (n, d_model)."""
-    from .softmax_numeric import softmax
+    from .attention import attention_weights
 
-    n, d = a.shape
-    d_k = d // n_heads
-    out: dict[str, list[np.ndarray]] = {"scores": [], "weights": [], "outputs": []}
+    d_k = a.shape[1] // n_heads
+    out: dict[str, list[np.ndarray]] = {"weights": [], "outputs": []}
     for k in range(n_heads):
         q = a[:, k * d_k:(k + 1) * d_k]  # (n, d_k): queries = keys = values
-        s = q @ q.T / np.sqrt(d_k)  # (n, n)
-        w = softmax(np.where(np.triu(np.ones((n, n), bool), 1), -np.inf, s))
-        out["scores"].append(s)
+        w = attention_weights(q, q, causal=True)  # (n, n)
         out["weights"].append(w)
         out["outputs"].append(w @ q)
     return out
@@ -79,13 +72,13 @@ def _causal_heads(a: np.ndarray, n_heads: int) -> dict[str, list[np.ndarray]]:
 def block_float64() -> dict[str, np.ndarray]:
     """Every stage of the lecture's block in float64: LN(X), MHA, H, LN(H), LN(H)W1, ReLU, FFN, Y."""
     x = np.array(X_ROWS, dtype=np.float64)  # (2, 4)
-    a = _layer_norm(x)
+    a = layer_norm(x, eps=0.0)  # the lecture's ε = 0, γ = 1, β = 0
     heads = _causal_heads(a, N_HEADS)
     mha = np.hstack(heads["outputs"])  # W_O = I
     h = x + mha
-    ln_h = _layer_norm(h)
+    ln_h = layer_norm(h, eps=0.0)
     z = ln_h @ np.array(W1_ROWS, dtype=np.float64)
-    r = np.maximum(z, 0.0)
+    r = relu(z)
     f = r * W2_SCALE
     return {"LN(X)": a, "MHA": mha, "H": h, "LN(H)": ln_h, "LN(H)W1": z, "ReLU": r, "FFN": f, "Y": h + f,
             **{f"head {k + 1} weights": w for k, w in enumerate(heads["weights"])}}

@@ -51,7 +51,7 @@ def _divisors_check(seed: int) -> tuple[bool, dict, str]:
 
 def _forward_shapes_check(seed: int) -> tuple[bool, dict, str]:
     """A numpy multi-head attention pass at d_model = 512, h = 8: every intermediate has the derived shape."""
-    from .softmax_numeric import softmax
+    from .attention import attention_weights
 
     rng = np.random.default_rng(seed)
     n, d_model, h = 5, BASE_D_MODEL, BASE_HEADS
@@ -61,7 +61,7 @@ def _forward_shapes_check(seed: int) -> tuple[bool, dict, str]:
     for _ in range(h):
         Wq, Wk, Wv = (rng.normal(size=(d_model, d)) / np.sqrt(d_model) for d in (d_k, d_k, d_v))
         Q, K, V = X @ Wq, X @ Wk, X @ Wv  # (n, d_k), (n, d_k), (n, d_v)
-        A = softmax(Q @ K.T / np.sqrt(d_k))  # (n, n)
+        A = attention_weights(Q, K)  # (n, n)
         heads.append(A @ V)  # (n, d_v)
         shapes.add((Q.shape, K.shape, V.shape, A.shape, heads[-1].shape))
     concat = np.concatenate(heads, axis=1)  # (n, h·d_v)

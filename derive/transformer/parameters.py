@@ -21,7 +21,7 @@ from typing import Any
 
 from ..core import Assumption, Citation, Derivation, Step
 from ..params.arch import Architecture, llama_ffn_hidden
-from ..registry import register
+from ..registry import metadata, register
 
 VASWANI_322 = Citation("vaswani2017", "§3.2.2")
 VASWANI_33 = Citation("vaswani2017", "§3.3")
@@ -35,14 +35,6 @@ LECTURE = {"d_model": 512, "n_heads": 8, "d_ff": 2048}
 STANDARD_LAYER = Architecture(d_model=768, n_heads=12, d_ff=3072, n_layers=1, attention_bias=True, mlp_bias=True)
 #: The lecture's convention: attention without biases, FFN with biases, two LayerNorms.
 LECTURE_LAYER = Architecture(n_layers=1, **LECTURE)
-
-
-def _meta(name: str) -> dict[str, str]:
-    """Name, title and summary as registered (written once, in the decorator)."""
-    from ..registry import entry
-
-    e = entry(name)
-    return {"name": e.name, "title": e.title, "summary": e.summary}
 
 
 def _s(name: str) -> Any:
@@ -136,7 +128,7 @@ def attention() -> Derivation:
             f"GPT-2-small sizes (768/3072/12 layers) with h = 8, 12, 16: {sorted(set(counts.values()))} parameters")
 
     return Derivation(
-        **_meta("params.attention"),
+        **metadata("params.attention"),
         start=start,
         steps=(
             Step(4 * d * h * dk, "multi-head attention (MHA) gives every query head its own key and value head, "
@@ -183,7 +175,7 @@ def attention_bias() -> Derivation:
     start = _component(arch, "attention").symbolic_per_copy(evaluate=False)
     end = 4 * d**2 + 4 * d
     return Derivation(
-        **_meta("params.attention-bias"),
+        **metadata("params.attention-bias"),
         start=start,
         steps=(
             Step(4 * d * h * dk + 3 * h * dk + d, "MHA: $h_{kv} = h$", rule=Substitute(((hkv, h),), "h_kv = h")),
@@ -222,7 +214,7 @@ def gqa_attention() -> Derivation:
     llama70 = PRESETS["llama2-70b"].arch
     mistral = PRESETS["mistral-7b"].arch
     return Derivation(
-        **_meta("params.gqa-attention"),
+        **metadata("params.gqa-attention"),
         start=start,
         steps=(
             Step(2 * d * h * dk + 2 * d * hkv * dk, "collect: Q and O are $d_{model}\\times h d_k$, "
@@ -263,7 +255,7 @@ def ffn() -> Derivation:
     end = 8 * d**2 + 5 * d
     w = {w.name: w.symbolic() for w in _component(LECTURE_LAYER, "ffn").weights}
     return Derivation(
-        **_meta("params.ffn"),
+        **metadata("params.ffn"),
         start=start,
         steps=(
             Step(general, "$W_1$ and $W_2$ have the same size $d_{model} d_{ff}$; $b_1$ has $d_{ff}$ entries and "
@@ -319,7 +311,7 @@ def swiglu_width() -> Derivation:
     configs = [Architecture(d_model=3 * k, n_heads=1, d_ff=8 * k, n_layers=1, ffn="swiglu", mlp_bias=False)
                for k in (1, 2, 4, 8)]  # d_ff = (2/3)·4·d_model exactly when 3 divides d_model
     return Derivation(
-        **_meta("params.swiglu-width"),
+        **metadata("params.swiglu-width"),
         start=start,
         steps=(
             Step(3 * d * f, "gate $W$, value $V$ (both $d_{model}\\times d_{ff}$) and output $W_2$ "
@@ -364,7 +356,7 @@ def _layer_derivation(name: str, arch: Architecture, mid: Any, end: Any,
     subs = {**_mha_subs(), **({f: 4 * d} if end is not None else {})}
     final = end if end is not None else mid
     return Derivation(
-        **_meta(name), start=start, steps=tuple(steps),
+        **metadata(name), start=start, steps=tuple(steps),
         assumptions=(Assumption(assumption),), citations=citations, auto_identity_check=False,
         checks=(_conditional_identity(start, final, subs, "h_kv = h, d_k = d_model/h"
                                       + (", d_ff = 4·d_model" if end is not None else "")),
@@ -464,7 +456,7 @@ def layer_approximation() -> Derivation:
         return ok, figures, "; ".join(f"{k} = {v:,}" for k, v in figures.items())
 
     return Derivation(
-        **_meta("params.layer-approximation"),
+        **metadata("params.layer-approximation"),
         start=(exact - approx) / approx,
         steps=(
             Step(13 * d / (12 * d**2), "the quadratic terms cancel in the numerator"),
@@ -531,7 +523,7 @@ def _total_derivation(name: str, preset: str, subs: dict, end: Any,
             else f"disagreement (allocated, counted, closed form): {rows}; presets {presets}")
 
     return Derivation(
-        **_meta(name), start=start,
+        **metadata(name), start=start,
         steps=(Step(end, f"every component from its weight shapes, with {words}",
                     rule=Substitute(tuple(subs.items()), words)),),
         assumptions=(Assumption(f"the layout of the preset {preset!r} ({PRESETS[preset].source})"),),
