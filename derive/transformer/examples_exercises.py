@@ -170,9 +170,9 @@ def causal_first_token() -> Derivation:
         steps=(
             Step(RowSoftmax(sp.ImmutableMatrix([[s11, -sp.oo]])),
                  "the mask sets the score of the later token 2 to −∞", citation=VASWANI_323),
-            Step(sp.ImmutableMatrix([[sp.exp(s11) / (sp.exp(s11) + sp.exp(-sp.oo)),
-                                      sp.exp(-sp.oo) / (sp.exp(s11) + sp.exp(-sp.oo))]]),
-                 "softmax: exp(−∞) = 0"),
+            Step(sp.ImmutableMatrix([[sp.Mul(sp.exp(s11), sp.Pow(sp.exp(s11), -1, evaluate=False), evaluate=False),
+                                      sp.Mul(0, sp.Pow(sp.exp(s11), -1, evaluate=False), evaluate=False)]]),
+                 "softmax: exp(−∞) = 0, so the denominator is exp(s₁) alone"),  # unevaluated, or sympy cancels it
             Step(sp.ImmutableMatrix([[1, 0]]), "exp(s₁)/exp(s₁) = 1"),
         ),
         assumptions=(Assumption("s₁, s₂ are any real scores of token 1 on tokens 1 and 2"),),

@@ -457,9 +457,11 @@ def layer_approximation() -> Derivation:
 
     return Derivation(
         **metadata("params.layer-approximation"),
-        start=(exact - approx) / approx,
+        # unevaluated: sympy would otherwise cancel the quotient at construction and the steps would say nothing
+        start=sp.Mul(sp.Add(exact, -approx, evaluate=False), sp.Pow(approx, -1, evaluate=False), evaluate=False),
         steps=(
-            Step(13 * d / (12 * d**2), "the quadratic terms cancel in the numerator"),
+            Step(sp.Mul(13 * d, sp.Pow(12 * d**2, -1, evaluate=False), evaluate=False),
+                 "the quadratic terms cancel in the numerator"),
             Step(sp.Rational(13, 12) / d, "cancel one factor $d_{model}$"),
         ),
         assumptions=(Assumption("the layer of params.layer: 12·d_model² + 13·d_model parameters; the error is "
