@@ -22,6 +22,7 @@ NAMES = [
     "attention.scaled-variance",
     "attention.score-variance-general",
     "multihead.head-dims",
+    "multihead.cost",
 ]
 
 
@@ -236,3 +237,16 @@ def test_attention_weights_numpy():
     assert causal[0].tolist() == [1.0, 0.0] and np.allclose(causal[1], w[1], rtol=0, atol=1e-15)
     with pytest.raises(ValueError, match="d_k"):
         attention_weights(q, k[:, :3])
+
+
+def test_multihead_cost_is_independent_of_h(catalog, with_last):
+    from derive.transformer.notation import sym
+
+    d, n, h = sym("d_model"), sym("n"), sym("n_heads")
+    cost = catalog.get("multihead.cost")
+    assert sp.expand(cost.end - (4 * n * d**2 + 2 * n**2 * d)) == 0 and h not in cost.end.free_symbols
+    report = verify(cost, seed=3)
+    (counted,) = [c for c in report.checks if "numpy pass" in c.name]
+    assert counted.passed and set(counted.figures["multiply-adds by h"].values()) == {4 * 5 * 16**2 + 2 * 25 * 16}
+    wrong = verify(with_last(cost, h * (4 * n * d**2 + 2 * n**2 * d)), numeric=False)
+    assert not wrong.ok and wrong.steps[-1].verdict is Verdict.REFUTED
