@@ -157,7 +157,6 @@ def _matmul_cost_check(seed: int) -> tuple[bool, dict, str]:
     summary="h·(3·n·d_model·d_k + n²·d_k + n²·d_v) + n·h·d_v·d_model = 4·n·d_model² + 2·n²·d_model for every h.",
 )
 def cost() -> Derivation:
-
     from ..numeric import FunctionCheck, IdentityCheck
     from ..rules import Substitute
     from .notation import sym
