@@ -23,6 +23,7 @@ NAMES = [
     "attention.score-variance-general",
     "multihead.head-dims",
     "multihead.cost",
+    "attention.permutation-equivariance",
 ]
 
 
@@ -249,4 +250,20 @@ def test_multihead_cost_is_independent_of_h(catalog, with_last):
     (counted,) = [c for c in report.checks if "numpy pass" in c.name]
     assert counted.passed and set(counted.figures["multiply-adds by h"].values()) == {4 * 5 * 16**2 + 2 * 25 * 16}
     wrong = verify(with_last(cost, h * (4 * n * d**2 + 2 * n**2 * d)), numeric=False)
+    assert not wrong.ok and wrong.steps[-1].verdict is Verdict.REFUTED
+
+
+def test_permutation_equivariance(catalog, with_last):
+    d = catalog.get("attention.permutation-equivariance")
+    report = verify(d, seed=5)
+    assert report.ok
+    (perm,) = [c for c in report.checks if "positions break it" in c.name]
+    assert perm.figures["max |Attn(PX) − P·Attn(X)|"] < 1e-12
+    assert perm.figures["broken by positions"] == perm.figures["permutations moving a token"] > 80
+    # a wrong claim: the outputs do not move with the tokens
+    from derive.transformer.exact_ops import RowSoftmax, matmul
+
+    s = d.end.args[1].arg  # S inside P·softmax(S)·V
+    v = d.end.args[2]
+    wrong = verify(with_last(d, matmul(RowSoftmax(s), v)), numeric=False)
     assert not wrong.ok and wrong.steps[-1].verdict is Verdict.REFUTED

@@ -280,3 +280,92 @@ def output_bounded() -> Derivation:
         auto_identity_check=False,  # the premise v_j ≤ M is not something random points respect
         checks=(FunctionCheck("random attention: convex weights, outputs within V's range", _convex_check),),
     )
+
+
+# ----------------------------------------------------------------------------
+# 1d. Attention alone cannot see the order of the tokens
+# ----------------------------------------------------------------------------
+
+
+def _permutation_check(seed: int) -> tuple[bool, dict, str]:
+    """Random n, Q, K, V and permutations: attention of the permuted tokens is the permuted attention;
+    adding sinusoidal positions before the projections breaks it."""
+    from .positional import sinusoidal_encoding
+
+    rng = np.random.default_rng(seed)
+    worst, broken, moved, trials = 0.0, 0, 0, 100
+    for _ in range(trials):
+        n, d = int(rng.integers(2, 9)), 2 * int(rng.integers(1, 5))
+        x = rng.normal(size=(n, d))  # (n, d): token embeddings
+        wq, wk, wv = (rng.normal(size=(d, d)) for _ in range(3))
+        perm = rng.permutation(n)
+
+        def attend(t: np.ndarray, wq: np.ndarray = wq, wk: np.ndarray = wk, wv: np.ndarray = wv) -> np.ndarray:
+            return attention_weights(t @ wq, t @ wk) @ (t @ wv)  # (n, d)
+
+        worst = max(worst, float(np.max(np.abs(attend(x[perm]) - attend(x)[perm]))))
+        if not np.array_equal(perm, np.arange(n)):
+            moved += 1
+            pe = sinusoidal_encoding(np.arange(n), d)  # (n, d): positions stay in place
+            broken += int(not np.allclose(attend(x[perm] + pe), attend(x + pe)[perm], atol=1e-9))
+    ok = worst < 1e-12 and broken >= 0.9 * moved
+    return ok, {"trials": trials, "max |Attn(PX) − P·Attn(X)|": worst, "permutations moving a token": moved,
+                "broken by positions": broken}, (
+        f"{trials} random n ≤ 8: attention of permuted tokens = permuted attention (max error {worst:.1e}); "
+        f"with sinusoidal positions added the equality fails in {broken} of the {moved} that move a token")
+
+
+def _claim_at_points(lhs, rhs, symbols: tuple):  # noqa: ANN001, ANN202 - sympy objects
+    """A FunctionCheck body: ``lhs`` and ``rhs`` (matrix expressions) at 20 seeded random points."""
+
+    def run(seed: int) -> tuple[bool, dict, str]:
+        import sympy as sp
+
+        left, right = (sp.lambdify(symbols, side.doit().as_explicit(), "numpy") for side in (lhs, rhs))
+        rng = np.random.default_rng(seed)
+        points = rng.normal(scale=3.0, size=(20, len(symbols)))
+        worst = max(float(np.max(np.abs(np.asarray(left(*x)) - np.asarray(right(*x))))) for x in points)
+        return worst < 1e-12, {"points": 20, "max |lhs − rhs|": worst}, (
+            f"20 random points, entries N(0, 3²): max |lhs − rhs| = {worst:.1e}")
+
+    return run
+
+
+@register(
+    "attention.permutation-equivariance",
+    title="Attention alone cannot see word order: permuting the tokens permutes the outputs",
+    summary="softmax(P S Pᵀ)·P V = P·softmax(S)·V for a permutation P: without positions, order is invisible.",
+)
+def permutation_equivariance() -> Derivation:
+    import sympy as sp
+
+    from ..numeric import FunctionCheck
+    from .exact_ops import RowSoftmax, matmul
+
+    s = sp.ImmutableMatrix(3, 3, lambda i, j: sp.Symbol(f"s_{i + 1}{j + 1}", real=True))  # S = QKᵀ/√d_k
+    v = sp.ImmutableMatrix(3, 2, lambda i, j: sp.Symbol(f"v_{i + 1}{j + 1}", real=True))
+    p = sp.ImmutableMatrix([[0, 1, 0], [0, 0, 1], [1, 0, 0]])  # the cycle: token 2 first, then 3, then 1
+    start, end = matmul(RowSoftmax(p * s * p.T), p * v), matmul(p, RowSoftmax(s), v)
+    return Derivation(
+        **metadata("attention.permutation-equivariance"),
+        start=start,
+        steps=(
+            Step(matmul(p, RowSoftmax(s), p.T, p * v),
+                 "softmax normalises each row by itself, so reordering the rows and the columns of S reorders "
+                 "the weights the same way", citation=VASWANI_321),
+            Step(end, "PᵀP = I for a permutation matrix"),
+        ),
+        assumptions=(
+            Assumption("the tokens X are reordered by the permutation matrix P; with projections applied row by "
+                       "row, the queries, keys and values become PQ, PK, PV and the scores (PQ)(PK)ᵀ/√d_k = P S Pᵀ"),
+            Assumption("3 tokens and P the 3-cycle; with the transposition of tokens 1 and 2 it generates every "
+                       "permutation of 3, and the numeric check covers random n and P"),
+        ),
+        citations=(VASWANI_321, Citation("vaswani2017", "§3.5")),
+        auto_identity_check=False,  # evaluated below with lambdify: the generic check takes seconds here
+        checks=(FunctionCheck("claim at 20 random points (both sides evaluated in float64)",
+                              _claim_at_points(start, end, (*s, *v))),
+                FunctionCheck("random n, Q, K, V and permutations; positions break it", _permutation_check)),
+        notes=("Rows of the output follow the tokens wherever they go, so a reordered sentence gets the same "
+               "outputs in the new order: this is why the encoder adds positional encodings to the embeddings.",),
+    )
