@@ -45,6 +45,7 @@ H = [[1, -r2, 2 + r2, 1], [(2, 0, 1, 3)[c] + MHA[1][c] for c in range(4)]]  # X 
 EXPECTED = {
     "example.two-token-attention": {
         "√d_k": (2, "2"),
+        **{f"q₁·k₁ term {c + 1}": (v, str(v)) for c, v in enumerate((1, 0, 1, 0))},
         **grid("QKᵀ", [[2, 1], [0, 1]], [["2", "1"], ["0", "1"]]),
         **grid("QKᵀ/√d_k", [[1, sp.Rational(1, 2)], [0, sp.Rational(1, 2)]], [["1.0", "0.5"], ["0.0", "0.5"]]),
         "row 1: e^1.0": (E, "2.7183"),
@@ -114,6 +115,7 @@ EXPECTED = {
         "lecture's 1.898 is 1.342·1.414 (rounded factors)": (sp.Rational(1342 * 1414, 10**6), "1.898"),
     },
     "example.rmsnorm": {
+        **{f"x_{c + 1}²": (v, str(v)) for c, v in enumerate((1, 0, 4, 1))},
         "sum of squares 1 + 0 + 4 + 1": (6, "6"),
         "RMS": (sp.sqrt(sp.Rational(3, 2)), "1.225"),
         **{f"RMSNorm(x)_{i + 1}": (v * sp.sqrt(sp.Rational(2, 3)), p)

@@ -92,6 +92,7 @@ def two_token_attention() -> Derivation:
     exps = [[sp.exp(s) for s in scaled.row(r)] for r in range(2)]
     checks = [
         ValueCheck("√d_k", sp.sqrt(d_k), "2", src),
+        *(ValueCheck(f"q₁·k₁ term {c + 1}", q[0, c] * k[0, c], p, src) for c, p in enumerate("1010")),
         *matrix_checks("QKᵀ", scores, (("2", "1"), ("0", "1")), src),
         *matrix_checks("QKᵀ/√d_k", scaled, (("1.0", "0.5"), ("0.0", "0.5")), src),
         ValueCheck("row 1: e^1.0", exps[0][0], "2.7183", src),

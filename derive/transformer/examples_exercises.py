@@ -70,6 +70,7 @@ def rmsnorm_example() -> Derivation:
         auto_identity_check=False,  # no free symbols
         checks=(
             FunctionCheck("float64 RMSNorm", float_check),
+            *(ValueCheck(f"x_{c + 1}²", x[c] ** 2, p, src) for c, p in enumerate("1041")),
             ValueCheck("sum of squares 1 + 0 + 4 + 1", sum_sq, "6", src),
             ValueCheck("RMS", rms, RMS_PRINTED, src),
             *[ValueCheck(f"RMSNorm(x)_{i + 1}", out[i], p, src) for i, p in enumerate(RMSNORM_PRINTED)],
