@@ -175,8 +175,8 @@ def temperature_table() -> Derivation:
                 *[ValueCheck(f"T = {TEMPERATURES[r]}: weight {c + 1}", table_def[r, c], p, src)
                   for r, row in enumerate(TEMPERATURE_TABLE) for c, p in enumerate(row)]),
         notes=(
-            "Dividing the scores by √d_k is softmax at temperature T = √d_k; the 2-token example has d_k = 4, "
-            "so it runs at T = 2, the table's last row.",
+            "By softmax.sqrt-dk-temperature the 2-token example (d_k = 4) runs at T = √d_k = 2, the table's "
+            "last row.",
             "Exact first row: e⁴/(e⁴ + e² + 1) ≈ 0.86681; the middle entries are 1/(e⁴ + e² + 1), "
             "1/(e² + e + 1), 1/(e + e^(1/2) + 1).",
         ),
