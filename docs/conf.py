@@ -1,0 +1,70 @@
+"""Sphinx configuration of the derive site (MyST Markdown; built with ``sphinx-build -nW``)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import derive
+
+project = "derive"
+author = "The derive developers"
+copyright = "2026, The derive developers"
+version = release = derive.__version__
+
+extensions = [
+    "myst_parser",
+    "sphinx.ext.autodoc",
+    "sphinx.ext.napoleon",
+    "sphinx.ext.mathjax",
+    "sphinxcontrib.bibtex",
+    "derive",
+]
+
+myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
+myst_heading_anchors = 3
+source_suffix = {".md": "markdown"}
+exclude_patterns = ["_build"]
+root_doc = "index"
+
+# Derivations and equations are numbered; {numref} prints "Derivation 2.1".
+numfig = True
+math_numfig = True
+numfig_secnum_depth = 1
+
+# Bibliography: derive writes _generated/refs.bib from derive.references at build time.
+bibtex_bibfiles: list[str] = []
+bibtex_default_style = "plain"
+bibtex_reference_style = "author_year"
+
+# API reference
+autodoc_typehints = "none"
+autodoc_member_order = "bysource"
+napoleon_google_docstring = True
+napoleon_numpy_docstring = False
+
+# Math offline: MathJax 3 shipped by the sphinx-mathjax-offline package is copied into
+# _static/mathjax; the pages load it from there, never from a CDN. This is the one
+# MathJax configuration of the site.
+_MATHJAX = Path(importlib.util.find_spec("sphinx-mathjax-offline").origin).parent / "static"
+mathjax_path = "mathjax/tex-chtml.js"
+mathjax3_config = {"chtml": {"matchFontHeight": False}, "options": {"enableMenu": False}}
+
+html_theme = "alabaster"
+html_static_path = [str(_MATHJAX)]
+html_title = f"derive {release}"
+html_theme_options = {
+    "description": "Transformer maths, derived and machine-checked",
+    "fixed_sidebar": True,
+    "page_width": "1100px",
+}
+
+nitpicky = True
+nitpick_ignore_regex = [
+    (r"py:.*", r"(sympy|np|numpy|argparse|docutils|sphinx|matplotlib)\..*"),
+    (r"py:class", r"(Any|Path|Callable|Sequence|Iterable|Expr|optional)"),
+    # napoleon reads "Words: more words" on a property as a type; real types have no spaces
+    (r"py:class", r".* .*"),
+    # names that docstrings mention but that are private or not yet in the package
+    (r"py:(data|meth|mod)", r"(STRATEGIES|apply|run|derive\.expectation)"),
+]
