@@ -1,0 +1,173 @@
+"""The Sphinx extension on tiny projects, each built by a real ``sphinx-build -nW`` in a subprocess.
+
+A subprocess per build keeps the derivations these projects register (one of
+them deliberately false) out of this process's registry.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("sphinx")
+pytest.importorskip("myst_parser")
+
+CONF = """\
+extensions = ["myst_parser", "derive"]
+source_suffix = {".md": "markdown", ".rst": "restructuredtext"}
+myst_enable_extensions = ["dollarmath"]
+numfig = True
+derive_modules = ["mine.py"]
+derive_require_all = REQUIRE_ALL
+bibtex_bibfiles = []
+"""
+
+MINE = """\
+import sympy as sp
+from derive import Citation, Derivation, Step, ValueCheck
+
+x, y = sp.symbols("x y", real=True)
+square = Derivation(
+    name="mine.square",
+    title="Square of a sum",
+    start=(x + y) ** 2,
+    steps=(
+        Step((x + y) * (x + y), "a square is a product with itself"),
+        Step(x**2 + 2 * x * y + y**2, "distribute $(x+y)(x+y)$", citation=Citation("vaswani2017", "§3.2")),
+    ),
+    checks=(ValueCheck("one third", sp.Rational(1, 3), "0.333", "arithmetic"),),
+)
+WRONG
+"""
+
+WRONG = """\
+wrong = Derivation(
+    name="mine.wrong",
+    title="A false square",
+    start=(x + y) ** 2,
+    steps=(
+        Step((x + y) * (x + y), "a square is a product with itself"),
+        Step(x**2 + y**2, "forget the cross term"),
+    ),
+)
+"""
+
+
+def build(tmp_path: Path, pages: dict[str, str], *, wrong: bool = False, require_all: bool = False,
+          ) -> tuple[subprocess.CompletedProcess, Path]:
+    """Write a tiny project and build it with ``sphinx-build -nW --keep-going``."""
+    src, out = tmp_path / "src", tmp_path / "out"
+    src.mkdir()
+    (src / "conf.py").write_text(CONF.replace("REQUIRE_ALL", str(require_all)))
+    (src / "mine.py").write_text(MINE.replace("WRONG", WRONG if wrong else ""))
+    for name, text in pages.items():
+        (src / name).write_text(textwrap.dedent(text))
+    proc = subprocess.run([sys.executable, "-m", "sphinx", "-nW", "--keep-going", "-q", "-b", "html", str(src),
+                           str(out)], capture_output=True, text=True, timeout=300)
+    return proc, out
+
+
+INDEX_MD = """\
+# Tiny
+
+```{derivation} mine.square
+```
+
+See {numref}`mine.square` and equation {eq}`mine.square-2`.
+
+```{toctree}
+other
+```
+"""
+
+OTHER_RST = """\
+Other
+=====
+
+.. derivation:: mine.square
+   :claim-only:
+
+.. derivations:: nothing.*
+
+.. bibliography::
+"""
+
+
+def test_refuted_derivation_fails_the_build_with_step_and_counterexample(tmp_path):
+    page = "# Tiny\n\n```{derivation} mine.wrong\n```\n"
+    proc, out = build(tmp_path, {"index.md": page}, wrong=True)
+    assert proc.returncode != 0
+    err = proc.stderr
+    assert "Derivation failed verification" in err
+    assert re.search(r"mine\.wrong: refuted \(shown at index:\d+\)", err), err
+    assert "step 2 refuted: forget the cross term" in err
+    assert re.search(r"counterexample: at x=-?[\d/]+, y=-?[\d/]+: previous = ", err), err
+    assert not (out / "index.html").exists()
+
+
+def test_verified_derivation_renders_numbered_with_verdicts_and_figures(tmp_path):
+    proc, out = build(tmp_path, {"index.md": INDEX_MD, "other.rst": OTHER_RST})
+    assert proc.returncode == 0, proc.stderr
+    html = (out / "index.html").read_text()
+    # numbered derivation, numbered step equations, cross-references resolved
+    assert '<span class="caption-number">Derivation 1 </span>Square of a sum' in html
+    assert re.search(r'<span class="eqno">\(1\)', html) and re.search(r'<span class="eqno">\(2\)', html)
+    assert '<span class="std std-numref">Derivation 1</span>' in html
+    assert 'href="#equation-mine-square-2"' in html
+    # verdict and strategy per step, citation through sphinxcontrib-bibtex, value beside rounding
+    assert html.count("✓ proved</span> by") == 2
+    assert "Vaswani" in html and "§3.2" in html
+    assert "0.333333333333333" in html and "rounds to" in html and "printed 0.333" in html
+    assert "seed = " in html and "points = 20" in html
+    # claim-only elsewhere: verified, unnumbered, no steps; an empty pattern is shown, not fatal
+    other = (out / "other.html").read_text()
+    assert "Square of a sum" in other and "Step 1." not in other and "caption-number" not in other
+    assert "No derivation is registered under nothing.* yet." in other
+
+
+def test_a_registered_derivation_shown_nowhere_fails_the_build(tmp_path):
+    proc, _ = build(tmp_path, {"index.md": "# Tiny\n\nNothing here.\n"}, require_all=True)
+    assert proc.returncode != 0
+    assert re.search(r"derivation 'mine\.square' is registered but shown on no page .*\[derive\.missing\]",
+                     proc.stderr), proc.stderr
+
+
+def test_unknown_name_is_a_typed_warning(tmp_path):
+    proc, _ = build(tmp_path, {"index.md": "# Tiny\n\n```{derivation} mine.squar\n```\n"})
+    assert proc.returncode != 0
+    assert "unknown derivation 'mine.squar'; did you mean 'mine.square'? [derive.unknown]" in proc.stderr
+
+
+def test_env_data_is_purged_and_merged_per_document():
+    from derive.sphinxext import _merge_info, _purge_doc
+
+    class Env:
+        derive_pages: dict
+
+    env, other = Env(), Env()
+    env.derive_pages = {"a": {"x.y"}, "b": {"x.z"}}
+    other.derive_pages = {"c": {"x.w"}, "d": {"x.v"}}
+    _purge_doc(None, env, "a")
+    _merge_info(None, env, {"c"}, other)
+    assert env.derive_pages == {"b": {"x.z"}, "c": {"x.w"}}
+
+
+def test_setup_returns_the_real_version_and_parallel_safety(tmp_path):
+    from sphinx.application import Sphinx
+
+    from derive import __version__
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "conf.py").write_text('extensions = ["derive"]\nbibtex_bibfiles = []\n')
+    (src / "index.rst").write_text("Tiny\n====\n")
+    app = Sphinx(src, src, tmp_path / "out", tmp_path / "doctrees", "html", status=None, warning=None)
+    ext = app.extensions["derive"]
+    assert ext.version == __version__ == "0.1.0"
+    assert ext.parallel_read_safe is True
+    assert (src / "_generated" / "refs.bib").read_text().count("@") == 8
