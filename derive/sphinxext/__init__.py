@@ -114,7 +114,7 @@ def setup(app: Any) -> dict[str, Any]:
     from ..verify import STEP_BUDGET
     from . import cli_reference, plots
     from .directives import DerivationDirective, DerivationsDirective
-    from .nodes import VISITORS, derivation_node, derivation_title, title_of
+    from .nodes import VISITORS, derivation_node, derivation_title, derivation_unnumbered, title_of
 
     app.setup_extension("sphinxcontrib.bibtex")
     app.add_config_value("derive_seed", DEFAULT_SEED, "env", types=frozenset({int}))
@@ -123,6 +123,7 @@ def setup(app: Any) -> dict[str, Any]:
     app.add_config_value("derive_require_all", True, "env", types=frozenset({bool}))
     app.add_config_value("derive_bibfile", "_generated/refs.bib", "env", types=frozenset({str}))
     app.add_enumerable_node(derivation_node, "derivation", title_of, **VISITORS["derivation"])
+    app.add_node(derivation_unnumbered, **VISITORS["derivation"])
     app.add_node(derivation_title, **VISITORS["title"])
     app.add_directive("derivation", DerivationDirective)
     app.add_directive("derivations", DerivationsDirective)

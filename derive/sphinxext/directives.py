@@ -35,7 +35,7 @@ from sphinx.util.docutils import SphinxDirective
 from sphinx.util.nodes import make_id
 
 from . import content
-from .nodes import derivation_node, derivation_title
+from .nodes import derivation_node, derivation_title, derivation_unnumbered
 
 logger = logging.getLogger(__name__)
 
@@ -73,7 +73,8 @@ class _DerivationBase(SphinxDirective):
                           location=location)
         claim_only = "claim-only" in self.options
         numbered = not claim_only and "nonumber" not in self.options
-        box = derivation_node(classes=["derive-derivation"], numbered=numbered, derivation=name)
+        kind = derivation_node if numbered else derivation_unnumbered
+        box = kind(classes=["derive-derivation"], numbered=numbered, derivation=name)
         self.set_source_info(box)
         box += derivation_title(derivation.title, derivation.title)
         if numbered:

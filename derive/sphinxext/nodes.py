@@ -17,6 +17,13 @@ class derivation_node(nodes.General, nodes.Element):  # noqa: N801 - docutils na
     """A whole derivation: claim, assumptions, steps, checks. Enumerable as ``"derivation"``."""
 
 
+class derivation_unnumbered(derivation_node):  # noqa: N801
+    """A derivation shown without number or label (``:nonumber:``, ``:claim-only:``).
+
+    A separate class because Sphinx numbers every node of an enumerable class.
+    """
+
+
 class derivation_title(nodes.TextElement):  # noqa: N801
     """The heading line of a derivation ("Derivation 2.1: Softmax is ...")."""
 
@@ -42,7 +49,7 @@ def depart_derivation_html(self: Any, node: derivation_node) -> None:
 
 def visit_title_html(self: Any, node: derivation_title) -> None:
     self.body.append(self.starttag(node, "p", CLASS="derive-title"))
-    if isinstance(node.parent, derivation_node) and node.parent["ids"]:
+    if isinstance(node.parent, derivation_node) and node.parent.get("numbered"):
         self.add_fignumber(node.parent)
 
 
