@@ -24,13 +24,16 @@ extensions = [
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]
 myst_heading_anchors = 3
 source_suffix = {".md": "markdown"}
-exclude_patterns = ["_build"]
+exclude_patterns = ["_build", "examples"]
 root_doc = "index"
 
 # Derivations and equations are numbered; {numref} prints "Derivation 2.1".
 numfig = True
 math_numfig = True
 numfig_secnum_depth = 1
+
+# The getting-started page shows this user module next to the catalog.
+derive_modules = ["examples/my_derivation.py"]
 
 # Bibliography: derive writes _generated/refs.bib from derive.references at build time.
 bibtex_bibfiles: list[str] = []

@@ -59,16 +59,17 @@ wrong = Derivation(
 
 
 def build(tmp_path: Path, pages: dict[str, str], *, wrong: bool = False, require_all: bool = False,
-          ) -> tuple[subprocess.CompletedProcess, Path]:
-    """Write a tiny project and build it with ``sphinx-build -nW --keep-going``."""
+          strict: bool = True, conf: str = "") -> tuple[subprocess.CompletedProcess, Path]:
+    """Write a tiny project and build it with ``sphinx-build -nW --keep-going`` (``-n`` only if not strict)."""
     src, out = tmp_path / "src", tmp_path / "out"
     src.mkdir()
-    (src / "conf.py").write_text(CONF.replace("REQUIRE_ALL", str(require_all)))
+    (src / "conf.py").write_text(CONF.replace("REQUIRE_ALL", str(require_all)) + conf)
     (src / "mine.py").write_text(MINE.replace("WRONG", WRONG if wrong else ""))
     for name, text in pages.items():
         (src / name).write_text(textwrap.dedent(text))
-    proc = subprocess.run([sys.executable, "-m", "sphinx", "-nW", "--keep-going", "-q", "-b", "html", str(src),
-                           str(out)], capture_output=True, text=True, timeout=300)
+    flags = ["-nW", "--keep-going"] if strict else ["-n"]
+    proc = subprocess.run([sys.executable, "-m", "sphinx", *flags, "-q", "-b", "html", str(src), str(out)],
+                          capture_output=True, text=True, timeout=300)
     return proc, out
 
 
@@ -100,14 +101,24 @@ Other
 
 def test_refuted_derivation_fails_the_build_with_step_and_counterexample(tmp_path):
     page = "# Tiny\n\n```{derivation} mine.wrong\n```\n"
-    proc, out = build(tmp_path, {"index.md": page}, wrong=True)
-    assert proc.returncode != 0
+    proc, _ = build(tmp_path, {"index.md": page}, wrong=True)
+    assert proc.returncode == 1
     err = proc.stderr
-    assert "Derivation failed verification" in err
-    assert re.search(r"mine\.wrong: refuted \(shown at index:\d+\)", err), err
+    assert re.search(r"index\.md:3: ERROR: derivation mine\.wrong is refuted; it is not published", err), err
     assert "step 2 refuted: forget the cross term" in err
+    assert "claimed:  = x**2 + y**2" in err
     assert re.search(r"counterexample: at x=-?[\d/]+, y=-?[\d/]+: previous = ", err), err
-    assert not (out / "index.html").exists()
+    assert err.rstrip().endswith("[derive.refuted]")
+
+
+def test_refuted_derivation_fails_without_w_and_when_its_warning_is_suppressed(tmp_path):
+    page = "# Tiny\n\n```{derivation} mine.wrong\n```\n"
+    proc, out = build(tmp_path, {"index.md": page}, wrong=True, strict=False,
+                      conf='suppress_warnings = ["derive"]\n')
+    assert proc.returncode == 1
+    html = (out / "index.html").read_text()
+    assert "forget the cross term" in html and "is refuted; it is not published" in html
+    assert "✓ proved" not in html and "Step 1." not in html
 
 
 def test_verified_derivation_renders_numbered_with_verdicts_and_figures(tmp_path):

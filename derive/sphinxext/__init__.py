@@ -5,8 +5,8 @@ It adds:
 
 * the ``derivation`` / ``derivations`` directives (:mod:`.directives`):
   each named derivation is verified while the page is read and rendered
-  step by step; a refuted or undecided one stops the build
-  (:class:`~.verification.DerivationFailed`);
+  step by step; a refuted or undecided one is a typed error and fails the
+  build (:mod:`.verification`);
 * ``derive-cli`` (:mod:`.cli_reference`): the reference of the ``derive`` command
   from its argparse parser;
 * ``derive-plot`` (:mod:`.plots`): figures drawn with matplotlib at build time;
@@ -27,8 +27,8 @@ Configuration values:
     where to write the BibTeX file, relative to the directory of ``conf.py`` (default ``_generated/refs.bib``);
     empty to write none.
 
-Environment data (``env.derive_pages``: docname -> names shown there) is purged
-and merged per document, so parallel reading is safe.
+Environment data (``env.derive_pages`` and ``env.derive_failures``: docname ->
+names) is purged and merged per document, so parallel reading is safe.
 """
 
 from __future__ import annotations
@@ -46,9 +46,17 @@ STATIC = Path(__file__).parent / "static"
 
 
 def _pages(env: Any) -> dict[str, set[str]]:
+    """docname -> names shown there (``env.derive_pages``)."""
     if not hasattr(env, "derive_pages"):
         env.derive_pages = {}
     return env.derive_pages
+
+
+def _failures(env: Any) -> dict[str, set[str]]:
+    """docname -> names that failed verification there (``env.derive_failures``)."""
+    if not hasattr(env, "derive_failures"):
+        env.derive_failures = {}
+    return env.derive_failures
 
 
 def write_if_changed(path: Path, data: bytes) -> bool:
@@ -79,6 +87,7 @@ def _builder_inited(app: Any) -> None:
         registry.load_module(str(path) if spec.endswith(".py") else spec)
     registry.load_catalog()
     _pages(app.env)
+    _failures(app.env)
     if app.builder.format == "html":
         app.config.html_static_path.append(str(STATIC))
         app.add_css_file("derive.css")
@@ -86,17 +95,24 @@ def _builder_inited(app: Any) -> None:
 
 def _purge_doc(app: Any, env: Any, docname: str) -> None:
     _pages(env).pop(docname, None)
+    _failures(env).pop(docname, None)
 
 
 def _merge_info(app: Any, env: Any, docnames: set[str], other: Any) -> None:
-    mine = _pages(env)
-    for docname, names in _pages(other).items():
-        if docname in docnames:
-            mine[docname] = set(names)
+    for table in (_pages, _failures):
+        mine = table(env)
+        for docname, names in table(other).items():
+            if docname in docnames:
+                mine[docname] = set(names)
 
 
 def _check_consistency(app: Any, env: Any) -> None:
-    """Every registered derivation must be shown on some page."""
+    """A failed derivation fails the build; every registered derivation must be shown on some page."""
+    failed = sorted(set().union(*_failures(env).values())) if _failures(env) else []
+    if failed:
+        # whatever -W and suppress_warnings say: the errors were logged where they occurred
+        app.statuscode = 1
+        logger.info("derive: %d derivation(s) failed verification: %s", len(failed), ", ".join(failed))
     if not app.config.derive_require_all:
         return
     from .. import registry

@@ -21,6 +21,9 @@ Options (both directives):
     leave out the table of numeric cross-checks.
 ``:exclude: PATTERN ...``
     (``derivations`` only) names to leave out.
+``:empty: TEXT``
+    (``derivations`` only) what to show when nothing matches (by default a note
+    saying that nothing is registered under the patterns yet).
 """
 
 from __future__ import annotations
@@ -65,12 +68,16 @@ class _DerivationBase(SphinxDirective):
 
     def render(self, name: str, label: str | None) -> list[nodes.Node]:
         from .. import registry
-        from .verification import verified
+        from .verification import failure_kind, failure_message, report_for
 
         derivation = registry.get(name)
-        location = f"{self.env.docname}:{self.lineno}"
-        report = verified(derivation, seed=self.config.derive_seed, budget=self.config.derive_step_budget,
-                          location=location)
+        report = report_for(derivation, seed=self.config.derive_seed, budget=self.config.derive_step_budget)
+        if not report.ok:
+            message = failure_message(derivation, report)
+            logger.error("%s", message, location=self.get_location(), type="derive",
+                         subtype=failure_kind(report))
+            self.env.derive_failures.setdefault(self.env.docname, set()).add(name)
+            return [nodes.error("", nodes.literal_block(message, message, language="text"))]
         claim_only = "claim-only" in self.options
         numbered = not claim_only and "nonumber" not in self.options
         kind = derivation_node if numbered else derivation_unnumbered
@@ -145,7 +152,7 @@ class DerivationsDirective(_DerivationBase):
 
     required_arguments = 1
     optional_arguments = 20
-    option_spec: ClassVar[dict] = {**_OPTIONS, "exclude": directives.unchanged}
+    option_spec: ClassVar[dict] = {**_OPTIONS, "exclude": directives.unchanged, "empty": directives.unchanged}
 
     def run(self) -> list[nodes.Node]:
         patterns = self.arguments
@@ -154,7 +161,7 @@ class DerivationsDirective(_DerivationBase):
         if not names:
             # the catalog grows in parallel: a pattern with no match yet is shown, not fatal
             logger.info("derive: no derivation matches %s", " ".join(patterns), location=self.get_location())
-            text = f"No derivation is registered under {' '.join(patterns)} yet."
+            text = self.options.get("empty") or f"No derivation is registered under {' '.join(patterns)} yet."
             return [nodes.note("", nodes.paragraph(text, text))]
         out: list[nodes.Node] = []
         for name in names:

@@ -1,18 +1,18 @@
 """Verify derivations during a Sphinx build; refuse to publish a failing one.
 
 Each derivation is verified once per process and seed (a build that shows it
-on two pages verifies it once). A derivation whose report is not ``ok`` (a
-step refuted or undecided, or a numeric cross-check failed) raises
-:class:`DerivationFailed`, a :class:`sphinx.errors.SphinxError`: the build
-stops with the derivation, the failing step, both sides and the
-counterexample, whatever ``-W`` says. There is no option to publish it anyway.
+on two pages verifies it once). When the report is not ``ok`` (a step refuted
+or undecided, or a numeric cross-check failed) the directive logs a typed
+error, ``derive.refuted``, ``derive.undecided`` or ``derive.check-failed``,
+naming the page, the failing step, both sides and the counterexample; the page
+shows that report instead of the proof; and the build exits with status 1
+whatever ``-W`` or ``suppress_warnings`` say. There is no
+option to publish it anyway.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
-
-from sphinx.errors import SphinxError
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..core import Derivation
@@ -21,18 +21,20 @@ if TYPE_CHECKING:  # pragma: no cover
 _REPORTS: dict[tuple[str, int, int, float], Report] = {}
 
 
-class DerivationFailed(SphinxError):
-    """A derivation shown in the docs is refuted, undecided or fails a cross-check."""
+def failure_kind(report: Report) -> str:
+    """The warning subtype of a failed report: ``refuted``, ``undecided`` or ``check-failed``."""
+    from ..report import Verdict
 
-    category = "Derivation failed verification"
+    if report.verdict is Verdict.PROVED:
+        return "check-failed"
+    return str(report.verdict)
 
 
-def failure_message(derivation: Derivation, report: Report, location: str = "") -> str:
-    """The words of :class:`DerivationFailed`: name, verdict, the failing step and counterexample."""
+def failure_message(derivation: Derivation, report: Report) -> str:
+    """Name, verdict, the failing step with both sides and the counterexample, failed cross-checks."""
     from ..render.text import failure_text
 
-    where = f" (shown at {location})" if location else ""
-    lines = [f"{derivation.name}: {report.verdict}{where}"]
+    lines = [f"derivation {derivation.name} is {failure_kind(report)}; it is not published"]
     step_text = failure_text(derivation, report)
     if step_text:
         lines.append(step_text)
@@ -42,12 +44,8 @@ def failure_message(derivation: Derivation, report: Report, location: str = "") 
     return "\n".join(lines)
 
 
-def verified(derivation: Derivation, *, seed: int, budget: float, location: str = "") -> Report:
-    """The report of ``derivation`` (cached); raise if it does not pass.
-
-    Raises:
-        DerivationFailed: a step is refuted or undecided, or a cross-check failed.
-    """
+def report_for(derivation: Derivation, *, seed: int, budget: float) -> Report:
+    """The verification report of ``derivation`` (computed once per object, seed and budget)."""
     from ..verify import verify
 
     # keyed on the object too: a user module may register another derivation under a used name
@@ -55,11 +53,4 @@ def verified(derivation: Derivation, *, seed: int, budget: float, location: str 
     report = _REPORTS.get(key)
     if report is None:
         report = _REPORTS[key] = verify(derivation, seed=seed, budget=budget)
-    if not report.ok:
-        raise DerivationFailed(failure_message(derivation, report, location))
     return report
-
-
-def clear_cache() -> None:
-    """Forget every cached report (tests that re-register names use this)."""
-    _REPORTS.clear()
