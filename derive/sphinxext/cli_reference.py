@@ -62,7 +62,7 @@ def _argument_rows(parser: argparse.ArgumentParser) -> list[tuple[str, str, str]
 
 
 def _table(rows: list[tuple[str, str, str]]) -> nodes.table:
-    table = nodes.table(classes=["derive-cli-args"])
+    table = nodes.table(classes=["derive-cli-args", "colwidths-given"])
     group = nodes.tgroup(cols=3)
     table += group
     for width in (30, 55, 15):

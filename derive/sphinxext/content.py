@@ -185,7 +185,7 @@ def checks_table(derivation: Derivation, report: Report) -> nodes.table:
     from ..numeric import ValueCheck
 
     by_name = {getattr(c, "name", None): c for c in derivation.checks}
-    table = nodes.table(classes=["derive-checks"])
+    table = nodes.table(classes=["derive-checks", "colwidths-given"])
     group = nodes.tgroup(cols=3)
     table += group
     for width in (30, 10, 60):
