@@ -65,9 +65,28 @@ html_theme_options = {
 nitpicky = True
 nitpick_ignore_regex = [
     (r"py:.*", r"(sympy|np|numpy|argparse|docutils|sphinx|matplotlib)\..*"),
+    (r"py:.*", r"(fractions|decimal|enum|pathlib|collections|typing)\..*"),
     (r"py:class", r"(Any|Path|Callable|Sequence|Iterable|Expr|optional)"),
     # napoleon reads "Words: more words" on a property as a type; real types have no spaces
     (r"py:class", r".* .*"),
     # names that docstrings mention but that are private or not yet in the package
     (r"py:(data|meth|mod)", r"(STRATEGIES|apply|run|derive\.expectation)"),
 ]
+
+
+def _resolve_reexports(app, env, node, contnode):
+    """Resolve ``derive.params.breakdown`` (a re-export) or ``Weight`` (a name relative to another module)
+    to the one documented object whose dotted name ends with the target, e.g. ``derive.params.summary.breakdown``."""
+    if node.get("refdomain") != "py":
+        return None
+    target = node["reftarget"].lstrip(".~")
+    short = target.split(".", 2)[-1] if target.startswith("derive.") else target
+    domain = env.domains.python_domain
+    found = {name for name in domain.objects if name.startswith("derive.") and name.endswith("." + short)}
+    if len(found) != 1:
+        return None
+    return domain.resolve_xref(env, node["refdoc"], app.builder, node["reftype"], found.pop(), node, contnode)
+
+
+def setup(app):
+    app.connect("missing-reference", _resolve_reexports)

@@ -10,6 +10,8 @@ It adds:
 * ``derive-cli`` (:mod:`.cli_reference`): the reference of the ``derive`` command
   from its argparse parser;
 * ``derive-plot`` (:mod:`.plots`): figures drawn with matplotlib at build time;
+* ``derive-params`` / ``derive-presets`` and the role ``derive-count`` (:mod:`.params`):
+  parameter-count tables of the presets of :mod:`derive.params`;
 * the BibTeX file of :mod:`derive.references`, written before
   sphinxcontrib-bibtex reads it, so the bibliography has one home.
 
@@ -128,7 +130,7 @@ def setup(app: Any) -> dict[str, Any]:
     """Register the directives, nodes, config values and event handlers."""
     from ..numeric import DEFAULT_SEED
     from ..verify import STEP_BUDGET
-    from . import cli_reference, plots
+    from . import cli_reference, params, plots
     from .directives import DerivationDirective, DerivationsDirective
     from .nodes import VISITORS, derivation_node, derivation_title, derivation_unnumbered, title_of
 
@@ -145,6 +147,7 @@ def setup(app: Any) -> dict[str, Any]:
     app.add_directive("derivations", DerivationsDirective)
     cli_reference.setup(app)
     plots.setup(app)
+    params.setup(app)
     app.connect("config-inited", _config_inited, priority=400)
     app.connect("builder-inited", _builder_inited)
     app.connect("env-purge-doc", _purge_doc)

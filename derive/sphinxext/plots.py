@@ -106,12 +106,57 @@ def qk_histogram() -> Any:
     return fig
 
 
+#: presets shown in the parameter-share figure
+SHARE_PRESETS = ("lecture-layer", "bert-base", "gpt2", "gpt3-175b", "llama-7b", "llama2-70b", "mistral-7b")
+
+
+def layer_shares(preset: str) -> dict[str, float]:
+    """Share of one layer's parameters in attention, FFN and norms (encoder layer for encoder–decoders).
+
+    Computed from :func:`derive.params.breakdown` (exact counts; the shares are floats only for drawing).
+    """
+    from ..params import breakdown, get_preset
+
+    arch = get_preset(preset).arch
+    rows = [r for r in breakdown(arch, formulas=False)
+            if r.copies == arch.n_layers and not r.key.startswith("decoder.")]
+    per_group: dict[str, int] = {}
+    for r in rows:
+        per_group[r.group] = per_group.get(r.group, 0) + r.per_copy
+    total = sum(per_group.values())
+    return {g: n / total for g, n in per_group.items()}
+
+
+def param_share() -> Any:
+    """Stacked bars: attention vs FFN vs norms within one layer, for several presets."""
+    from ..params import get_preset
+
+    fig, ax = _figure(7.0, 3.6)
+    labels = [get_preset(p).arch.name for p in SHARE_PRESETS]
+    left = np.zeros(len(SHARE_PRESETS))
+    colours = {"attention": "tab:blue", "ffn": "tab:orange", "norm": "tab:gray"}
+    shares = [layer_shares(p) for p in SHARE_PRESETS]
+    for group, colour in colours.items():
+        values = np.array([s.get(group, 0.0) for s in shares])
+        ax.barh(labels, values, left=left, color=colour, label=group)
+        for y, (x0, v) in enumerate(zip(left, values, strict=True)):
+            if v > 0.08:
+                ax.text(x0 + v / 2, y, f"{100 * v:.1f} %", ha="center", va="center", fontsize=8, color="white")
+        left += values
+    ax.invert_yaxis()
+    ax.set_xlim(0, 1)
+    ax.set_xlabel("share of one layer's parameters")
+    ax.legend(loc="lower right", fontsize=8, ncols=3)
+    return fig
+
+
 #: name -> function returning a matplotlib figure
 PLOTS: dict[str, Callable[[], Any]] = {
     "pe-heatmap": pe_heatmap,
     "pe-waves": pe_waves,
     "softmax-temperature": softmax_temperature,
     "qk-histogram": qk_histogram,
+    "param-share": param_share,
 }
 
 
