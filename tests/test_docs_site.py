@@ -51,7 +51,7 @@ def test_every_registered_derivation_is_on_a_numbered_page(site):
 
 def test_pages_have_plots_bibliography_cli_and_api(site):
     pages = _pages(site)
-    for plot in ("pe-heatmap", "pe-waves", "softmax-temperature", "qk-histogram"):
+    for plot in ("pe-heatmap", "pe-waves", "softmax-temperature", "qk-histogram", "param-share"):
         assert (site / "_images" / f"{plot}.png").stat().st_size > 10_000, plot
     bib = pages["bibliography.html"]
     for author in ("Vaswani", "Ba,", "He,", "Xiong", "Zhang", "Shazeer", "Brown", "Touvron"):
@@ -61,6 +61,11 @@ def test_pages_have_plots_bibliography_cli_and_api(site):
         assert command in cli
     assert "--seed" in cli and "--module FILE_OR_MODULE" in cli
     assert 'id="derive.core.Derivation"' in pages["api.html"]
+    params = pages["chapters/parameters.html"]
+    # exact counts from derive.params, beside the reported sizes
+    assert "3,150,336" in params and "18,902,016" in params and "63,045,632" in params and "65M" in params
+    for preset in ("gpt2", "llama-7b", "llama2-70b", "t5-small"):
+        assert f'<span class="pre">{preset}</span>' in params
 
 
 def test_math_is_served_locally(site):

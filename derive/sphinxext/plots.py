@@ -146,7 +146,7 @@ def param_share() -> Any:
     ax.invert_yaxis()
     ax.set_xlim(0, 1)
     ax.set_xlabel("share of one layer's parameters")
-    ax.legend(loc="lower right", fontsize=8, ncols=3)
+    fig.legend(loc="outside upper center", fontsize=8, ncols=3)
     return fig
 
 
