@@ -221,9 +221,11 @@ def footer(derivation: Derivation, report: Report, cite: CiteFn, *, show_checks:
     out: list[nodes.Node] = []
     steps = len(report.steps)
     passed = sum(c.passed for c in report.checks)
+    n_checks = len(report.checks)
+    numeric = (f"{passed} of {n_checks} numeric cross-check{'s' if n_checks != 1 else ''} passed" if n_checks
+               else "no numeric cross-check applies")
     verdict = labelled("Verdict.", [verdict_badge(str(report.verdict)), nodes.Text(
-        f": all {steps} step{'s' if steps != 1 else ''} proved symbolically; "
-        f"{passed} of {len(report.checks)} numeric cross-check{'s' if len(report.checks) != 1 else ''} passed.")],
+        f": all {steps} step{'s' if steps != 1 else ''} proved symbolically; {numeric}.")],
         ("derive-verdict-line",))
     out.append(verdict)
     if show_checks and report.checks:
