@@ -44,8 +44,10 @@ def test_every_registered_derivation_is_on_a_numbered_page(site):
     from derive import registry
 
     registry.load_catalog()
+    catalog = [e.name for e in registry.entries() if e.module in registry.CATALOG_MODULES]
+    assert len(catalog) >= 3
     html = "\n".join(_pages(site).values())
-    for name in registry.names():
+    for name in [*catalog, "mine.square-of-sum"]:  # and the getting-started example
         assert f'id="derivation-{name}"' in html, f"{name} has no numbered home on the site"
 
 
