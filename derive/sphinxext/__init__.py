@@ -61,6 +61,26 @@ def _failures(env: Any) -> dict[str, set[str]]:
     return env.derive_failures
 
 
+def note_module_dependencies(directive: Any, *modules: str) -> None:
+    """Re-read the directive's page when the source of any of ``modules`` changes (incremental builds).
+
+    A package name stands for every ``.py`` file in it.
+    """
+    import importlib
+
+    for name in modules:
+        try:
+            module = importlib.import_module(name)
+        except ImportError:  # e.g. a derivation added from an interactive session
+            continue
+        origin = Path(getattr(module, "__file__", "") or "")
+        if not origin.name:
+            continue
+        files = sorted(origin.parent.glob("*.py")) if origin.name == "__init__.py" else [origin]
+        for path in files:
+            directive.env.note_dependency(str(path))
+
+
 def write_if_changed(path: Path, data: bytes) -> bool:
     """Write ``data`` unless ``path`` already holds it (keeps mtimes, so Sphinx does not re-read)."""
     if path.exists() and path.read_bytes() == data:
@@ -90,9 +110,14 @@ def _builder_inited(app: Any) -> None:
     registry.load_catalog()
     _pages(app.env)
     _failures(app.env)
-    if app.builder.format == "html":
-        app.config.html_static_path.append(str(STATIC))
-        app.add_css_file("derive.css")
+
+
+def _copy_static(app: Any, exc: Exception | None) -> None:
+    """Copy the stylesheet into ``_static`` of an HTML build (without touching ``html_static_path``)."""
+    if exc is None and app.builder.format == "html":
+        from sphinx.util.fileutil import copy_asset_file
+
+        copy_asset_file(STATIC / "derive.css", Path(app.outdir) / "_static")
 
 
 def _purge_doc(app: Any, env: Any, docname: str) -> None:
@@ -150,6 +175,8 @@ def setup(app: Any) -> dict[str, Any]:
     params.setup(app)
     app.connect("config-inited", _config_inited, priority=400)
     app.connect("builder-inited", _builder_inited)
+    app.connect("build-finished", _copy_static)
+    app.add_css_file("derive.css")
     app.connect("env-purge-doc", _purge_doc)
     app.connect("env-merge-info", _merge_info)
     app.connect("env-check-consistency", _check_consistency)

@@ -19,7 +19,7 @@ from sphinx.util.docutils import SphinxDirective
 from sphinx.util.nodes import make_id
 
 #: width of the usage lines (argparse wraps at the terminal width otherwise)
-USAGE_WIDTH = 88
+USAGE_WIDTH = 78
 
 
 def load_parser(spec: str) -> argparse.ArgumentParser:
@@ -104,7 +104,11 @@ class CliReferenceDirective(SphinxDirective):
         return sec
 
     def run(self) -> list[nodes.Node]:
-        parser = load_parser(self.arguments[0] if self.arguments else "derive.cli:build_parser")
+        from . import note_module_dependencies
+
+        spec = self.arguments[0] if self.arguments else "derive.cli:build_parser"
+        note_module_dependencies(self, spec.partition(":")[0])
+        parser = load_parser(spec)
         out: list[nodes.Node] = []
         subs = subcommands(parser)
         top = self.section(parser.prog, parser, "")

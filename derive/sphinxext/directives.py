@@ -68,8 +68,10 @@ class _DerivationBase(SphinxDirective):
 
     def render(self, name: str, label: str | None) -> list[nodes.Node]:
         from .. import registry
+        from . import note_module_dependencies
         from .verification import failure_kind, failure_message, report_for
 
+        note_module_dependencies(self, registry.entry(name).module, "derive.registry")
         derivation = registry.get(name)
         report = report_for(derivation, seed=self.config.derive_seed, budget=self.config.derive_step_budget)
         if not report.ok:

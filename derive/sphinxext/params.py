@@ -98,7 +98,9 @@ class ParamsDirective(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         from ..exceptions import InputError
         from ..params import PRESETS
+        from . import note_module_dependencies
 
+        note_module_dependencies(self, "derive.params")
         names = list(PRESETS) if self.arguments == ["*"] else self.arguments
         out: list[nodes.Node] = []
         for name in names:
@@ -115,7 +117,9 @@ class PresetsDirective(SphinxDirective):
     def run(self) -> list[nodes.Node]:
         from ..params import PRESETS, summarize
         from ..params.summary import human
+        from . import note_module_dependencies
 
+        note_module_dependencies(self, "derive.params")
         rows: list[list[nodes.Node | str]] = []
         for name, preset in PRESETS.items():
             s = summarize(preset.arch, formulas=False)

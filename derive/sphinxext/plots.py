@@ -186,7 +186,10 @@ class PlotDirective(SphinxDirective):
             raise self.error(f"unknown plot {name!r}; known: {', '.join(sorted(PLOTS))}")
         rel = f"_generated/plots/{name}.png"
         write_if_changed(Path(self.env.srcdir) / rel, png_bytes(name))
-        self.env.note_dependency(__file__)
+        from . import note_module_dependencies
+
+        note_module_dependencies(self, __name__, "derive.params", "derive.transformer.positional",
+                                 "derive.transformer.softmax_numeric")
         figure = nodes.figure(classes=["derive-plot"])
         figure += nodes.image(uri="/" + rel, alt=self.options.get("alt", name))
         if self.content:
