@@ -79,7 +79,7 @@ INDEX_MD = """\
 ```{derivation} mine.square
 ```
 
-See {numref}`mine.square` and equation {eq}`mine.square-2`.
+See {numref}`mine.square`, {ref}`mine.square` and equation {eq}`mine.square-2`.
 
 ```{toctree}
 other
@@ -135,6 +135,7 @@ def test_verified_derivation_renders_numbered_with_verdicts_and_figures(tmp_path
     assert '<span class="caption-number">Derivation 1 </span>Square of a sum' in html
     assert re.search(r'<span class="eqno">\(1\)', html) and re.search(r'<span class="eqno">\(2\)', html)
     assert '<span class="std std-numref">Derivation 1</span>' in html
+    assert '<span class="std std-ref">Square of a sum</span>' in html
     assert 'href="#equation-mine-square-2"' in html
     # verdict and strategy per step, citation through sphinxcontrib-bibtex, value beside rounding
     assert html.count("✓ proved</span> by") == 2

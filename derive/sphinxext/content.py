@@ -88,7 +88,7 @@ def citation_nodes(cites: tuple[Citation, ...], cite: CiteFn) -> list[nodes.Node
     return out
 
 
-def header(derivation: Derivation, report: Report | None, cite: CiteFn, *, claim_only: bool) -> list[nodes.Node]:
+def header(derivation: Derivation, report: Report | None, *, claim_only: bool) -> list[nodes.Node]:
     """Summary, claim, assumptions, definitions (what every display mode shows)."""
     out: list[nodes.Node] = []
     meta = [nodes.literal(derivation.name, derivation.name)]

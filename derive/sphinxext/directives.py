@@ -91,7 +91,7 @@ class _DerivationBase(SphinxDirective):
             box["names"].append(label)
             box["ids"].append(make_id(self.env, self.state.document, "derivation", label))
             self.state.document.note_explicit_target(box)
-        box += content.header(derivation, report, self.cite, claim_only=claim_only)
+        box += content.header(derivation, report, claim_only=claim_only)
         if not claim_only:
             box += nodes.paragraph("", "", nodes.strong("Derivation.", "Derivation."),
                                    classes=["derive-steps-label"])
