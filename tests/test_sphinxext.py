@@ -1,7 +1,8 @@
 """The Sphinx extension on tiny projects, each built by a real ``sphinx-build -nW`` in a subprocess.
 
 A subprocess per build keeps the derivations these projects register (one of
-them deliberately false) out of this process's registry.
+them deliberately false) out of this process's registry; the three builds run
+at the same time (fixture ``built``) to keep the suite fast.
 """
 
 from __future__ import annotations
@@ -55,21 +56,28 @@ wrong = Derivation(
         Step(x**2 + y**2, "forget the cross term"),
     ),
 )
+badly_rounded = Derivation(
+    name="mine.bad-rounding",
+    title="Proved steps, a wrong printed value",
+    start=x + x,
+    steps=(Step(2 * x, "collect"),),
+    checks=(ValueCheck("one third", sp.Rational(1, 3), "0.334", "a typo"),),
+)
 """
 
 
-def build(tmp_path: Path, pages: dict[str, str], *, wrong: bool = False, require_all: bool = False,
-          strict: bool = True, conf: str = "") -> tuple[subprocess.CompletedProcess, Path]:
-    """Write a tiny project and build it with ``sphinx-build -nW --keep-going`` (``-n`` only if not strict)."""
+def start(tmp_path: Path, pages: dict[str, str], *, wrong: bool = False, require_all: bool = False,
+          strict: bool = True, conf: str = "") -> tuple[subprocess.Popen, Path]:
+    """Write a tiny project and start ``sphinx-build -nW --keep-going`` on it (``-n`` only if not strict)."""
     src, out = tmp_path / "src", tmp_path / "out"
-    src.mkdir()
+    src.mkdir(parents=True)
     (src / "conf.py").write_text(CONF.replace("REQUIRE_ALL", str(require_all)) + conf)
     (src / "mine.py").write_text(MINE.replace("WRONG", WRONG if wrong else ""))
     for name, text in pages.items():
         (src / name).write_text(textwrap.dedent(text))
     flags = ["-nW", "--keep-going"] if strict else ["-n"]
-    proc = subprocess.run([sys.executable, "-m", "sphinx", *flags, "-q", "-b", "html", str(src), str(out)],
-                          capture_output=True, text=True, timeout=300)
+    proc = subprocess.Popen([sys.executable, "-m", "sphinx", *flags, "-q", "-b", "html", str(src), str(out)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     return proc, out
 
 
@@ -99,11 +107,31 @@ Other
 """
 
 
-def test_strict_build_fails_on_refuted_unknown_and_missing_derivations(tmp_path):
-    pages = {"index.md": "# Tiny\n\n```{derivation} mine.wrong\n```\n\n```{derivation} mine.squar\n```\n"}
-    proc, _ = build(tmp_path, pages, wrong=True, require_all=True)
-    assert proc.returncode == 1
-    err = proc.stderr
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> dict[str, tuple[int, str, Path]]:
+    """Build the three projects concurrently: name -> (exit status, stderr, output directory)."""
+    wrong_page = "# Tiny\n\n```{derivation} mine.wrong\n```\n"
+    root = tmp_path_factory.mktemp("tiny")
+    started = {
+        # -nW: a refuted derivation, a misspelt name and a derivation shown nowhere, in one build
+        "strict-failing": start(root / "a", {"index.md": wrong_page + "\n```{derivation} mine.squar\n```\n\n"
+                                                        "```{derivation} mine.bad-rounding\n```\n"},
+                                wrong=True, require_all=True),
+        # no -W, the derive warnings suppressed: the refuted derivation still fails the build
+        "lenient-failing": start(root / "b", {"index.md": wrong_page}, wrong=True, strict=False,
+                                 conf='suppress_warnings = ["derive"]\n'),
+        "good": start(root / "c", {"index.md": INDEX_MD, "other.rst": OTHER_RST}),
+    }
+    out = {}
+    for name, (proc, outdir) in started.items():
+        _, err = proc.communicate(timeout=600)
+        out[name] = (proc.returncode, err, outdir)
+    return out
+
+
+def test_strict_build_fails_on_refuted_unknown_and_missing_derivations(built):
+    code, err, _ = built["strict-failing"]
+    assert code == 1
     # the refuted derivation: page and line, the step, both sides, the counterexample, a typed error
     assert re.search(r"index\.md:3: ERROR: derivation mine\.wrong is refuted; it is not published", err), err
     assert "step 2 refuted: forget the cross term" in err
@@ -113,23 +141,25 @@ def test_strict_build_fails_on_refuted_unknown_and_missing_derivations(tmp_path)
     # a misspelt name, with a suggestion
     assert re.search(r"index\.md:6: WARNING: unknown derivation 'mine\.squar'; did you mean 'mine\.square'.*"
                      r"\[derive\.unknown\]", err), err
+    # proved steps but a failed cross-check: a wrong printed rounding
+    assert re.search(r"index\.md:9: ERROR: derivation mine\.bad-rounding is check-failed; it is not published\n"
+                     r"  cross-check failed: one third: 1/3 = 0\.3333333333 rounds to 0\.333, not the printed 0\.334 "
+                     r"\[derive\.check-failed\]", err), err
     # a registered derivation that no page shows
     assert re.search(r"derivation 'mine\.square' is registered but shown on no page .*\[derive\.missing\]", err)
 
 
-def test_refuted_derivation_fails_without_w_and_when_its_warning_is_suppressed(tmp_path):
-    page = "# Tiny\n\n```{derivation} mine.wrong\n```\n"
-    proc, out = build(tmp_path, {"index.md": page}, wrong=True, strict=False,
-                      conf='suppress_warnings = ["derive"]\n')
-    assert proc.returncode == 1
+def test_refuted_derivation_fails_without_w_and_when_its_warning_is_suppressed(built):
+    code, _, out = built["lenient-failing"]
+    assert code == 1
     html = (out / "index.html").read_text()
     assert "forget the cross term" in html and "is refuted; it is not published" in html
     assert "✓ proved" not in html and "Step 1." not in html
 
 
-def test_verified_derivation_renders_numbered_with_verdicts_and_figures(tmp_path):
-    proc, out = build(tmp_path, {"index.md": INDEX_MD, "other.rst": OTHER_RST})
-    assert proc.returncode == 0, proc.stderr
+def test_verified_derivation_renders_numbered_with_verdicts_and_figures(built):
+    code, err, out = built["good"]
+    assert code == 0, err
     html = (out / "index.html").read_text()
     # numbered derivation, numbered step equations, cross-references resolved
     assert '<span class="caption-number">Derivation 1 </span>Square of a sum' in html

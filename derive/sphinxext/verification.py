@@ -34,7 +34,9 @@ def failure_message(derivation: Derivation, report: Report) -> str:
     """Name, verdict, the failing step with both sides and the counterexample, failed cross-checks."""
     from ..render.text import failure_text
 
-    lines = [f"derivation {derivation.name} is {failure_kind(report)}; it is not published"]
+    kind = failure_kind(report)
+    state = "failed a numeric cross-check" if kind == "check-failed" else f"is {kind}"
+    lines = [f"derivation {derivation.name} {state}; it is not published"]
     step_text = failure_text(derivation, report)
     if step_text:
         lines.append(step_text)
