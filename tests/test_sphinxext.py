@@ -142,7 +142,8 @@ def test_strict_build_fails_on_refuted_unknown_and_missing_derivations(built):
     assert re.search(r"index\.md:6: WARNING: unknown derivation 'mine\.squar'; did you mean 'mine\.square'.*"
                      r"\[derive\.unknown\]", err), err
     # proved steps but a failed cross-check: a wrong printed rounding
-    assert re.search(r"index\.md:9: ERROR: derivation mine\.bad-rounding failed a numeric cross-check; it is not published\n"
+    assert re.search(r"index\.md:9: ERROR: derivation mine\.bad-rounding failed a numeric cross-check; "
+                     r"it is not published\n"
                      r"  cross-check failed: one third: 1/3 = 0\.3333333333 rounds to 0\.333, not the printed 0\.334 "
                      r"\[derive\.check-failed\]", err), err
     # a registered derivation that no page shows
