@@ -67,8 +67,6 @@ nitpick_ignore_regex = [
     (r"py:.*", r"(sympy|np|numpy|argparse|docutils|sphinx|matplotlib)\..*"),
     (r"py:.*", r"(fractions|decimal|enum|pathlib|collections|typing)\..*"),
     (r"py:class", r"(Any|Path|Callable|Sequence|Iterable|Expr|optional)"),
-    # napoleon reads "Words: more words" on a property as a type; real types have no spaces
-    (r"py:class", r".* .*"),
     # names that docstrings mention but that are private or not yet in the package
     (r"py:(data|meth|mod)", r"(STRATEGIES|apply|run|derive\.expectation)"),
 ]
@@ -88,5 +86,26 @@ def _resolve_reexports(app, env, node, contnode):
     return domain.resolve_xref(env, node["refdoc"], app.builder, node["reftype"], found.pop(), node, contnode)
 
 
+def _keep_leading_words(app, what, name, obj, options, lines):
+    """Undo napoleon's reading of "Words: more words" on a data/attribute/property docstring as a type.
+
+    Types come from annotations here (``autodoc_typehints``), never from docstrings, so a ``:type:`` line
+    napoleon made is the docstring's own first words: put them back in front of the text.
+    """
+    if what not in ("attribute", "data", "property"):
+        return
+    for k, line in enumerate(lines):
+        if line.startswith(":type: "):
+            words = line[len(":type: "):]
+            del lines[k]
+            first = next((j for j, text in enumerate(lines) if text.strip()), None)
+            if first is None:
+                lines.append(words)
+            else:
+                lines[first] = f"{words}: {lines[first]}"
+            return
+
+
 def setup(app):
     app.connect("missing-reference", _resolve_reexports)
+    app.connect("autodoc-process-docstring", _keep_leading_words, priority=600)
