@@ -101,6 +101,12 @@ Other
 .. derivation:: mine.square
    :claim-only:
 
+.. derivation:: mine.square
+   :label: square-again
+   :no-checks:
+
+See :numref:`square-again` and :eq:`square-again-1`.
+
 .. derivations:: nothing.*
 
 .. bibliography::
@@ -175,7 +181,12 @@ def test_verified_derivation_renders_numbered_with_verdicts_and_figures(built):
     assert "seed = " in html and "points = 20" in html
     # claim-only elsewhere: verified, unnumbered, no steps; an empty pattern is shown, not fatal
     other = (out / "other.html").read_text()
-    assert "Square of a sum" in other and "Step 1." not in other and "caption-number" not in other
+    claim_only, _, again = other.partition('id="derivation-square-again"')
+    assert "Square of a sum" in claim_only and "Step 1." not in claim_only and "caption-number" not in claim_only
+    # a second numbered showing under its own label: own equation labels, no checks table
+    assert re.search(r'<span class="caption-number">Derivation \d+ </span>Square of a sum', again)
+    assert 'href="#equation-square-again-1"' in other and 'href="#derivation-square-again"' in other
+    assert "Step 2." in again and "derive-checks" not in again
     assert "No derivation is registered under nothing.* yet." in other
 
 
