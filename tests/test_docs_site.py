@@ -31,8 +31,8 @@ def site(tmp_path_factory):
     proc = subprocess.run([sys.executable, "-m", "sphinx", "-nW", "--keep-going", "-q", "-j", "auto",
                            "-d", str(out / "doctrees"), str(ROOT / "docs"), str(out / "html")],
                           capture_output=True, text=True, timeout=900)
+    # -W: any Sphinx warning fails the build (stderr may hold other tools' notes, e.g. matplotlib's font cache)
     assert proc.returncode == 0, proc.stderr
-    assert proc.stderr.strip() == "", proc.stderr
     return out / "html"
 
 
