@@ -221,3 +221,15 @@ def test_setup_returns_the_real_version_and_parallel_safety(tmp_path):
 
     bib = (src / "_generated" / "refs.bib").read_text()
     assert bib.count("@") == len(REFERENCES) >= 8 and "@inproceedings{vaswani2017," in bib
+
+
+def test_plots_are_deterministic_pngs():
+    pytest.importorskip("matplotlib")
+    from derive.sphinxext.plots import PLOTS, png_bytes, qk_samples
+
+    for name in PLOTS:
+        first = png_bytes(name)
+        assert first.startswith(b"\x89PNG") and first == png_bytes(name), name
+    dots, d_k = qk_samples(n=4_000)
+    # the Monte Carlo sampler's scores at d_k = 512 spread like √512 ≈ 22.6, not like 1
+    assert d_k == 512 and 20.5 < dots.std() < 24.5 and abs(dots.mean()) < 1.5

@@ -24,9 +24,6 @@ from sphinx.util.docutils import SphinxDirective
 #: seed of every random draw in the figures
 PLOT_SEED = 20170612
 
-#: the width at which the q·k histogram is drawn
-QK_DK = 512
-
 
 def _figure(width: float = 7.0, height: float = 3.4, ncols: int = 1) -> tuple[Any, Any]:
     import matplotlib
@@ -84,21 +81,28 @@ def softmax_temperature() -> Any:
     return fig
 
 
-def qk_samples(n: int = 20_000, d_k: int = QK_DK, seed: int = PLOT_SEED) -> np.ndarray:
-    """``n`` draws of q·k with q, k of ``d_k`` independent standard normal entries. Shape ``(n,)``."""
-    rng = np.random.default_rng(seed)
-    q = rng.standard_normal((n, d_k))
-    k = rng.standard_normal((n, d_k))
-    return np.einsum("nd,nd->n", q, k)
+def qk_samples(n: int = 20_000, seed: int = PLOT_SEED) -> tuple[np.ndarray, int]:
+    """``n`` draws of q·k at the lecture's d_k = 512, from the sampler of the Monte Carlo check.
+
+    The sampler is :func:`derive.transformer.score_variance.score_sampler` (standard normal
+    components), the one the ``attention.*`` variance derivations estimate with.
+
+    Returns:
+        ``(samples, d_k)``: samples of shape ``(n,)`` and the width used.
+    """
+    from ..transformer.score_variance import LECTURE_DK, score_sampler
+
+    sampler = score_sampler("normal", LECTURE_DK, power=1)
+    return sampler(np.random.default_rng(seed), n), LECTURE_DK
 
 
 def qk_histogram() -> Any:
     """Histogram of q·k and of q·k/√d_k at d_k = 512."""
-    dots = qk_samples()
+    dots, d_k = qk_samples()
     fig, (left, right) = _figure(7.0, 3.2, ncols=2)
     left.hist(dots, bins=60, color="tab:red")
-    left.set_title(f"q·k, std {dots.std():.1f} (√{QK_DK} ≈ {np.sqrt(QK_DK):.1f})", fontsize=9)
-    scaled = dots / np.sqrt(QK_DK)
+    left.set_title(f"q·k, std {dots.std():.1f} (√{d_k} ≈ {np.sqrt(d_k):.1f})", fontsize=9)
+    scaled = dots / np.sqrt(d_k)
     right.hist(scaled, bins=60, color="tab:blue")
     right.set_title(f"q·k / √d_k, std {scaled.std():.2f}", fontsize=9)
     for ax in (left, right):
