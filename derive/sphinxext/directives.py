@@ -122,7 +122,7 @@ class _DerivationBase(SphinxDirective):
         if role is None:  # pragma: no cover - sphinxcontrib.bibtex is set up by derive's setup()
             return [nodes.Text(str(citation))]
         key, where = citation.key, citation.where  # type: ignore[attr-defined]
-        refs, messages = role("cite:p", f":cite:p:`{key}`", key, self.lineno, self.state.inliner)
+        refs, _messages = role("cite:p", f":cite:p:`{key}`", key, self.lineno, self.state.inliner)
         out = list(refs)
         if where:
             out.append(nodes.Text(f", {where}"))
