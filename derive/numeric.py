@@ -32,7 +32,12 @@ from typing import Any
 import numpy as np
 
 from .report import CheckResult, Counterexample
-from .settings import DEFAULT_ATOL, DEFAULT_RTOL, DEFAULT_SEED, current
+from .settings import DEFAULT_ATOL, DEFAULT_RTOL, current
+from .settings import DEFAULT_SEED as _DEFAULT_SEED
+
+#: Base seed of every random draw (its home is :mod:`derive.settings`); change it with
+#: ``derive check --seed`` or ``pytest --derive-seed``.
+DEFAULT_SEED = _DEFAULT_SEED
 
 #: Working precision (significant digits) of the confirming evaluation.
 CONFIRM_DIGITS = 60

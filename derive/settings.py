@@ -5,7 +5,7 @@ pytest (``derive check --seed``, ``pytest --derive-seed/--derive-atol/
 --derive-rtol``). This module imports nothing heavy (no numpy, no sympy), so
 the pytest plugin can report the settings in its header for free.
 
-The *active* settings live in a :class:`contextvars.ContextVar`: callers
+The *active* settings live in a context variable (``contextvars``): callers
 change them for a block with :func:`using` (the pytest plugin does so around
 each test) instead of mutating module globals, so a setting never leaks from
 one test, thread or task into another. Functions that take an explicit

@@ -71,7 +71,7 @@ def failure_message(derivation: Derivation, report: Report) -> str:
     number, justification, both sides, strategies tried and counterexample;
     every failed cross-check with its figures' seed; the run's seed.
     """
-    from .render.text import failure_text
+    from .render.text import failed_checks_text, failure_text
 
     first = report.first_failure
     head = f"{derivation.name}: {report.verdict}"
@@ -84,11 +84,9 @@ def failure_message(derivation: Derivation, report: Report) -> str:
         lines.append(failure_text(derivation, report))
         if first is not None and first.seed is not None:
             lines.append(f"    step seed: {first.seed}")
-    for c in report.checks:
-        if not c.passed:
-            seed = c.figures.get("seed")
-            lines.append(f"  cross-check failed: {c.name}: {c.message}" + (f" [seed {seed}]" if seed is not None
-                                                                           else ""))
+    checks = failed_checks_text(report)
+    if checks:
+        lines.append(checks)
     lines.append(f"  (base seed {report.seed}; rerun with the same seed to reproduce)")
     return "\n".join(lines)
 

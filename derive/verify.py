@@ -31,7 +31,7 @@ from .rules import Transform
 from .settings import DEFAULT_BUDGET, current, using
 
 #: Per-step time budget for the symbolic strategies, in seconds (the default of
-#: :class:`derive.settings.Settings`; pass ``budget=`` or use ``settings.using``).
+#: the settings in :mod:`derive.settings`; pass ``budget=`` or use ``settings.using``).
 STEP_BUDGET = DEFAULT_BUDGET
 
 
@@ -303,8 +303,8 @@ def verify(
             steps runs regardless).
         atol, rtol: tolerances of the float64 screen of identity checks.
 
-        Arguments left as ``None`` take the active :mod:`derive.settings`
-        (defaults: seed 20170612, budget 5 s, atol 1e-12, rtol 1e-9).
+    Arguments left as ``None`` take the active settings (:func:`derive.settings.current`;
+    defaults: seed 20170612, budget 5 s, atol 1e-12, rtol 1e-9).
 
     Returns:
         A :class:`~derive.report.Report`; ``report.ok`` is true only if every

@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     from .. import registry
     from ..exceptions import InputError
     from ..numeric import DEFAULT_SEED
-    from ..render.text import check_table, failure_text, report_text, summary_line
+    from ..render.text import check_table, failed_checks_text, failure_text, report_text, summary_line
     from ..settings import Settings
     from ..verify import STEP_BUDGET, verify
 
@@ -66,8 +66,7 @@ def run(args: argparse.Namespace) -> int:
                 print(f"\n{r.name}: FAILED")
                 if not r.symbolic_ok:
                     print(failure_text(d, r))
-                for c in r.checks:
-                    if not c.passed:
-                        print(f"  cross-check failed: {c.name}: {c.message}")
+                if not r.numeric_ok:
+                    print(failed_checks_text(r))
         print(summary_line(reports, elapsed))
     return 0 if all(r.ok for r in reports) else 1

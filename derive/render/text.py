@@ -71,6 +71,17 @@ def failure_text(derivation: Derivation, report: Report) -> str:
     return "\n".join(lines)
 
 
+def failed_checks_text(report: Report) -> str:
+    """One line per failed numeric cross-check: name, message and the seed it drew with."""
+    lines = []
+    for c in report.checks:
+        if not c.passed:
+            seed = c.figures.get("seed")
+            lines.append(f"  cross-check failed: {c.name}: {c.message}" + (f" [seed {seed}]" if seed is not None
+                                                                           else ""))
+    return "\n".join(lines)
+
+
 def report_text(report: Report) -> str:
     """A report in a few lines: per-step verdicts and per-check outcomes."""
     lines = [f"{report.name}: {'PASS' if report.ok else 'FAIL'} ({report.seconds:.2f} s)"]
