@@ -20,12 +20,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--budget", type=float, default=None, metavar="SECONDS",
                    help="symbolic time budget per step (default 5)")
     p.add_argument("--no-numeric", action="store_true", help="skip the numeric cross-checks")
+    p.add_argument("--cache", action=argparse.BooleanOptionalAction, default=True,
+                   help="reuse stored reports of unchanged derivations that passed (default: on; see derive.cache)")
     p.add_argument("--verbose", "-v", action="store_true", help="print every step's verdict and strategy")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from .. import registry
+    from ..cache import STATS as cache_stats
+    from ..cache import cached_verify
     from ..exceptions import InputError
     from ..numeric import DEFAULT_SEED
     from ..render.text import check_table, failure_text, report_text, summary_line
@@ -40,10 +44,12 @@ def run(args: argparse.Namespace) -> int:
         registry.entry(name)  # unknown names fail before any work
     seed = DEFAULT_SEED if args.seed is None else args.seed
     t0 = time.perf_counter()
+    hits0 = cache_stats.hits
     pairs = []
     for name in wanted:
         d = registry.get(name)
-        pairs.append((d, verify(d, seed=seed, budget=args.budget or STEP_BUDGET, numeric=not args.no_numeric)))
+        check = cached_verify if args.cache else verify
+        pairs.append((d, check(d, seed=seed, budget=args.budget or STEP_BUDGET, numeric=not args.no_numeric)))
     reports = [r for _, r in pairs]
     elapsed = time.perf_counter() - t0
     if args.json:
@@ -62,4 +68,7 @@ def run(args: argparse.Namespace) -> int:
                     if not c.passed:
                         print(f"  cross-check failed: {c.name}: {c.message}")
         print(summary_line(reports, elapsed))
+        if args.cache and cache_stats.hits > hits0:
+            print(f"({cache_stats.hits - hits0} unchanged and passing before: served from the cache; "
+                  "--no-cache re-verifies)")
     return 0 if all(r.ok for r in reports) else 1

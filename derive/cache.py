@@ -1,0 +1,270 @@
+"""A cache of verification reports, so unchanged derivations are not re-proved.
+
+Checking a derivation (sympy strategies, counterexample search, Monte Carlo)
+costs about a second; a docs build or a ``derive check`` on every save would
+pay that for every derivation every time. :func:`cached_verify` returns the
+stored :class:`~derive.report.Report` when nothing that could change the
+outcome has changed, and verifies (and stores) otherwise.
+
+**What the key covers** (:func:`derivation_key`), hashed with SHA-256:
+
+* the derivation: ``srepr`` of the start and of every step's expression (so
+  symbol assumptions are included), each step's relation, and each rule's
+  class and fields (sympy fields by ``srepr``, functions by their code);
+* every numeric cross-check: its class and fields, functions (samplers,
+  free-form checks) by a fingerprint of their byte code, constants and
+  closure values; and whether the claim's identity check is added;
+* the verification settings: seed, per-step budget, ``numeric`` on/off;
+* the versions of derive, sympy, numpy and Python, and a hash of the
+  package's own source (every ``.py`` file under ``derive/``), so editing a
+  strategy or a catalog helper invalidates every entry even without a
+  version bump; functions defined elsewhere (a user's module) bring the hash
+  of the file that defines them.
+
+**What is stored.** Only reports that *pass* (every step proved and every
+cross-check passed). A refuted or undecided step is verified again on every
+run: "undecided" can come from a time budget spent on a loaded machine, and a
+failure is what the user is about to look at, so it is never served stale.
+
+**Where.** ``$DERIVE_CACHE_DIR`` if set, else ``$XDG_CACHE_HOME/derive``,
+else ``~/.cache/derive``; one JSON file per key under ``reports/``, written
+atomically (write to a temporary file, then rename), so parallel Sphinx
+workers and concurrent ``derive check`` runs are safe. Delete the directory
+to clear the cache; a corrupt or unreadable entry is treated as a miss.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import hashlib
+import json
+import os
+import sys
+import tempfile
+import types
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .core import Derivation
+    from .report import Report
+
+#: Bump when the layout of a stored entry or of the key changes.
+CACHE_FORMAT = 1
+
+
+@dataclasses.dataclass
+class CacheStats:
+    """Counts of this process's lookups (for reports and benchmarks)."""
+
+    hits: int = 0
+    misses: int = 0
+    stored: int = 0
+
+
+#: Lookups made by this process.
+STATS = CacheStats()
+
+
+def cache_dir() -> Path:
+    """The cache directory: ``$DERIVE_CACHE_DIR``, ``$XDG_CACHE_HOME/derive`` or ``~/.cache/derive``."""
+    explicit = os.environ.get("DERIVE_CACHE_DIR")
+    if explicit:
+        return Path(explicit)
+    xdg = os.environ.get("XDG_CACHE_HOME")
+    base = Path(xdg) if xdg and os.path.isabs(xdg) else Path.home() / ".cache"
+    return base / "derive"
+
+
+# ----------------------------------------------------------------------------
+# Fingerprints
+# ----------------------------------------------------------------------------
+
+
+def _code_fingerprint(code: types.CodeType) -> list:
+    consts = [_code_fingerprint(c) if isinstance(c, types.CodeType) else repr(c) for c in code.co_consts]
+    return [code.co_code.hex(), consts, list(code.co_names), code.co_argcount]
+
+
+def _fingerprint(obj: Any, depth: int = 0) -> Any:
+    """A JSON-able structure that changes whenever ``obj`` could behave differently."""
+    if depth > 12:
+        return "<deep>"
+    from sympy import Basic, MatrixBase, srepr
+
+    if isinstance(obj, (Basic, MatrixBase)):
+        return ["sympy", srepr(obj)]
+    if obj is None or isinstance(obj, (bool, int, float, str)):
+        return [type(obj).__name__, repr(obj)]
+    if isinstance(obj, (tuple, list)):
+        return [type(obj).__name__, [_fingerprint(x, depth + 1) for x in obj]]
+    if isinstance(obj, dict):
+        return ["dict", sorted(([repr(k), _fingerprint(v, depth + 1)] for k, v in obj.items()), key=str)]
+    if isinstance(obj, (set, frozenset)):
+        return ["set", sorted(str(_fingerprint(x, depth + 1)) for x in obj)]
+    if isinstance(obj, functools.partial):
+        return ["partial", _fingerprint(obj.func, depth + 1), _fingerprint(obj.args, depth + 1),
+                _fingerprint(obj.keywords, depth + 1)]
+    if isinstance(obj, types.MethodType):
+        return ["method", _fingerprint(obj.__func__, depth + 1), _fingerprint(obj.__self__, depth + 1)]
+    if isinstance(obj, types.FunctionType):
+        cells = []
+        for cell in obj.__closure__ or ():
+            try:
+                cells.append(_fingerprint(cell.cell_contents, depth + 1))
+            except ValueError:  # empty cell
+                cells.append("<empty>")
+        return ["function", obj.__module__, obj.__qualname__, _code_fingerprint(obj.__code__),
+                _file_hash(obj.__code__.co_filename), cells,
+                _fingerprint(obj.__defaults__, depth + 1), _fingerprint(obj.__kwdefaults__, depth + 1)]
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        fields = [[f.name, _fingerprint(getattr(obj, f.name), depth + 1)]
+                  for f in dataclasses.fields(obj) if f.compare]
+        return ["dataclass", type(obj).__module__, type(obj).__qualname__, fields]
+    if isinstance(obj, type) or callable(obj):  # classes, builtins, numpy ufuncs, sympy functions
+        return ["callable", getattr(obj, "__module__", ""), getattr(obj, "__qualname__", repr(obj))]
+    try:
+        import numpy as np
+
+        if isinstance(obj, np.ndarray):
+            return ["ndarray", str(obj.dtype), list(obj.shape), hashlib.sha256(obj.tobytes()).hexdigest()]
+        if isinstance(obj, np.generic):
+            return ["npscalar", repr(obj.item())]
+    except ImportError:  # pragma: no cover - numpy is a dependency
+        pass
+    return ["repr", type(obj).__qualname__, repr(obj)]
+
+
+@functools.lru_cache(maxsize=256)
+def _file_hash(filename: str) -> str:
+    """Hash of a source file, so a change to a helper a check calls invalidates it too."""
+    try:
+        return hashlib.sha256(Path(filename).read_bytes()).hexdigest()[:16]
+    except OSError:
+        return "<no source>"
+
+
+@functools.lru_cache(maxsize=1)
+def environment_fingerprint() -> dict[str, str]:
+    """Versions of derive, sympy, numpy and Python, and a hash of the engine's source files."""
+    import numpy
+    import sympy
+
+    from . import __version__
+
+    engine = hashlib.sha256()
+    root = Path(__file__).resolve().parent
+    for path in sorted(root.rglob("*.py")):
+        engine.update(str(path.relative_to(root)).encode())
+        engine.update(path.read_bytes())
+    return {
+        "format": str(CACHE_FORMAT),
+        "derive": __version__,
+        "sympy": sympy.__version__,
+        "numpy": numpy.__version__,
+        "python": sys.version.split()[0],
+        "engine": engine.hexdigest()[:16],
+    }
+
+
+def derivation_key(derivation: Derivation, *, seed: int, budget: float, numeric: bool = True) -> str:
+    """The SHA-256 hex key of verifying ``derivation`` with these settings in this environment."""
+    d = derivation
+    payload = {
+        "env": environment_fingerprint(),
+        "settings": {"seed": seed, "budget": repr(float(budget)), "numeric": bool(numeric)},
+        "name": d.name,
+        "start": _fingerprint(d.start),
+        "steps": [[_fingerprint(s.expr), s.relation, _fingerprint(s.rule)] for s in d.steps],
+        "checks": [_fingerprint(c) for c in d.checks],
+        "auto_identity_check": d.auto_identity_check,
+    }
+    text = json.dumps(payload, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+# ----------------------------------------------------------------------------
+# Store
+# ----------------------------------------------------------------------------
+
+
+def _path(key: str, directory: Path | None = None) -> Path:
+    return (directory or cache_dir()) / "reports" / key[:2] / f"{key}.json"
+
+
+def _jsonable(value: Any) -> Any:
+    if hasattr(value, "item"):  # numpy scalars
+        return value.item()
+    raise TypeError(f"not JSON-serialisable: {type(value).__name__}")
+
+
+def load(key: str, directory: Path | None = None) -> Report | None:
+    """The stored report for ``key``, or ``None`` (missing, unreadable or corrupt)."""
+    from .report import Report
+
+    try:
+        data = json.loads(_path(key, directory).read_text(encoding="utf-8"))
+        if data.get("key") != key:
+            return None
+        return Report.from_dict(data["report"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def store(key: str, report: Report, directory: Path | None = None) -> bool:
+    """Write ``report`` under ``key`` atomically; return False if it could not be written."""
+    path = _path(key, directory)
+    try:
+        text = json.dumps({"key": key, "env": environment_fingerprint(), "report": report.to_dict()},
+                          default=_jsonable, ensure_ascii=False)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                fh.write(text)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except (OSError, TypeError, ValueError):
+        return False
+    return True
+
+
+def cached_verify(
+    derivation: Derivation,
+    *,
+    seed: int | None = None,
+    budget: float | None = None,
+    numeric: bool = True,
+    directory: Path | None = None,
+) -> Report:
+    """:func:`derive.verify.verify`, served from the cache when nothing relevant changed.
+
+    Args:
+        derivation: the derivation to check.
+        seed: base seed (default :data:`derive.numeric.DEFAULT_SEED`).
+        budget: per-step symbolic budget in seconds (default :data:`derive.verify.STEP_BUDGET`).
+        numeric: run the numeric cross-checks.
+        directory: cache directory (default :func:`cache_dir`).
+
+    Returns:
+        The report; a passing report is stored for next time. A served report
+        is the stored one, with the timings of the run that produced it.
+    """
+    from .numeric import DEFAULT_SEED
+    from .verify import STEP_BUDGET, verify
+
+    seed = DEFAULT_SEED if seed is None else seed
+    budget = STEP_BUDGET if budget is None else budget
+    key = derivation_key(derivation, seed=seed, budget=budget, numeric=numeric)
+    hit = load(key, directory)
+    if hit is not None and hit.name == derivation.name and hit.ok:
+        STATS.hits += 1
+        return hit
+    STATS.misses += 1
+    report = verify(derivation, seed=seed, budget=budget, numeric=numeric)
+    if report.ok and store(key, report, directory):
+        STATS.stored += 1
+    return report
