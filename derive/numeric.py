@@ -86,6 +86,40 @@ def _length_symbols(sp: Any, expr: Any) -> set:
     return out
 
 
+def _unroll_finite_sums(sp: Any, expr: Any) -> Any:
+    """Write every ``Sum`` whose bounds are integers as the explicit sum of its terms.
+
+    This is what ``Sum.doit`` ends up doing for such sums, without first
+    trying closed forms (partial fractions, hypergeometric forms), which made
+    it the slowest part of a random-point check. Sums it cannot unroll this
+    way (a bound that is not an integer yet, a reversed range, a bound
+    variable reused inside) are left to ``doit``.
+    """
+
+    def finite(node: Any) -> bool:
+        # the outermost range (the last limit) must be integers; inner ranges may depend on it
+        if not isinstance(node, sp.Sum):
+            return False
+        var, *bounds = node.limits[-1]
+        if len(bounds) != 2 or not (bounds[0].is_Integer and bounds[1].is_Integer) or bounds[1] < bounds[0] - 1:
+            return False
+        inner = node.function.atoms(sp.Sum, sp.Product, sp.Integral)
+        rebound = [lim[0] for lim in node.limits[:-1]] + [lim[0] for n in inner for lim in n.limits]
+        return var not in rebound
+
+    def unroll(node: Any) -> Any:
+        var, lo, hi = node.limits[-1]
+        body = sp.Sum(node.function, *node.limits[:-1]) if len(node.limits) > 1 else node.function
+        return sp.Add(*[body.xreplace({var: sp.Integer(k)}) for k in range(int(lo), int(hi) + 1)])
+
+    for _ in range(16):  # one pass per level of nesting
+        new = expr.replace(finite, unroll)
+        if new == expr:
+            break
+        expr = new
+    return expr
+
+
 def concretize(exprs: Sequence[Any], rng: np.random.Generator, max_len: int = 5) -> tuple[list, dict]:
     """Replace every free symbol and indexed value of ``exprs`` by an exact random value.
 
@@ -120,6 +154,7 @@ def concretize(exprs: Sequence[Any], rng: np.random.Generator, max_len: int = 5)
     out = []
     for e in exprs:
         v = e.xreplace(point) if point else e
+        v = _unroll_finite_sums(sp, v) if isinstance(v, sp.Basic) else v
         v = v.doit()
         out.append(v)
     indexed: set = set()
@@ -159,10 +194,12 @@ _RELATION_HOLDS = {
 
 def _float_screen(sp: Any, a: Any, b: Any, relation: str) -> bool | None:
     """Float64 (numpy) screening: True = looks fine, False = suspicious, None = can't say."""
+    # the values are numbers already: evalf at float precision is far cheaper
+    # than compiling a lambdified function per value, and no less accurate
     try:
-        fa = np.array([complex(sp.lambdify((), x, "numpy")()) for x in _flatten(sp, a)])
-        fb = np.array([complex(sp.lambdify((), x, "numpy")()) for x in _flatten(sp, b)])
-    except Exception:  # noqa: BLE001 - anything lambdify cannot do is "can't say"
+        fa = np.array([complex(x.evalf(15)) for x in _flatten(sp, a)])
+        fb = np.array([complex(x.evalf(15)) for x in _flatten(sp, b)])
+    except Exception:  # noqa: BLE001 - anything evalf cannot turn into a number is "can't say"
         return None
     if fa.shape != fb.shape or not (np.all(np.isfinite(fa)) and np.all(np.isfinite(fb))):
         return None
