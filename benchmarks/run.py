@@ -47,7 +47,8 @@ def print_figure(n: int, fig: Figure) -> None:
             print("   " + "  ".join("-" * w for w in widths))
     for t in fig.targets:
         unit = t["unit"]
-        print(f"   {'OK  ' if t['met'] else 'MISS'} {t['what']}: {t['value']:.3g} {unit} (target <= {t['limit']:g} {unit})")
+        verdict = "OK  " if t["met"] else "MISS"
+        print(f"   {verdict} {t['what']}: {t['value']:.3g} {unit} (target <= {t['limit']:g} {unit})")
     for note in fig.notes:
         print(f"   - {note}")
 

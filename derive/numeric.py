@@ -389,7 +389,9 @@ class MonteCarloCheck(CrossCheck):
     ``tracemalloc``, which sees numpy's buffers) the peak memory one draw
     costs inside the sampler, and the following chunks hold as many draws as
     fit in ``chunk_bytes`` (rounded down to a power of two so the chunking,
-    and hence the seeded result, is reproducible), never more than ``chunk``. The check passes when ``|estimate - expected| <= z·se`` where
+    and hence the seeded result, is reproducible), never more than ``chunk``.
+
+    The check passes when ``|estimate - expected| <= z·se`` where
     ``se`` is the estimated standard error and ``z`` the two-sided normal
     quantile for ``false_rejection`` (CLT approximation; z ≈ 4.89 for 1e-6).
     Each value in ``alternatives`` (a wrong claim) must be *outside* the
