@@ -38,6 +38,7 @@ def run(quick: bool) -> Figure:
         f"drawing all of q and k at once would need {2 * n * D_K * 8 / 2**30:.1f} GiB.",
         "Peak RSS is `ru_maxrss` of the worker process, interpreter and imports included.",
     ]
+    fig.notes.append(f"derive side: {best['derive'].get('source')}.")
     if best["derive"].get("blas"):
         fig.notes.append(f"BLAS as threadpoolctl reports it: {best['derive']['blas']}.")
     fig.data = best

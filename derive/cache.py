@@ -146,6 +146,9 @@ def _fingerprint(obj: Any, depth: int = 0) -> Any:
             return ["npscalar", repr(obj.item())]
     except ImportError:  # pragma: no cover - numpy is a dependency
         pass
+    state = getattr(obj, "__dict__", None)
+    if state is not None:  # a plain object: its class and attributes (its repr may hold an address)
+        return ["object", type(obj).__module__, type(obj).__qualname__, _fingerprint(dict(state), depth + 1)]
     return ["repr", type(obj).__qualname__, repr(obj)]
 
 

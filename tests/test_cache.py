@@ -141,3 +141,14 @@ def test_cli_cache_flag(capsys):
     assert "served from the cache" in capsys.readouterr().out
     assert main(["check", "--no-cache", "softmax.max-trick"]) == 0
     assert "served from the cache" not in capsys.readouterr().out
+
+
+def test_plain_objects_are_keyed_by_their_attributes():
+    from derive.cache import _fingerprint
+
+    class Model:
+        def __init__(self, scale):
+            self.scale = scale
+
+    assert _fingerprint(Model(1)) == _fingerprint(Model(1))  # not by address
+    assert _fingerprint(Model(1)) != _fingerprint(Model(2))

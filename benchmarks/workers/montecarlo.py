@@ -23,6 +23,24 @@ def sampler_for(np, d: int):
     return sampler
 
 
+def catalog_check(d: int, n: int):
+    """The catalog's own Monte Carlo check of Var(q·k) at ``d`` (normal components), with ``n`` draws; or None."""
+    import dataclasses
+
+    from derive import registry
+    from derive.numeric import MonteCarloCheck
+
+    registry.load_catalog()
+    if NAME not in registry.names():
+        return None
+    for check in registry.get(NAME).checks:
+        meta = getattr(check, "meta", {}) or {}
+        if isinstance(check, MonteCarloCheck) and meta.get("d_k") == d and meta.get("distribution", "normal") == \
+                "normal":
+            return dataclasses.replace(check, n=n)
+    return None
+
+
 def main() -> None:
     mode, d, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     import numpy as np
@@ -35,9 +53,12 @@ def main() -> None:
     except ImportError:
         pass
     if mode == "derive":
-        from derive.numeric import MonteCarloCheck
+        check = catalog_check(d, n)
+        out["source"] = f"{NAME}: {check.name}" if check is not None else "MonteCarloCheck with the sampler above"
+        if check is None:
+            from derive.numeric import MonteCarloCheck
 
-        check = MonteCarloCheck(f"E[(q·k)^2], d_k={d}", sampler_for(np, d), float(d), n=n)
+            check = MonteCarloCheck(f"E[(q·k)^2], d_k={d}", sampler_for(np, d), float(d), n=n)
         t0 = time.perf_counter()
         result = check.run(12345)
         out.update(seconds=time.perf_counter() - t0, estimate=result.figures["estimate"],
