@@ -1,7 +1,7 @@
 """Worker: Monte Carlo estimate of E[(q·k)²] = Var(q·k) at d_k, n draws — derive's check or raw numpy.
 
-Usage: montecarlo.py derive|raw D N. Prints one JSON line {seconds, peak_rss_mb, estimate, ...}.
-Peak RSS is this process's ``ru_maxrss`` (imports included), read after the run.
+Usage: montecarlo.py rss D N | montecarlo.py time D N REPEAT. Prints one JSON line.
+Peak RSS is the ``ru_maxrss`` of a process that ran only derive's check (imports included).
 """
 
 from __future__ import annotations
@@ -41,7 +41,22 @@ def catalog_check(d: int, n: int):
     return None
 
 
+def raw(np, d: int, n: int, chunk: int, seed: int) -> float:
+    """The baseline: generate q, k in chunks, dot, average (q·k)²."""
+    rng = np.random.default_rng(seed)
+    total, done = 0.0, 0
+    while done < n:
+        size = min(chunk, n - done)
+        q = rng.standard_normal((size, d))  # (size, d_k)
+        k = rng.standard_normal((size, d))  # (size, d_k)
+        s = np.einsum("ij,ij->i", q, k)  # (size,)
+        total += float((s * s).sum())
+        done += size
+    return total / n
+
+
 def main() -> None:
+    """``rss D N``: derive's check alone, then ru_maxrss. ``time D N R``: both sides interleaved R times."""
     mode, d, n = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
     import numpy as np
 
@@ -52,31 +67,31 @@ def main() -> None:
         out["blas"] = [(i.get("internal_api"), i.get("architecture")) for i in threadpool_info()]
     except ImportError:
         pass
-    if mode == "derive":
-        check = catalog_check(d, n)
-        out["source"] = f"{NAME}: {check.name}" if check is not None else "MonteCarloCheck with the sampler above"
-        if check is None:
-            from derive.numeric import MonteCarloCheck
+    check = catalog_check(d, n)
+    out["source"] = f"{NAME}: {check.name}" if check is not None else "MonteCarloCheck with the sampler above"
+    if check is None:
+        from derive.numeric import MonteCarloCheck
 
-            check = MonteCarloCheck(f"E[(q·k)^2], d_k={d}", sampler_for(np, d), float(d), n=n)
+        check = MonteCarloCheck(f"E[(q·k)^2], d_k={d}", sampler_for(np, d), float(d), n=n)
+    if mode == "rss":
         t0 = time.perf_counter()
         result = check.run(12345)
-        out.update(seconds=time.perf_counter() - t0, estimate=result.figures["estimate"],
-                   passed=result.passed, chunk=result.figures.get("chunk"))
+        out.update(seconds=time.perf_counter() - t0, estimate=result.figures["estimate"], passed=result.passed,
+                   chunk=result.figures.get("chunk"),
+                   peak_rss_mb=resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024)
     else:
-        rng = np.random.default_rng(12345)
-        chunk = int(sys.argv[4]) if len(sys.argv) > 4 else 2048
-        t0 = time.perf_counter()
-        total, done = 0.0, 0
-        while done < n:
-            size = min(chunk, n - done)
-            q = rng.standard_normal((size, d))
-            k = rng.standard_normal((size, d))
-            s = np.einsum("ij,ij->i", q, k)
-            total += float((s * s).sum())
-            done += size
-        out.update(seconds=time.perf_counter() - t0, estimate=total / n, chunk=chunk)
-    out["peak_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        repeat = int(sys.argv[4])
+        times: dict[str, list[float]] = {"derive": [], "raw": []}
+        for r in range(repeat):
+            t0 = time.perf_counter()
+            result = check.run(12345 + r)
+            times["derive"].append(time.perf_counter() - t0)
+            chunk = int(result.figures.get("chunk") or 2048)
+            t0 = time.perf_counter()
+            estimate = raw(np, d, n, chunk, 12345 + r)
+            times["raw"].append(time.perf_counter() - t0)
+        out.update(times=times, derive_s=min(times["derive"]), raw_s=min(times["raw"]), chunk=chunk,
+                   derive_estimate=result.figures["estimate"], raw_estimate=estimate, passed=result.passed)
     print(json.dumps(out))
 
 
