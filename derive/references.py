@@ -75,6 +75,65 @@ REFERENCES: dict[str, dict[str, str]] = {
         "year": "2023",
         "short": "Touvron et al. 2023",
     },
+    "kaplan2020": {
+        "type": "article",
+        "author": "Kaplan, Jared and McCandlish, Sam and Henighan, Tom and others",
+        "title": "Scaling Laws for Neural Language Models",
+        "journal": "arXiv preprint arXiv:2001.08361",
+        "year": "2020",
+        "short": "Kaplan et al. 2020",
+    },
+    "radford2019": {
+        "type": "techreport",
+        "author": "Radford, Alec and Wu, Jeffrey and Child, Rewon and Luan, David and Amodei, Dario "
+                  "and Sutskever, Ilya",
+        "title": "Language Models are Unsupervised Multitask Learners",
+        "institution": "OpenAI",
+        "year": "2019",
+        "short": "Radford et al. 2019",
+    },
+    "devlin2019": {
+        "type": "inproceedings",
+        "author": "Devlin, Jacob and Chang, Ming-Wei and Lee, Kenton and Toutanova, Kristina",
+        "title": "BERT: Pre-training of Deep Bidirectional Transformers for Language Understanding",
+        "booktitle": "Proceedings of NAACL-HLT 2019",
+        "year": "2019",
+        "short": "Devlin et al. 2019",
+    },
+    "raffel2020": {
+        "type": "article",
+        "author": "Raffel, Colin and Shazeer, Noam and Roberts, Adam and others",
+        "title": "Exploring the Limits of Transfer Learning with a Unified Text-to-Text Transformer",
+        "journal": "Journal of Machine Learning Research",
+        "volume": "21",
+        "year": "2020",
+        "short": "Raffel et al. 2020",
+    },
+    "touvron2023b": {
+        "type": "article",
+        "author": "Touvron, Hugo and Martin, Louis and Stone, Kevin and others",
+        "title": "Llama 2: Open Foundation and Fine-Tuned Chat Models",
+        "journal": "arXiv preprint arXiv:2307.09288",
+        "year": "2023",
+        "short": "Touvron et al. 2023b",
+    },
+    "jiang2023": {
+        "type": "article",
+        "author": "Jiang, Albert Q. and Sablayrolles, Alexandre and Mensch, Arthur and others",
+        "title": "Mistral 7B",
+        "journal": "arXiv preprint arXiv:2310.06825",
+        "year": "2023",
+        "short": "Jiang et al. 2023",
+    },
+    "ainslie2023": {
+        "type": "inproceedings",
+        "author": "Ainslie, Joshua and Lee-Thorp, James and de Jong, Michiel and Zemlyanskiy, Yury "
+                  "and Lebr{\\'o}n, Federico and Sanghai, Sumit",
+        "title": "GQA: Training Generalized Multi-Query Transformer Models from Multi-Head Checkpoints",
+        "booktitle": "Proceedings of EMNLP 2023",
+        "year": "2023",
+        "short": "Ainslie et al. 2023",
+    },
 }
 
 

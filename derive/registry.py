@@ -31,6 +31,7 @@ if TYPE_CHECKING:  # pragma: no cover
 CATALOG_MODULES: tuple[str, ...] = (
     "derive.transformer.softmax",
     "derive.transformer.positional",
+    "derive.transformer.parameters",
 )
 
 

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from .. import __version__
 
 #: Subcommand modules, in the order ``--help`` lists them.
-COMMANDS: tuple[str, ...] = ("list", "show", "check")
+COMMANDS: tuple[str, ...] = ("list", "show", "check", "params")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -32,6 +32,14 @@ SYMBOLS: dict[str, tuple[dict[str, bool], str, str]] = {
     "k": ({"real": True}, r"k", "a position offset"),
     "omega": ({"positive": True}, r"\omega", "angular frequency of a sinusoid"),
     "eps": ({"positive": True}, r"\varepsilon", "LayerNorm stabiliser"),
+    "n_decoder_layers": ({"integer": True, "positive": True}, r"N_{\text{dec}}",
+                         "number of decoder layers of an encoder-decoder model"),
+    "max_position_embeddings": ({"integer": True, "positive": True}, r"n_{\text{pos}}",
+                                "rows of a learned position table (longest context)"),
+    "type_vocab_size": ({"integer": True, "positive": True}, r"n_{\text{type}}",
+                        "rows of the token-type (segment) table"),
+    "relative_attention_num_buckets": ({"integer": True, "positive": True}, r"n_{\text{buckets}}",
+                                       "rows of T5's relative position bias table"),
 }
 
 

@@ -1,0 +1,21 @@
+"""Exact parameter counts: architecture → weight shapes → symbolic and integer counts.
+
+* :mod:`derive.params.arch` — :class:`Architecture`, the description counted.
+* :mod:`derive.params.shapes` — the weight shapes of every component (one table for both counts).
+* :mod:`derive.params.summary` — rows, totals with/without embeddings, memory.
+* :mod:`derive.params.allocate` — the numpy cross-check (allocate, sum ``.size``).
+* :mod:`derive.params.presets` — named architectures with their sources.
+* :mod:`derive.params.hf_config` — Hugging Face ``config.json`` files (JSON only, no network).
+
+None of these import sympy at import time; only symbolic formulas do.
+"""
+
+from __future__ import annotations
+
+from .arch import Architecture, llama_ffn_hidden
+from .presets import PRESETS, Preset, get_preset
+from .shapes import components, count, symbolic_count
+from .summary import DTYPE_BYTES, Row, Summary, breakdown, memory, summarize
+
+__all__ = ["Architecture", "llama_ffn_hidden", "PRESETS", "Preset", "get_preset", "components", "count",
+           "symbolic_count", "DTYPE_BYTES", "Row", "Summary", "breakdown", "memory", "summarize"]

@@ -1,0 +1,123 @@
+"""Numeric cross-check of the counts: build the weights as arrays and add up their sizes.
+
+:func:`allocate` constructs the weights of a small model the way an
+implementation's ``__init__`` would — layer by layer, with one query matrix
+per head and one key/value matrix per key/value head as in the paper's
+``W_i^Q, W_i^K, W_i^V`` (Vaswani et al. 2017, §3.2.2) — without reading the
+shape table of :mod:`derive.params.shapes`. The sum of the arrays' ``.size``
+must equal :func:`derive.params.shapes.count`: two independent routes to the
+same number. Large configurations are refused, never allocated.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..exceptions import InputError
+from .arch import Architecture
+
+#: Largest model :func:`allocate` will build (parameters).
+MAX_ALLOCATE = 5_000_000
+
+
+def _norm(arch: Architecture, d: int) -> list[np.ndarray]:
+    out = [np.ones(d, dtype=np.float32)]
+    if arch.norm == "layernorm" and arch.norm_bias:
+        out.append(np.zeros(d, dtype=np.float32))
+    return out
+
+
+def _linear(d_in: int, d_out: int, bias: bool) -> list[np.ndarray]:
+    out = [np.zeros((d_in, d_out), dtype=np.float32)]
+    if bias:
+        out.append(np.zeros(d_out, dtype=np.float32))
+    return out
+
+
+def attention_arrays(arch: Architecture) -> list[np.ndarray]:
+    """One attention block: W_i^Q per head, W_i^K and W_i^V per key/value head, W^O (and biases)."""
+    d, dh = arch.d_model, arch.d_head
+    out: list[np.ndarray] = []
+    for _ in range(arch.n_heads):  # W_i^Q, one per query head
+        out += _linear(d, dh, arch.attention_bias)
+    for _ in range(arch.kv_heads):  # W_i^K and W_i^V, one per key/value head
+        out += _linear(d, dh, arch.attention_bias)
+        out += _linear(d, dh, arch.attention_bias)
+    out += _linear(arch.n_heads * dh, d, arch.attention_bias)  # W^O on the concatenated heads
+    return out
+
+
+def ffn_arrays(arch: Architecture) -> list[np.ndarray]:
+    """One FFN: two matrices (or three when gated) and their biases."""
+    d, f, b = arch.d_model, arch.d_ff, arch.mlp_bias
+    if arch.gated:
+        return _linear(d, f, b) + _linear(d, f, b) + _linear(f, d, b)
+    return _linear(d, f, b) + _linear(f, d, b)
+
+
+def layer_arrays(arch: Architecture, cross: bool = False) -> list[np.ndarray]:
+    """One layer: self-attention, (cross-attention,) FFN, one norm per sub-layer."""
+    out = attention_arrays(arch) + _norm(arch, arch.d_model)
+    if cross:
+        out += attention_arrays(arch) + _norm(arch, arch.d_model)
+    return out + ffn_arrays(arch) + _norm(arch, arch.d_model)
+
+
+def allocate(arch: Architecture, limit: int = MAX_ALLOCATE) -> dict[str, list[np.ndarray]]:
+    """Every weight of ``arch`` as a numpy array, grouped by part of the model.
+
+    Args:
+        arch: a small architecture.
+        limit: refuse models above this many parameters (estimated from the
+            sizes before anything is allocated).
+
+    Returns:
+        part name -> list of arrays (float32).
+
+    Raises:
+        InputError: the model is larger than ``limit``.
+    """
+    d, v = arch.d_model, arch.vocab_size
+    rough = (arch.n_layers + 2 * arch.n_decoder_layers) * (
+        2 * d * (arch.n_heads + arch.kv_heads) * arch.d_head + 3 * d * arch.d_ff + 8 * d) + 4 * d * (
+        (v or 0) + (arch.max_position_embeddings or 0) + arch.type_vocab_size + d)
+    if rough > limit:
+        raise InputError(f"refusing to allocate about {rough:,} parameters (limit {limit:,}); "
+                         "use the exact count instead")
+    parts: dict[str, list[np.ndarray]] = {}
+    if v is not None:
+        parts["embed_tokens"] = [np.zeros((v, d), dtype=np.float32)]
+        if arch.encoder_decoder and not arch.share_encoder_decoder_embeddings:
+            parts["decoder.embed_tokens"] = [np.zeros((v, d), dtype=np.float32)]
+    if arch.position == "learned":
+        parts["embed_positions"] = [np.zeros((arch.max_position_embeddings, d), dtype=np.float32)]
+    if arch.type_vocab_size:
+        parts["embed_token_types"] = [np.zeros((arch.type_vocab_size, d), dtype=np.float32)]
+    if arch.embedding_norm:
+        parts["embed_norm"] = _norm(arch, d)
+    stacks = [("encoder", arch.n_layers, False), ("decoder", arch.n_decoder_layers, True)]
+    if not arch.encoder_decoder:
+        stacks = [("layers", arch.n_layers, False)]
+    for name, n, cross in stacks:
+        if arch.position == "relative_bias":
+            parts[f"{name}.relative_bias"] = [np.zeros((arch.relative_attention_num_buckets, arch.n_heads),
+                                                       dtype=np.float32)]
+        for k in range(n):
+            parts[f"{name}.{k}"] = layer_arrays(arch, cross)
+        if arch.final_norm:
+            parts[f"{name}.final_norm"] = _norm(arch, d)
+    if arch.lm_head_transform:
+        parts["lm_head.transform"] = _linear(d, d, True) + _norm(arch, d)
+    if arch.lm_head:
+        head = [] if arch.tie_word_embeddings else [np.zeros((d, v), dtype=np.float32)]
+        if arch.lm_head_bias:
+            head.append(np.zeros(v, dtype=np.float32))
+        parts["lm_head"] = head
+    if arch.pooler:
+        parts["pooler"] = _linear(d, d, True)
+    return parts
+
+
+def allocated_count(arch: Architecture, limit: int = MAX_ALLOCATE) -> int:
+    """Sum of ``.size`` over every array :func:`allocate` builds (exact int)."""
+    return sum(int(a.size) for arrays in allocate(arch, limit).values() for a in arrays)

@@ -1,0 +1,212 @@
+"""The architecture description that parameter counts are computed from.
+
+:class:`Architecture` names every choice that changes how many weights a
+Transformer holds, with the field's standard names. It holds Python ints only
+(no floats, no sympy), so counts stay exact at any size; the weight shapes
+built from it live in :mod:`derive.params.shapes`.
+
+Sources of the defaults: the original Transformer (Vaswani et al. 2017):
+attention projections are plain matrices (§3.2.2, no biases), the FFN has
+biases (§3.3, eq. 2), LayerNorm with γ and β after each sub-layer (§3.1, Ba
+et al. 2016), sinusoidal positions (§3.5), FFN with ReLU.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, fields
+
+from ..exceptions import InputError
+
+#: Position schemes and whether they hold parameters.
+POSITIONS = ("learned", "sinusoidal", "rotary", "relative_bias", "none")
+#: Normalisation layers: LayerNorm has γ (and β when ``norm_bias``), RMSNorm γ only.
+NORMS = ("layernorm", "rmsnorm")
+#: FFN types: two matrices (ReLU, GELU) or three (gated: SwiGLU, GeGLU).
+FFNS = ("relu", "gelu", "swiglu", "geglu")
+GATED_FFNS = ("swiglu", "geglu")
+
+_SIZE_FIELDS = ("d_model", "n_heads", "d_ff", "n_layers")
+_OPTIONAL_SIZE_FIELDS = ("n_kv_heads", "head_dim", "vocab_size", "max_position_embeddings")
+_COUNT_FIELDS = ("n_decoder_layers", "type_vocab_size")  # may be 0
+_FLAGS = ("embedding_norm", "attention_bias", "mlp_bias", "norm_bias", "final_norm",
+          "tie_word_embeddings", "share_encoder_decoder_embeddings", "lm_head", "lm_head_bias",
+          "lm_head_transform", "pooler")
+
+
+def _shown(value: object) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def check_int(name: str, value: object, minimum: int = 1) -> int:
+    """``value`` as an int ≥ ``minimum``; anything else (float, str, bool) is rejected as data.
+
+    Raises:
+        InputError: ``value`` is not an ``int`` (``True``, ``768.0`` and ``"768"``
+            are refused) or is below ``minimum``.
+    """
+    if isinstance(value, bool) or not isinstance(value, int):
+        kind = "a positive integer" if minimum >= 1 else f"an integer ≥ {minimum}"
+        raise InputError(f"{name} must be {kind}, got {_shown(value)}")
+    if value < minimum:
+        kind = "a positive integer" if minimum >= 1 else f"an integer ≥ {minimum}"
+        raise InputError(f"{name} must be {kind}, got {value}")
+    return value
+
+
+def llama_ffn_hidden(d_model: int, multiple_of: int = 256, ffn_dim_multiplier: float | None = None) -> int:
+    """The SwiGLU hidden width of LLaMA: ⌊2·4·d_model/3⌋ rounded up to a multiple of ``multiple_of``.
+
+    Follows the reference implementation (Touvron et al. 2023, ``FeedForward``
+    in Meta's ``llama/model.py``): ``hidden = int(2 * 4 * d_model / 3)``, times
+    ``ffn_dim_multiplier`` when given, then rounded up to ``multiple_of``.
+    Integer arithmetic only when no multiplier is given.
+
+    Returns:
+        The hidden width in units (e.g. 11008 at d_model = 4096, 13824 at 5120).
+    """
+    d_model = check_int("d_model", d_model)
+    multiple_of = check_int("multiple_of", multiple_of)
+    hidden = (2 * 4 * d_model) // 3
+    if ffn_dim_multiplier is not None:
+        hidden = int(ffn_dim_multiplier * hidden)
+    return multiple_of * (-(-hidden // multiple_of))
+
+
+@dataclass(frozen=True)
+class Architecture:
+    """What a Transformer is made of, as far as its parameter count is concerned.
+
+    All sizes are counts of units (ints); parameters are counted in units of
+    one scalar weight. Validation happens on construction.
+
+    Attributes:
+        d_model: width of the residual stream (units).
+        n_heads: number of query heads.
+        d_ff: hidden width of the feed-forward network (units); for a gated FFN
+            the width of each of the two input projections.
+        n_layers: layers in the encoder of an encoder–decoder model, or in the
+            single stack of an encoder-only or decoder-only model.
+        n_kv_heads: key/value heads; ``None`` means ``n_heads`` (MHA); 1 is MQA
+            (Shazeer 2019), anything between is GQA (Ainslie et al. 2023). Must divide ``n_heads``.
+        head_dim: width of one head; ``None`` means ``d_model / n_heads``, which
+            must then be an integer (Vaswani et al. 2017, §3.2.2).
+        n_decoder_layers: layers of the decoder of an encoder–decoder model;
+            each has self-attention, cross-attention and an FFN (Vaswani et al.
+            2017, §3.1). 0 for a model with one stack.
+        vocab_size: token vocabulary; ``None`` means no token embedding is
+            counted (e.g. a bare layer).
+        position: ``"learned"`` (a table of ``max_position_embeddings`` × d_model,
+            GPT-2, BERT), ``"sinusoidal"`` (no parameters, Vaswani et al. 2017,
+            §3.5 — the default), ``"rotary"`` (no parameters, LLaMA),
+            ``"relative_bias"`` (T5: a table of buckets × heads per stack), ``"none"``.
+        max_position_embeddings: rows of the learned position table (positions).
+        relative_attention_num_buckets: rows of T5's relative bias table (default 32, Raffel et al. 2020).
+        type_vocab_size: rows of the token-type (segment) table; 0 for none, 2 in BERT.
+        embedding_norm: a norm right after the embeddings (BERT).
+        attention_bias: biases on the Q, K, V and output projections (default off, as in §3.2.2).
+        mlp_bias: biases in the FFN (default on, as in §3.3).
+        norm: ``"layernorm"`` (γ, and β when ``norm_bias``; default) or ``"rmsnorm"`` (γ only).
+        norm_bias: LayerNorm has β (default on); ignored for RMSNorm.
+        final_norm: one norm after the last layer of each stack (Pre-LN models; default off, as in
+            the Post-LN original).
+        ffn: ``"relu"`` (default) or ``"gelu"`` (two matrices), ``"swiglu"`` or ``"geglu"`` (three).
+        tie_word_embeddings: the LM head reuses the token embedding (Press & Wolf 2017; §3.4 of
+            Vaswani et al. 2017); default on.
+        share_encoder_decoder_embeddings: encoder and decoder use one token table (default on).
+        lm_head: the model ends in a projection onto the vocabulary (default off).
+        lm_head_bias: that projection has a bias of ``vocab_size``.
+        lm_head_transform: BERT's masked-LM transform before the projection (dense d_model × d_model
+            with bias, then a norm).
+        pooler: BERT's pooler (dense d_model × d_model with bias).
+        name: a label for reports.
+    """
+
+    d_model: int
+    n_heads: int
+    d_ff: int
+    n_layers: int
+    n_kv_heads: int | None = None
+    head_dim: int | None = None
+    n_decoder_layers: int = 0
+    vocab_size: int | None = None
+    position: str = "sinusoidal"
+    max_position_embeddings: int | None = None
+    relative_attention_num_buckets: int = 32
+    type_vocab_size: int = 0
+    embedding_norm: bool = False
+    attention_bias: bool = False
+    mlp_bias: bool = True
+    norm: str = "layernorm"
+    norm_bias: bool = True
+    final_norm: bool = False
+    ffn: str = "relu"
+    tie_word_embeddings: bool = True
+    share_encoder_decoder_embeddings: bool = True
+    lm_head: bool = False
+    lm_head_bias: bool = False
+    lm_head_transform: bool = False
+    pooler: bool = False
+    name: str = "custom"
+
+    def __post_init__(self) -> None:
+        for f in _SIZE_FIELDS:
+            check_int(f, getattr(self, f))
+        for f in _OPTIONAL_SIZE_FIELDS:
+            if getattr(self, f) is not None:
+                check_int(f, getattr(self, f))
+        for f in _COUNT_FIELDS:
+            check_int(f, getattr(self, f), minimum=0)
+        check_int("relative_attention_num_buckets", self.relative_attention_num_buckets)
+        for f in _FLAGS:
+            if not isinstance(getattr(self, f), bool):
+                raise InputError(f"{f} must be true or false, got {_shown(getattr(self, f))}")
+        for f, allowed in (("position", POSITIONS), ("norm", NORMS), ("ffn", FFNS)):
+            if getattr(self, f) not in allowed:
+                raise InputError(f"{f} must be one of {', '.join(allowed)}; got {_shown(getattr(self, f))}")
+        if self.head_dim is None and self.d_model % self.n_heads:
+            raise InputError(f"n_heads = {self.n_heads} does not divide d_model = {self.d_model}; "
+                             "give head_dim explicitly")
+        if self.n_heads % self.kv_heads:
+            raise InputError(f"n_kv_heads = {self.kv_heads} does not divide n_heads = {self.n_heads}")
+        if self.position == "learned" and self.max_position_embeddings is None:
+            raise InputError("position 'learned' needs max_position_embeddings")
+        if (self.lm_head or self.lm_head_transform) and self.vocab_size is None:
+            raise InputError("an LM head needs vocab_size")
+        if self.lm_head_transform and not self.lm_head:
+            raise InputError("lm_head_transform needs lm_head")
+
+    # resolved sizes ---------------------------------------------------------
+    @property
+    def kv_heads(self) -> int:
+        """``n_kv_heads``, or ``n_heads`` when not given (MHA)."""
+        return self.n_heads if self.n_kv_heads is None else self.n_kv_heads
+
+    @property
+    def d_head(self) -> int:
+        """``head_dim``, or ``d_model // n_heads`` when not given."""
+        return self.d_model // self.n_heads if self.head_dim is None else self.head_dim
+
+    @property
+    def gated(self) -> bool:
+        """True for a three-matrix FFN (SwiGLU, GeGLU)."""
+        return self.ffn in GATED_FFNS
+
+    @property
+    def encoder_decoder(self) -> bool:
+        return self.n_decoder_layers > 0
+
+    def dims(self) -> dict[str, int]:
+        """Every size a weight shape may use, resolved to ints (name -> units)."""
+        return {
+            "d_model": self.d_model, "n_heads": self.n_heads, "n_kv_heads": self.kv_heads,
+            "head_dim": self.d_head, "d_ff": self.d_ff, "n_layers": self.n_layers,
+            "n_decoder_layers": self.n_decoder_layers, "vocab_size": self.vocab_size or 0,
+            "max_position_embeddings": self.max_position_embeddings or 0,
+            "type_vocab_size": self.type_vocab_size,
+            "relative_attention_num_buckets": self.relative_attention_num_buckets,
+        }
+
+    def as_dict(self) -> dict[str, object]:
+        """The fields as a plain dict (for JSON)."""
+        return {f.name: getattr(self, f.name) for f in fields(self)}
