@@ -68,19 +68,25 @@ def run_timed(argv: list[str], *, env: dict[str, str] | None = None, timeout: fl
     return time.perf_counter() - t0, proc
 
 
-def best_time(argv: list[str], repeat: int, *, env: dict[str, str] | None = None) -> float:
-    """Shortest wall time of ``repeat`` runs of ``argv`` (after one warm-up run).
+def best_time(argv: list[str], repeat: int, *, env: dict[str, str] | None = None) -> tuple[float, float]:
+    """Shortest wall time and shortest CPU time (user + sys) of ``repeat`` runs of ``argv``, after a warm-up.
 
-    The minimum, as ``timeit`` advises: on a shared machine longer runs measure the neighbours.
+    The minimum, as ``timeit`` advises: on a shared machine longer runs measure the neighbours. CPU
+    time is read from ``getrusage(RUSAGE_CHILDREN)`` around each run (runs are sequential).
     """
+    import resource
+
     run_timed(argv, env=env)
-    times = []
+    times, cpus = [], []
     for _ in range(repeat):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
         seconds, proc = run_timed(argv, env=env)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
         if proc is None or proc.returncode not in (0, 2):
             raise RuntimeError(f"{' '.join(argv)} failed: {proc.stderr[-500:] if proc else 'timeout'}")
         times.append(seconds)
-    return min(times)
+        cpus.append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+    return min(times), min(cpus)
 
 
 def worker(name: str, *args: str, timeout: float | None = None, env: dict[str, str] | None = None
