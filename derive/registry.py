@@ -32,6 +32,9 @@ CATALOG_MODULES: tuple[str, ...] = (
     "derive.transformer.softmax",
     "derive.transformer.positional",
     "derive.transformer.parameters",
+    "derive.transformer.examples_attention",
+    "derive.transformer.examples_block",
+    "derive.transformer.examples_exercises",
 )
 
 
@@ -186,3 +189,15 @@ def select(requested: Iterable[str] | None = None) -> list[Derivation]:
     """The derivations named in ``requested`` (all when empty), in the order given."""
     wanted = list(requested or []) or names()
     return [get(n) for n in wanted]
+
+
+def metadata(name: str) -> dict[str, str]:
+    """``{"name", "title", "summary"}`` as given to :func:`register`, for the builder's ``Derivation(**...)``.
+
+    Lets a builder write its title and summary once, in the decorator.
+
+    Raises:
+        UnknownDerivationError: ``name`` is not registered.
+    """
+    e = entry(name)
+    return {"name": e.name, "title": e.title, "summary": e.summary}

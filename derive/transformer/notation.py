@@ -40,6 +40,8 @@ SYMBOLS: dict[str, tuple[dict[str, bool], str, str]] = {
                         "rows of the token-type (segment) table"),
     "relative_attention_num_buckets": ({"integer": True, "positive": True}, r"n_{\text{buckets}}",
                                        "rows of T5's relative position bias table"),
+    "alpha": ({"positive": True}, r"\alpha", "worked example: token 2's causal attention weight on token 1, head 1"),
+    "beta": ({"positive": True}, r"\beta", "worked example: token 2's causal attention weight on token 1, head 2"),
 }
 
 

@@ -1,0 +1,281 @@
+"""Worked examples of lecture 000: 2-token attention, temperature, max trick, positional-encoding table.
+
+Every figure the lecture prints is a :class:`~derive.numeric.ValueCheck` of an
+exact sympy value (``1/(1 + exp(-1/2))``, ``sin(1/100)``, ...), and each
+example is recomputed in float64 with the package's numpy helpers.
+
+Sources: Vaswani et al. 2017, §3.2.1 (scaled dot-product attention, softmax)
+and §3.5 (sinusoidal positional encoding).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import Assumption, Citation, Derivation, Step
+from ..registry import metadata, register
+from .examples_common import grid_errors, matrix_checks
+from .softmax import MAX_TRICK_Z
+
+SOURCE = "lecture 000"
+VASWANI_321 = Citation("vaswani2017", "§3.2.1")
+VASWANI_35 = Citation("vaswani2017", "§3.5")
+
+#: The 2-token example (lecture 000, step 1): d_k = 4, values of width 2.
+Q_ROWS = ((1, 0, 1, 0), (0, 1, 0, 1))
+K_ROWS = ((1, 0, 1, 0), (1, 1, 0, 0))
+V_ROWS = ((4, 0), (0, 4))
+TWO_TOKEN_WEIGHTS = (("0.6225", "0.3775"), ("0.3775", "0.6225"))
+TWO_TOKEN_OUTPUT = (("2.49", "1.51"), ("1.51", "2.49"))
+
+#: The temperature table (lecture 000, step 2): softmax(z / T) for z = [2, 0, 1].
+TEMPERATURE_Z = (2, 0, 1)
+TEMPERATURES = ("0.5", "1", "2")
+TEMPERATURE_TABLE = (("0.867", "0.016", "0.117"), ("0.665", "0.090", "0.245"), ("0.506", "0.186", "0.307"))
+
+#: The positional-encoding table (lecture 000, step 4): d_model = 4, pos = 0..3,
+#: columns sin(pos), cos(pos), sin(pos/100), cos(pos/100), 4 decimals.
+PE_D_MODEL = 4
+PE_TABLE = (
+    ("0.0000", "1.0000", "0.0000", "1.0000"),
+    ("0.8415", "0.5403", "0.0100", "1.0000"),
+    ("0.9093", "-0.4161", "0.0200", "0.9998"),
+    ("0.1411", "-0.9900", "0.0300", "0.9996"),
+)
+
+
+def _float_vs(label: str, compute, exact, printed: tuple):
+    """A FunctionCheck body comparing a float64 recomputation with the exact matrix and the printed table."""
+
+    def run(seed: int) -> tuple[bool, dict, str]:
+        import sympy as sp
+
+        got = compute()
+        exact_rows = [[float(sp.N(v, 20)) for v in row] for row in exact.tolist()]
+        err, half_units = grid_errors(got, exact_rows, printed)
+        ok = err < 1e-12 and half_units <= 1.0
+        return ok, {"max_abs_error_vs_exact": err, "max_error_vs_printed_in_half_units": round(half_units, 4)}, (
+            f"float64 {label}: max |float − exact| = {err:.1e}; printed figures within {half_units:.2f} "
+            "half-units of their last digit")
+
+    return run
+
+
+def two_token_float64() -> np.ndarray:
+    """softmax(QKᵀ/√d_k)V for the lecture's 2-token example in float64; shape (2, 2)."""
+    from .softmax_numeric import softmax
+
+    q, k, v = (np.array(m, dtype=np.float64) for m in (Q_ROWS, K_ROWS, V_ROWS))
+    return softmax(q @ k.T / np.sqrt(q.shape[1])) @ v
+
+
+@register(
+    "example.two-token-attention",
+    title="Attention by hand: two tokens, d_k = 4",
+    summary="Lecture 000's 2×2 similarity matrix, its softmax weights 1/(1 + e^{∓1/2}) and the mixed values.",
+)
+def two_token_attention() -> Derivation:
+    import sympy as sp
+
+    from ..numeric import FunctionCheck, ValueCheck
+    from .exact_ops import RowSoftmax, matmul, softmax_row
+
+    q, k, v = (sp.ImmutableMatrix(m) for m in (Q_ROWS, K_ROWS, V_ROWS))
+    d_k = q.cols
+    half = 1 / sp.sqrt(d_k)
+    scores = q * k.T
+    scaled = scores * half
+    weights_def = sp.ImmutableMatrix([softmax_row(list(scaled.row(r)), "definition") for r in range(2)])
+    weights = sp.ImmutableMatrix([softmax_row(list(scaled.row(r))) for r in range(2)])
+    out = weights * v
+    src = f"{SOURCE}, step 1"
+    exps = [[sp.exp(s) for s in scaled.row(r)] for r in range(2)]
+    checks = [
+        ValueCheck("√d_k", sp.sqrt(d_k), "2", src),
+        *matrix_checks("QKᵀ", scores, (("2", "1"), ("0", "1")), src),
+        *matrix_checks("QKᵀ/√d_k", scaled, (("1.0", "0.5"), ("0.0", "0.5")), src),
+        ValueCheck("row 1: e^1.0", exps[0][0], "2.7183", src),
+        ValueCheck("row 1: e^0.5", exps[0][1], "1.6487", src),
+        ValueCheck("row 1: e^1.0 + e^0.5", exps[0][0] + exps[0][1], "4.3670", src),
+        ValueCheck("row 2: e^0.0", exps[1][0], "1.0000", src),
+        ValueCheck("row 2: e^0.5", exps[1][1], "1.6487", src),
+        ValueCheck("row 2: e^0.0 + e^0.5", exps[1][0] + exps[1][1], "2.6487", src),
+        *matrix_checks("weights", weights, TWO_TOKEN_WEIGHTS, src),
+        *matrix_checks("output", out, TWO_TOKEN_OUTPUT, src),
+    ]
+    return Derivation(
+        **metadata("example.two-token-attention"),
+        start=matmul(RowSoftmax(matmul(half, q, k.T)), v),
+        steps=(
+            Step(matmul(RowSoftmax(matmul(half, scores)), v),
+                 "entry (i, j) of QKᵀ is the dot product q_i·k_j: 2, 1 for token 1 and 0, 1 for token 2",
+                 citation=VASWANI_321),
+            Step(matmul(RowSoftmax(scaled), v), "divide by √d_k = √4 = 2"),
+            Step(matmul(weights_def, v), "softmax of each row: exp of each score over the row's sum of exps"),
+            Step(matmul(weights, v),
+                 "divide numerator and denominator by exp of the entry's own score: with two scores the weight "
+                 "is 1/(1 + exp(other − own)), a logistic function of the score gap 1/2"),
+            Step(out, "each output row is the weighted average of the value rows [4, 0] and [0, 4]"),
+        ),
+        assumptions=(
+            Assumption("Q = [[1, 0, 1, 0], [0, 1, 0, 1]], K = [[1, 0, 1, 0], [1, 1, 0, 0]], V = [[4, 0], [0, 4]]; "
+                       "d_k = 4"),
+        ),
+        citations=(VASWANI_321,),
+        auto_identity_check=False,  # no free symbols: the float64 recomputation is the numeric check
+        checks=(FunctionCheck("float64 softmax(QKᵀ/√d_k)V with the package's softmax",
+                              _float_vs("attention output", two_token_float64, out, TWO_TOKEN_OUTPUT)),
+                *checks),
+        notes=(
+            "Exact weights: 1/(1 + e^(−1/2)) ≈ 0.622459 and 1/(1 + e^(1/2)) ≈ 0.377541; outputs are 4 times "
+            "those, ≈ 2.48984 and 1.51016.",
+            "Token 1 puts more weight on itself (score 2 against 1); token 2 prefers token 2 (1 against 0).",
+        ),
+    )
+
+
+def temperature_float64() -> np.ndarray:
+    """softmax(z / T) for z = [2, 0, 1] at T = 0.5, 1, 2 (rows), float64; shape (3, 3)."""
+    from .softmax_numeric import softmax
+
+    z = np.array(TEMPERATURE_Z, dtype=np.float64)
+    return np.array([softmax(z, temperature=float(t)) for t in TEMPERATURES])
+
+
+@register(
+    "example.temperature-table",
+    title="Softmax with temperature: z = [2, 0, 1] at T = 0.5, 1, 2",
+    summary="Lecture 000's temperature table: exact softmax(z/T) rows, sharper for small T, flatter for large T.",
+)
+def temperature_table() -> Derivation:
+    import sympy as sp
+
+    from ..numeric import FunctionCheck, ValueCheck
+    from .exact_ops import RowSoftmax, matmul, softmax_row
+
+    ts = [sp.Rational(t) for t in TEMPERATURES]
+    z_rows = sp.ImmutableMatrix([list(TEMPERATURE_Z)] * 3)
+    inv_t = sp.ImmutableMatrix.diag(*[1 / t for t in ts])
+    scaled = inv_t * z_rows
+    table_def = sp.ImmutableMatrix([softmax_row(list(scaled.row(r)), "definition") for r in range(3)])
+    src = f"{SOURCE}, step 2"
+    return Derivation(
+        **metadata("example.temperature-table"),
+        start=RowSoftmax(matmul(inv_t, z_rows)),
+        steps=(
+            Step(RowSoftmax(scaled), "divide each row's scores by its temperature: z/0.5, z/1, z/2"),
+            Step(table_def, "softmax of each row: exp(z_i/T) over the row's sum", citation=VASWANI_321),
+        ),
+        assumptions=(Assumption("z = [2, 0, 1]; row t of the table is softmax(z / T_t), T = 1/2, 1, 2"),),
+        citations=(VASWANI_321,),
+        auto_identity_check=False,  # no free symbols: the float64 recomputation is the numeric check
+        checks=(FunctionCheck("float64 softmax(z, temperature=T) with the package's softmax",
+                              _float_vs("temperature table", temperature_float64, table_def, TEMPERATURE_TABLE)),
+                *[ValueCheck(f"T = {TEMPERATURES[r]}: weight {c + 1}", table_def[r, c], p, src)
+                  for r, row in enumerate(TEMPERATURE_TABLE) for c, p in enumerate(row)]),
+        notes=(
+            "Dividing the scores by √d_k is softmax at temperature T = √d_k; the 2-token example has d_k = 4, "
+            "so it runs at T = 2, the table's last row.",
+            "Exact first row: e⁴/(e⁴ + e² + 1) ≈ 0.86681; the middle entries are 1/(e⁴ + e² + 1), "
+            "1/(e² + e + 1), 1/(e + e^(1/2) + 1).",
+        ),
+    )
+
+
+@register(
+    "example.max-trick",
+    title="The max trick by hand: z = [1000, 1001, 1002]",
+    summary="Subtracting max z = 1002 leaves [−2, −1, 0], whose exponentials e⁻², e⁻¹, 1 cannot overflow.",
+)
+def max_trick_example() -> Derivation:
+    import sympy as sp
+
+    from ..numeric import ValueCheck
+    from .exact_ops import RowSoftmax, softmax_row
+
+    z = sp.ImmutableMatrix([[int(v) for v in MAX_TRICK_Z]])
+    top = max(z)
+    shifted = z - sp.ImmutableMatrix([[top] * 3])
+    weights_def = sp.ImmutableMatrix([softmax_row(list(shifted), "definition")])
+    ex = [sp.exp(v) for v in shifted]
+    src = f"{SOURCE}, step 2"
+    return Derivation(
+        **metadata("example.max-trick"),
+        start=RowSoftmax(z),
+        steps=(
+            Step(RowSoftmax(shifted), "subtract c = max z = 1002 from every score (softmax.shift-invariance)",
+                 citation=VASWANI_321),
+            Step(weights_def, "softmax of the shifted scores: every exponent is ≤ 0"),
+        ),
+        assumptions=(Assumption("z = [1000, 1001, 1002]; c = max z = 1002"),),
+        citations=(VASWANI_321,),
+        auto_identity_check=False,  # no free symbols
+        checks=(
+            ValueCheck("max z", top, "1002", src),
+            *[ValueCheck(f"z_{i + 1} − max z", shifted[i], p, src) for i, p in enumerate(("-2", "-1", "0"))],
+            *[ValueCheck(f"e^{shifted[i]}", ex[i], p, src) for i, p in enumerate(("0.1353", "0.3679", "1.0000"))],
+            ValueCheck("e⁻² + e⁻¹ + e⁰", sp.Add(*ex), "1.5032", src),
+        ),
+        notes=(
+            "The rounded weights 0.0900, 0.2447, 0.6652, and the float64 overflow of the unshifted softmax, are "
+            "checked in softmax.shift-invariance (one home for those checks).",
+        ),
+    )
+
+
+def pe_float64() -> np.ndarray:
+    """The lecture's table from :func:`~derive.transformer.positional.sinusoidal_encoding`; shape (4, 4)."""
+    from .positional import sinusoidal_encoding
+
+    return sinusoidal_encoding(np.arange(4), PE_D_MODEL)
+
+
+@register(
+    "example.pe-table",
+    title="Positional encoding by hand: d_model = 4, positions 0 to 3",
+    summary="Lecture 000's table: PE(pos) = (sin pos, cos pos, sin(pos/100), cos(pos/100)), exactly.",
+)
+def pe_table() -> Derivation:
+    import sympy as sp
+
+    from ..numeric import FunctionCheck, ValueCheck
+    from ..rules import Evaluate
+
+    d = PE_D_MODEL
+    omega = [sp.Pow(10000, sp.Rational(-2 * i, d), evaluate=False) for i in range(d // 2)]
+
+    def row(pos: int, freqs: list) -> list:
+        out = []
+        for w in freqs:
+            angle = sp.Mul(pos, w, evaluate=False)
+            out += [sp.sin(angle, evaluate=False), sp.cos(angle, evaluate=False)]
+        return out
+
+    start = sp.ImmutableMatrix([row(p, omega) for p in range(4)])
+    table = sp.ImmutableMatrix([row(p, [w.doit() for w in omega]) for p in range(4)]).doit()
+    src = f"{SOURCE}, step 4"
+    return Derivation(
+        **metadata("example.pe-table"),
+        start=start,
+        steps=(
+            Step(table, "the frequencies are 10000^(−0/4) = 1 and 10000^(−2/4) = 1/100; sin 0 = 0, cos 0 = 1",
+                 rule=Evaluate("the powers of 10000"), citation=VASWANI_35),
+        ),
+        assumptions=(Assumption("d_model = 4, pos = 0, 1, 2, 3; columns (sin, cos) pairs interleaved, "
+                                "pair i with frequency 10000^(−2i/d_model)"),),
+        citations=(VASWANI_35,),
+        auto_identity_check=False,  # no free symbols: the float64 table is the numeric check
+        checks=(
+            FunctionCheck("sinusoidal_encoding(arange(4), 4) in float64",
+                          _float_vs("positional encoding", pe_float64, table, PE_TABLE)),
+            ValueCheck("10000^(0/4)", sp.Integer(10000) ** sp.Rational(0, 4), "1", src),
+            ValueCheck("10000^(2/4)", sp.Integer(10000) ** sp.Rational(2, 4), "100", src),
+            *matrix_checks("PE", table, PE_TABLE, src),
+            ValueCheck("cos(0.01) to 5 decimals", sp.cos(sp.Rational(1, 100)), "0.99995", src),
+        ),
+        notes=(
+            "cos(1/100) = 0.9999500004..., printed 1.0000 at four decimals (the lecture notes it is 0.99995).",
+            "Each row is (sin pos, cos pos, sin(pos/100), cos(pos/100)): a fast clock turning 1 radian per "
+            "position and a slow one turning 1/100 radian.",
+        ),
+    )
