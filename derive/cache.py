@@ -8,9 +8,10 @@ outcome has changed, and verifies (and stores) otherwise.
 
 **What the key covers** (:func:`derivation_key`), hashed with SHA-256:
 
-* the derivation: ``srepr`` of the start and of every step's expression (so
-  symbol assumptions are included), each step's relation, and each rule's
-  class and fields (sympy fields by ``srepr``, functions by their code);
+* the derivation: the start and every step's expression, hashed node by
+  node with atoms by ``srepr`` (so symbol names and assumptions are
+  included), each step's relation, and each rule's class and fields (sympy
+  fields as above, functions by their code);
 * every numeric cross-check: its class and fields, functions (samplers,
   free-form checks) by a fingerprint of their byte code, constants and
   closure values; and whether the claim's identity check is added;
@@ -95,6 +96,31 @@ def cache_dir() -> Path:
 # ----------------------------------------------------------------------------
 
 
+def _sympy_hash(expr: Any, memo: dict) -> str:
+    """A hash of a sympy tree: each node's class and its arguments' hashes; atoms by ``srepr``.
+
+    The same as hashing ``srepr(expr)`` in what it tells apart (symbol names and
+    assumptions, exact numbers, structure), but linear in the tree's size:
+    ``srepr`` orders every sum's terms again, which made keys of large matrices
+    cost as much as a second of a docs build.
+    """
+    key = (type(expr), expr)  # Float(1) == Integer(1) in sympy: keep the types apart
+    got = memo.get(key)
+    if got is not None:
+        return got
+    from sympy import srepr
+    from sympy.core.function import AppliedUndef
+
+    if not expr.args:
+        text = srepr(expr)
+    else:
+        head = srepr(expr.func) if isinstance(expr, AppliedUndef) else type(expr).__qualname__
+        text = head + "(" + ",".join(_sympy_hash(a, memo) for a in expr.args) + ")"
+    digest = hashlib.sha256(text.encode()).hexdigest()[:32]
+    memo[key] = digest
+    return digest
+
+
 def _code_fingerprint(code: types.CodeType) -> list:
     consts = [_code_fingerprint(c) if isinstance(c, types.CodeType) else repr(c) for c in code.co_consts]
     return [code.co_code.hex(), consts, list(code.co_names), code.co_argcount]
@@ -104,10 +130,12 @@ def _fingerprint(obj: Any, depth: int = 0) -> Any:
     """A JSON-able structure that changes whenever ``obj`` could behave differently."""
     if depth > 12:
         return "<deep>"
-    from sympy import Basic, MatrixBase, srepr
+    from sympy import Basic, ImmutableMatrix, MatrixBase
 
-    if isinstance(obj, (Basic, MatrixBase)):
-        return ["sympy", srepr(obj)]
+    if isinstance(obj, MatrixBase) and not isinstance(obj, Basic):
+        obj = ImmutableMatrix(obj)
+    if isinstance(obj, Basic):
+        return ["sympy", _sympy_hash(obj, {})]
     if obj is None or isinstance(obj, (bool, int, float, str)):
         return [type(obj).__name__, repr(obj)]
     if isinstance(obj, (tuple, list)):
@@ -116,6 +144,8 @@ def _fingerprint(obj: Any, depth: int = 0) -> Any:
         return ["dict", sorted(([repr(k), _fingerprint(v, depth + 1)] for k, v in obj.items()), key=str)]
     if isinstance(obj, (set, frozenset)):
         return ["set", sorted(str(_fingerprint(x, depth + 1)) for x in obj)]
+    if isinstance(obj, types.ModuleType):  # sympy, numpy, a helper module: its name (and file, below)
+        return ["module", obj.__name__, _file_hash(getattr(obj, "__file__", None) or "")]
     if isinstance(obj, functools.partial):
         return ["partial", _fingerprint(obj.func, depth + 1), _fingerprint(obj.args, depth + 1),
                 _fingerprint(obj.keywords, depth + 1)]

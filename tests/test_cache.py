@@ -152,3 +152,26 @@ def test_plain_objects_are_keyed_by_their_attributes():
 
     assert _fingerprint(Model(1)) == _fingerprint(Model(1))  # not by address
     assert _fingerprint(Model(1)) != _fingerprint(Model(2))
+
+
+def test_float_and_integer_keys_differ_and_trees_are_stable():
+    from derive.cache import _fingerprint
+
+    assert _fingerprint(x + sp.Float(1)) != _fingerprint(x + 1)
+    assert _fingerprint(sp.Float(2) * x) != _fingerprint(2 * x)
+    assert _fingerprint(sp.Matrix([[x, 1]])) == _fingerprint(sp.ImmutableMatrix([[x, 1]]))
+    f, g = sp.Function("f"), sp.Function("g")
+    assert _fingerprint(f(x)) != _fingerprint(g(x))
+    assert _fingerprint(sp.Symbol("x")) != _fingerprint(x)  # assumptions count
+
+
+def test_modules_in_closures_are_keyed_by_name():
+    import numpy as np
+
+    from derive.cache import _fingerprint
+
+    def uses_numpy(seed):
+        return np.zeros(1)
+
+    fp = _fingerprint(uses_numpy)
+    assert ["module", "numpy"] == fp[5][0][:2]
