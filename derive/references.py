@@ -134,6 +134,22 @@ REFERENCES: dict[str, dict[str, str]] = {
         "year": "2023",
         "short": "Ainslie et al. 2023",
     },
+    "hendrycks2016": {
+        "type": "article",
+        "author": "Hendrycks, Dan and Gimpel, Kevin",
+        "title": "Gaussian Error Linear Units (GELUs)",
+        "journal": "arXiv preprint arXiv:1606.08415",
+        "year": "2016",
+        "short": "Hendrycks & Gimpel 2016",
+    },
+    "ramachandran2017": {
+        "type": "article",
+        "author": "Ramachandran, Prajit and Zoph, Barret and Le, Quoc V.",
+        "title": "Searching for Activation Functions",
+        "journal": "arXiv preprint arXiv:1710.05941",
+        "year": "2017",
+        "short": "Ramachandran et al. 2017",
+    },
 }
 
 

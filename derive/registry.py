@@ -35,6 +35,8 @@ CATALOG_MODULES: tuple[str, ...] = (
     "derive.transformer.examples_attention",
     "derive.transformer.examples_block",
     "derive.transformer.examples_exercises",
+    "derive.transformer.norms",
+    "derive.transformer.ffn",
 )
 
 

@@ -14,6 +14,51 @@ def catalog():
     return registry
 
 
+@pytest.fixture
+def refute_step():
+    """``refute_step(derivation, index, wrong, relation=None)``: verify step ``index`` (1-based) with its
+    expression replaced by ``wrong``, against the derivation's true previous expression; returns the
+    :class:`~derive.report.StepResult` (a short symbolic budget: a wrong claim only has to fail)."""
+    import dataclasses
+
+    from derive.verify import verify_step
+
+    def run(derivation, index, wrong, relation=None):
+        steps = derivation.steps
+        before = derivation.start if index == 1 else steps[index - 2].expr
+        step = dataclasses.replace(steps[index - 1], expr=wrong, relation=relation or steps[index - 1].relation)
+        return verify_step(before, step, index=index, budget=1.0)
+
+    return run
+
+
+@pytest.fixture
+def assert_proves(catalog):
+    """``assert_proves(name)``: the catalog derivation ``name`` is proved step by step, every
+    cross-check (there must be at least one) passes, and it renders as text, LaTeX and Markdown
+    with every step's justification; returns the report."""
+    from derive import Verdict
+    from derive import check as verify
+    from derive.render.latex import derivation_latex, escape_text
+    from derive.render.markdown import derivation_markdown
+    from derive.render.text import derivation_text
+
+    def run(name):
+        derivation = catalog.get(name)
+        report = verify(derivation)
+        assert report.ok, report
+        assert all(s.verdict is Verdict.PROVED for s in report.steps)
+        assert report.checks, f"{name} has no numeric cross-check"
+        latex, text = derivation_latex(derivation), derivation_text(derivation)
+        markdown = derivation_markdown(derivation)
+        for step in derivation.steps:
+            assert escape_text(step.justification) in latex
+            assert step.justification in text and step.justification in markdown
+        return report
+
+    return run
+
+
 @pytest.fixture(autouse=True, scope="session")
 def _private_report_cache(tmp_path_factory):
     """Keep the verification cache of the test run out of the user's ~/.cache."""

@@ -46,7 +46,9 @@ def expr_latex(expr: Any, symbol_names: dict | None = None) -> str:
     names = latex_names()
     if symbol_names:
         names.update(symbol_names)
-    used = {s: n for s, n in names.items() if s in getattr(expr, "free_symbols", set())}
+    # bound symbols too (summation indices such as the pair index i_pair), not only free ones
+    present = expr.atoms(sp.Symbol) if isinstance(expr, sp.Basic) else set()
+    used = {s: n for s, n in names.items() if s in present}
     return sp.latex(expr, symbol_names=used)
 
 

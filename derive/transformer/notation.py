@@ -42,6 +42,19 @@ SYMBOLS: dict[str, tuple[dict[str, bool], str, str]] = {
                                        "rows of T5's relative position bias table"),
     "alpha": ({"positive": True}, r"\alpha", "worked example: token 2's causal attention weight on token 1, head 1"),
     "beta": ({"positive": True}, r"\beta", "worked example: token 2's causal attention weight on token 1, head 2"),
+    "i_pair": ({"integer": True, "nonnegative": True}, r"i", "index of a (sin, cos) pair, counted from 0"),
+    "n_pairs": ({"integer": True, "positive": True}, r"m", "number of (sin, cos) pairs, d_model/2"),
+    "theta": ({"real": True}, r"\theta", "an angle, pos·ω_i"),
+    "phi": ({"real": True}, r"\varphi", "a phase: 0 for a sine component, π/2 for a cosine"),
+    "mu": ({"real": True}, r"\mu", "mean of a token's d_model components"),
+    "sigma2": ({"nonnegative": True}, r"\sigma^{2}", "biased variance of a token's d_model components"),
+    "gamma": ({"real": True}, r"\gamma", "LayerNorm/RMSNorm gain (one component)"),
+    "ln_beta": ({"real": True}, r"\beta", "LayerNorm shift (one component)"),
+    "a": ({"positive": True}, r"a", "a positive scale factor"),
+    "t": ({"real": True}, r"t", "a pre-activation (one real number)"),
+    "k_hidden": ({"integer": True, "positive": True}, r"k", "index of a hidden unit of the FFN (1..d_ff)"),
+    "r_after": ({"integer": True, "nonnegative": True}, r"r", "pairs after pair i: r = m − 1 − i ≥ 0"),
+    "col": ({"integer": True, "nonnegative": True}, r"c", "a column index of the encoding, counted from 0"),
 }
 
 

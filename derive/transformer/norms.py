@@ -1,0 +1,561 @@
+"""LayerNorm, RMSNorm and the residual connection.
+
+Conventions (stated once, used by every derivation and helper here):
+
+* the mean and the variance are taken over the last axis, the ``d_model``
+  components of one token;
+* the variance is the **biased** one, σ² = (1/d_model)·Σ (x_i − μ)², as in
+  Ba et al. 2016 and the frameworks' LayerNorm;
+* ε sits **inside** the square root: (x − μ)/√(σ² + ε).
+
+Other conventions (the unbiased variance, ε added to σ) give different numbers;
+``norms.layernorm-variance`` reports how much.
+
+Sources: Ba et al. 2016 (LayerNorm), Zhang & Sennrich 2019 (RMSNorm),
+He et al. 2016 (residual connections), Vaswani et al. 2017 §3.1 (Post-LN),
+Xiong et al. 2020 (Pre-LN).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import Assumption, Citation, Derivation, Step
+from ..registry import metadata, register
+
+BA_2016 = Citation("ba2016", "§3")
+ZHANG_2019 = Citation("zhang2019", "§4")
+HE_2016 = Citation("he2016", "§3.1")
+XIONG_2020 = Citation("xiong2020", "§3")
+VASWANI_31 = Citation("vaswani2017", "§3.1")
+
+
+# ----------------------------------------------------------------------------
+# Numeric helpers (numpy only)
+# ----------------------------------------------------------------------------
+
+
+def _as_tokens(x: np.ndarray) -> np.ndarray:
+    x = np.asarray(x, dtype=np.float64)
+    if x.ndim == 0 or x.shape[-1] == 0:
+        raise ValueError(f"expected an array of shape (..., d_model) with d_model >= 1, got shape {x.shape}")
+    return x
+
+
+def _affine(name: str, value: np.ndarray | None, d_model: int, default: float) -> np.ndarray:
+    if value is None:
+        return np.full(d_model, default)
+    arr = np.asarray(value, dtype=np.float64)
+    if arr.shape != (d_model,):
+        raise ValueError(f"{name} must have shape ({d_model},), got {arr.shape}")
+    return arr
+
+
+def _check_eps(eps: float) -> float:
+    if not np.isfinite(eps) or eps < 0:
+        raise ValueError(f"eps must be a finite number >= 0, got {eps!r}")
+    return float(eps)
+
+
+def layer_norm(
+    x: np.ndarray,
+    gamma: np.ndarray | None = None,
+    beta: np.ndarray | None = None,
+    eps: float = 1e-5,
+) -> np.ndarray:
+    """LayerNorm over the last axis: γ ⊙ (x − μ)/√(σ² + ε) + β.
+
+    Args:
+        x: shape ``(..., d_model)``; each slice along the last axis is one token.
+        gamma: gain, shape ``(d_model,)``; ones when ``None``.
+        beta: shift, shape ``(d_model,)``; zeros when ``None``.
+        eps: ε ≥ 0, added to the **biased** variance inside the square root.
+
+    Returns:
+        Array of the shape of ``x``.
+
+    Raises:
+        ValueError: ``x`` is a scalar or has an empty last axis; ``gamma`` or
+            ``beta`` is not of shape ``(d_model,)``; ``eps`` is negative or not
+            finite; ``eps == 0`` and some token is constant (σ² = 0, so the
+            normalisation would be 0/0).
+
+    Source: Ba et al. 2016, §3; Vaswani et al. 2017, §3.1.
+    """
+    x = _as_tokens(x)
+    d_model = x.shape[-1]
+    g, b, eps = _affine("gamma", gamma, d_model, 1.0), _affine("beta", beta, d_model, 0.0), _check_eps(eps)
+    mu = x.mean(axis=-1, keepdims=True)  # (..., 1)
+    # a constant token is centred exactly (its float mean may differ from its value in the last bit)
+    constant = np.all(x == x[..., :1], axis=-1, keepdims=True)  # (..., 1)
+    centred = np.where(constant, 0.0, x - mu)  # (..., d_model)
+    var = (centred**2).mean(axis=-1, keepdims=True)  # (..., 1), biased
+    if eps == 0 and np.any(var == 0):
+        raise ValueError("LayerNorm with eps = 0 of a constant token (variance 0) is 0/0; use eps > 0")
+    return g * centred / np.sqrt(var + eps) + b
+
+
+def rms_norm(x: np.ndarray, gamma: np.ndarray | None = None, eps: float = 1e-6) -> np.ndarray:
+    """RMSNorm over the last axis: γ ⊙ x / √(mean(x²) + ε) (no centring, no β).
+
+    Args:
+        x: shape ``(..., d_model)``.
+        gamma: gain, shape ``(d_model,)``; ones when ``None``.
+        eps: ε ≥ 0 inside the square root (the lecture's example uses 0).
+
+    Returns:
+        Array of the shape of ``x``.
+
+    Raises:
+        ValueError: bad shapes as for :func:`layer_norm`; ``eps`` negative or not
+            finite; ``eps == 0`` and some token is all zeros (0/0).
+
+    Source: Zhang & Sennrich 2019, §4.
+    """
+    x = _as_tokens(x)
+    g, eps = _affine("gamma", gamma, x.shape[-1], 1.0), _check_eps(eps)
+    ms = (x**2).mean(axis=-1, keepdims=True)  # (..., 1)
+    if eps == 0 and np.any(ms == 0):
+        raise ValueError("RMSNorm with eps = 0 of an all-zero token (mean square 0) is 0/0; use eps > 0")
+    return g * x / np.sqrt(ms + eps)
+
+
+# ----------------------------------------------------------------------------
+# LayerNorm statistics
+# ----------------------------------------------------------------------------
+
+
+def _sum_of_constant(expr):  # noqa: ANN001, ANN202 - sympy objects
+    """Evaluate every sum whose term does not involve its index: Σ_{i=a}^{b} c = (b − a + 1)·c."""
+    import sympy as sp
+
+    def constant(node) -> bool:  # noqa: ANN001
+        return isinstance(node, sp.Sum) and not any(node.function.has(v) for v in node.variables)
+
+    return expr.replace(constant, lambda node: node.doit())
+
+
+def _ln_symbols():  # noqa: ANN202 - sympy objects
+    from .notation import sym, vec
+
+    return vec("x"), sym("d_model"), sym("i"), sym("j"), sym("mu"), sym("sigma2"), sym("eps")
+
+
+def _mean_check(seed: int) -> tuple[bool, dict, str]:
+    rng = np.random.default_rng(seed)
+    x = rng.normal(5.0, 3.0, size=(64, 512))  # far from mean 0 on purpose
+    out = layer_norm(x, eps=1e-5)  # (64, 512)
+    worst = float(np.max(np.abs(out.mean(axis=-1))))
+    ok = worst < 1e-12
+    return ok, {"tokens": 64, "d_model": 512, "input_mean": 5.0, "max_abs_row_mean": worst}, (
+        f"64 tokens of width 512 with mean ≈ 5: every normalised row has |mean| ≤ {worst:.1e}")
+
+
+@register(
+    "norms.layernorm-mean",
+    title="LayerNorm output has mean 0 (before γ and β)",
+    summary="(1/d_model)·Σ_i (x_i − μ)/√(σ² + ε) = 0 for every token, for symbolic d_model.",
+)
+def layernorm_mean() -> Derivation:
+    import sympy as sp
+
+    from ..numeric import FunctionCheck, IdentityCheck
+    from ..rules import Substitute, Transform
+
+    x, d, i, j, mu, s2, eps = _ln_symbols()
+    mean = sp.Sum(x[j], (j, 1, d)) / d
+    s = sp.sqrt(s2 + eps)
+    start = sp.Sum((x[i] - mean) / s, (i, 1, d)) / d
+    split = sp.Sum(x[i], (i, 1, d)) / (d * s) + sp.Sum(-mean, (i, 1, d)) / (d * s)
+    return Derivation(
+        **metadata("norms.layernorm-mean"),
+        start=start,
+        steps=(
+            Step(sp.Sum(x[i] - mean, (i, 1, d)) / (d * s), "1/√(σ² + ε) does not depend on i"),
+            Step(split, "linearity: the sum of a difference is the difference of the sums",
+                 rule=Transform(sp.expand, "split the sum")),
+            Step(sp.Sum(x[i], (i, 1, d)) / (d * s) - sp.Sum(x[j], (j, 1, d)) / (d * s),
+                 "μ does not depend on i, so Σ_i μ = d_model·μ = Σ_j x_j",
+                 rule=Transform(_sum_of_constant, "sum of a term free of the index")),
+            Step(sp.Integer(0), "Σ_j x_j and Σ_i x_i are the same sum (j is a bound index)",
+                 rule=Substitute(((sp.Sum(x[j], (j, 1, d)), sp.Sum(x[i], (i, 1, d))),), "rename the bound index j → i"),
+                 citation=BA_2016),
+        ),
+        assumptions=(Assumption("x is one token, a real vector of any length d_model ≥ 1; σ² ≥ 0, ε > 0"),),
+        definitions=((mu, mean), (s2, sp.Sum((x[j] - mu) ** 2, (j, 1, d)) / d)),
+        citations=(BA_2016,),
+        auto_identity_check=False,  # fewer random points than the default: each one expands nested sums
+        checks=(IdentityCheck(start, sp.Integer(0), name="mean of the normalised token at random points",
+                              n_points=8),
+                FunctionCheck("row means of the numpy layer_norm", _mean_check)),
+        notes=("Only the centring matters here: any positive divisor, √(σ² + ε) included, keeps the mean at 0. "
+               "After the affine part the mean of the output is the mean of β when γ is constant.",),
+    )
+
+
+def _conventions_check(seed: int) -> tuple[bool, dict, str]:
+    """Biased vs unbiased variance and ε inside vs outside the root, on the lecture's token and random ones."""
+    rng = np.random.default_rng(seed)
+    x = np.array([1.0, 0.0, 2.0, 1.0])  # lecture 002, token 1
+    d = x.size
+    mu, var = x.mean(), x.var()
+    figures: dict = {"x": x.tolist()}
+    ok = True
+    for eps in (0.0, 1e-5, 0.1):
+        ours = layer_norm(x, eps=eps)
+        inside = (x - mu) / np.sqrt(var + eps)
+        unbiased = (x - mu) / np.sqrt(x.var(ddof=1) + eps)
+        outside = (x - mu) / (np.sqrt(var) + eps)
+        ok &= bool(np.allclose(ours, inside, rtol=0, atol=1e-15))
+        figures[f"eps={eps}"] = {
+            "biased, eps inside": np.round(inside, 6).tolist(),
+            "max |unbiased - biased|": float(np.max(np.abs(unbiased - inside))),
+            "max |eps outside - inside|": float(np.max(np.abs(outside - inside))),
+        }
+        if eps == 0:
+            # with ε = 0 the unbiased output is the biased one times √((d−1)/d), exactly
+            ok &= bool(np.allclose(unbiased, inside * np.sqrt((d - 1) / d), rtol=1e-15, atol=0))
+            ok &= bool(np.allclose(outside, inside, rtol=1e-15, atol=0))
+        else:
+            ok &= bool(np.max(np.abs(unbiased - inside)) > 1e-3 and np.max(np.abs(outside - inside)) > 0)
+    # the derived variance σ²/(σ² + ε) on random tokens
+    tokens = rng.normal(0.5, 2.0, size=(64, 16))
+    eps = 0.25
+    out = layer_norm(tokens, eps=eps)
+    claim = tokens.var(axis=-1) / (tokens.var(axis=-1) + eps)
+    err = float(np.max(np.abs(out.var(axis=-1) - claim)))
+    ok &= err < 1e-12
+    figures["random tokens"] = {"n": 64, "d_model": 16, "eps": eps, "max |var - σ²/(σ²+ε)|": err}
+    msg = (f"x = {x.tolist()}, ε = 1e-5: unbiased variance moves the output by "
+           f"{figures['eps=1e-05']['max |unbiased - biased|']:.4f}, ε outside the root by "
+           f"{figures['eps=1e-05']['max |eps outside - inside|']:.1e}; at ε = 0 unbiased = biased·√(3/4) exactly")
+    return ok, figures, msg
+
+
+@register(
+    "norms.layernorm-variance",
+    title="LayerNorm output has (biased) variance σ²/(σ² + ε)",
+    summary="(1/d_model)·Σ_i ((x_i − μ)/√(σ² + ε))² = σ²/(σ² + ε): just below 1, and exactly 1 only as ε → 0.",
+)
+def layernorm_variance() -> Derivation:
+    import sympy as sp
+
+    from ..numeric import FunctionCheck, IdentityCheck
+    from ..rules import Substitute
+
+    x, d, i, j, mu, s2, eps = _ln_symbols()
+    s = sp.sqrt(s2 + eps)
+    start = sp.Sum(((x[i] - mu) / s) ** 2, (i, 1, d)) / d
+    squares = sp.Sum((x[i] - mu) ** 2, (i, 1, d))
+    # the claim with μ and σ² replaced by their definitions, for the random-point check
+    s2_def = sp.Sum((x[j] - mu) ** 2, (j, 1, d)) / d
+    mu_def = sp.Sum(x[j], (j, 1, d)) / d
+    full = start.xreplace({s2: s2_def}).xreplace({mu: mu_def})
+    return Derivation(
+        **metadata("norms.layernorm-variance"),
+        start=start,
+        steps=(
+            Step(squares / (d * (s2 + eps)), "the square of the constant 1/√(σ² + ε) comes out of the sum"),
+            Step(s2 / (s2 + eps), "the biased variance is defined by Σ_i (x_i − μ)² = d_model·σ²",
+                 rule=Substitute(((squares, d * s2),), "definition of σ² (biased)"), citation=BA_2016),
+        ),
+        assumptions=(
+            Assumption("x is one token of length d_model; μ is its mean, so the output has mean 0 "
+                       "(norms.layernorm-mean) and its variance is the mean of its squares"),
+            Assumption("conventions: biased variance (divide by d_model), ε > 0 inside the square root"),
+        ),
+        definitions=((mu, mu_def), (s2, s2_def)),
+        citations=(BA_2016,),
+        auto_identity_check=False,  # μ and σ² are symbols tied to x by definition; check the expanded form
+        checks=(
+            IdentityCheck(full, (s2 / (s2 + eps)).xreplace({s2: s2_def}).xreplace({mu: mu_def}),
+                          name="claim with μ and σ² expanded, at random points", n_points=5),
+            FunctionCheck("conventions: biased vs unbiased variance, ε inside vs outside", _conventions_check),
+        ),
+        notes=("With the unbiased variance s² = d_model·σ²/(d_model − 1) in the denominator the output variance "
+               "would be σ²/(s² + ε) ≠ σ²/(σ² + ε): at ε = 0 it is (d_model − 1)/d_model, not 1.",),
+    )
+
+
+def _constant_check(seed: int) -> tuple[bool, dict, str]:
+    x = np.array([2.0, 2.0, 2.0, 2.0])  # lecture 002, exercise
+    beta = np.array([0.5, -1.0, 0.0, 3.0])
+    gamma = np.array([2.0, 3.0, -1.0, 0.5])
+    out = layer_norm(x, gamma, beta, eps=1e-5)
+    ok = bool(np.array_equal(out, beta))
+    try:
+        layer_norm(x, eps=0.0)
+        raised = ""
+    except ValueError as exc:
+        raised = str(exc)
+    ok &= bool(raised)
+    return ok, {"x": x.tolist(), "beta": beta.tolist(), "output eps=1e-5": out.tolist(), "eps=0": raised}, (
+        f"LayerNorm({x.tolist()}) = β exactly with ε = 1e-5; with ε = 0 the helper raises: {raised!r}")
+
+
+@register(
+    "norms.layernorm-constant-input",
+    title="A constant token is mapped to β (ε > 0)",
+    summary="x_i = c for all i gives μ = c, σ² = 0 and LayerNorm(x) = γ·0/√ε + β = β; with ε = 0 it is 0/0.",
+)
+def layernorm_constant_input() -> Derivation:
+    import sympy as sp
+
+    from ..numeric import FunctionCheck, IdentityCheck
+    from ..rules import Evaluate
+    from .notation import sym
+
+    _, d, i, j, _, _, eps = _ln_symbols()
+    c, g, b = sym("c"), sym("gamma"), sym("ln_beta")
+    mean = sp.Sum(c, (j, 1, d)) / d
+    var = sp.Sum((c - sp.Sum(c, (i, 1, d)) / d) ** 2, (j, 1, d)) / d
+    start = g * (c - mean) / sp.sqrt(var + eps) + b
+    return Derivation(
+        **metadata("norms.layernorm-constant-input"),
+        start=start,
+        steps=(
+            Step(g * (c - c) / sp.sqrt(0 + eps) + b,
+                 "μ = (1/d_model)·Σ c = c and σ² = (1/d_model)·Σ (c − c)² = 0", rule=Evaluate("the sums")),
+            Step(b, "0/√ε = 0 because ε > 0", citation=BA_2016),
+        ),
+        assumptions=(Assumption("every component of the token equals c; ε > 0 (with ε = 0 the quotient is 0/0, "
+                                "which the numpy helper reports as an error)"),),
+        citations=(BA_2016,),
+        auto_identity_check=False,  # fewer random points than the default: each one expands nested sums
+        checks=(IdentityCheck(start, b, name="claim at random points", n_points=8),
+                FunctionCheck("LayerNorm of (2, 2, 2, 2): β with ε > 0, an error with ε = 0", _constant_check),),
+    )
+
+
+def _rms_check(seed: int) -> tuple[bool, dict, str]:
+    rng = np.random.default_rng(seed)
+    x = rng.normal(0.7, 1.5, size=(32, 8))
+    z = x - x.mean(axis=-1, keepdims=True)  # zero-mean tokens
+    gamma = rng.normal(size=8)
+    same = float(np.max(np.abs(rms_norm(z, gamma, eps=1e-5) - layer_norm(z, gamma, eps=1e-5))))
+    differ = float(np.min(np.max(np.abs(rms_norm(x, gamma, eps=1e-5) - layer_norm(x, gamma, eps=1e-5)), axis=-1)))
+    ok = same < 1e-12 and differ > 1e-3
+    return ok, {"tokens": 32, "d_model": 8, "max_gap_zero_mean": same, "min_gap_nonzero_mean": differ}, (
+        f"zero-mean tokens: RMSNorm = LayerNorm(β = 0) (max gap {same:.1e}); raw tokens (mean ≈ 0.7) "
+        f"differ by at least {differ:.3f} per token")
+
+
+@register(
+    "norms.rmsnorm-equals-layernorm",
+    title="RMSNorm is LayerNorm without β on zero-mean tokens",
+    summary="With μ = 0, γ·(x_i − μ)/√(σ² + ε) becomes γ·x_i/√(mean(x²) + ε), which is RMSNorm.",
+)
+def rmsnorm_equals_layernorm() -> Derivation:
+    import sympy as sp
+
+    from ..numeric import FunctionCheck
+    from ..rules import Substitute
+    from .notation import sym
+
+    x, d, i, j, mu, _, eps = _ln_symbols()
+    g = sym("gamma")
+    start = g * (x[i] - mu) / sp.sqrt(sp.Sum((x[j] - mu) ** 2, (j, 1, d)) / d + eps)
+    return Derivation(
+        **metadata("norms.rmsnorm-equals-layernorm"),
+        start=start,
+        steps=(
+            Step(g * x[i] / sp.sqrt(sp.Sum(x[j] ** 2, (j, 1, d)) / d + eps),
+                 "the token has mean μ = 0: centring does nothing and σ² is the mean square",
+                 rule=Substitute(((mu, sp.Integer(0)),), "μ = 0 (premise)"), citation=ZHANG_2019),
+        ),
+        assumptions=(Assumption("the token has mean 0 (μ = 0); LayerNorm is taken with β = 0; same ε inside the "
+                                "square root in both"),),
+        definitions=((sp.Symbol("RMSNorm(x)_i"), g * x[i] / sp.sqrt(sp.Sum(x[j] ** 2, (j, 1, d)) / d + eps)),),
+        citations=(ZHANG_2019, BA_2016),
+        auto_identity_check=False,  # the premise μ = 0 is not something random points respect
+        checks=(FunctionCheck("RMSNorm vs LayerNorm(β = 0) on zero-mean and on raw tokens", _rms_check),),
+        notes=("RMSNorm has d_model parameters (γ) against LayerNorm's 2·d_model (γ, β), and skips the mean.",),
+    )
+
+
+# ----------------------------------------------------------------------------
+# Residual connection, Pre-LN and Post-LN
+# ----------------------------------------------------------------------------
+
+
+def _zero_init_check(seed: int) -> tuple[bool, dict, str]:
+    from .ffn import ffn
+
+    rng = np.random.default_rng(seed)
+    n, d_model, d_ff = 2, 4, 16
+    X = rng.normal(size=(n, d_model))
+    w1, b1 = rng.normal(size=(d_model, d_ff)), rng.normal(size=d_ff)
+    w2, b2 = np.zeros((d_ff, d_model)), np.zeros(d_model)  # zero-initialised last projection
+    pre_ln = X + ffn(layer_norm(X), w1, b1, w2, b2)  # (n, d_model)
+    w2_random = rng.normal(size=(d_ff, d_model))
+    moved = float(np.max(np.abs(X + ffn(layer_norm(X), w1, b1, w2_random, b2) - X)))
+    still = float(np.max(np.abs(pre_ln - X)))
+    ok = still == 0.0 and moved > 1e-3
+    return ok, {"tokens": n, "d_model": d_model, "d_ff": d_ff, "max_change_zero_init": still,
+                "max_change_random_w2": moved}, (
+        f"X + FFN(LN(X)) with W₂ = 0, b₂ = 0 returns X exactly; with a random W₂ it moves X by up to {moved:.2f}")
+
+
+@register(
+    "residual.zero-init",
+    title="A residual block whose sublayer outputs 0 is the identity",
+    summary="Y = X + G·W_O + 1·b_Oᵀ with W_O = 0 and b_O = 0 (zero-initialised last projection) gives Y = X.",
+)
+def residual_zero_init() -> Derivation:
+    import sympy as sp
+
+    from ..numeric import FunctionCheck
+    from ..rules import Substitute
+
+    n, d = 2, 2
+
+    def entries(name: str, rows: int, cols: int) -> sp.ImmutableMatrix:
+        return sp.ImmutableMatrix(rows, cols, lambda r, c: sp.Symbol(f"{name}_{r + 1}{c + 1}", real=True))
+
+    X, G, W = entries("x", n, d), entries("g", n, d), entries("w", d, d)
+    b = sp.ImmutableMatrix(1, d, lambda r, c: sp.Symbol(f"b_{c + 1}", real=True))
+    ones = sp.ImmutableMatrix.ones(n, 1)
+    return Derivation(
+        **metadata("residual.zero-init"),
+        start=sp.MatAdd(X, sp.MatMul(G, W), sp.MatMul(ones, b)),
+        steps=(
+            Step(X, "the sublayer's last projection is initialised to zero, so its output F(X) = G·0 + 1·0 = 0",
+                 rule=Substitute(((W, sp.ImmutableMatrix.zeros(d, d)), (b, sp.ImmutableMatrix.zeros(1, d))),
+                                 "W_O = 0, b_O = 0"),
+                 citation=HE_2016),
+        ),
+        assumptions=(Assumption(f"X (entries x) is {n} tokens × d_model = {d}; G (entries g) is whatever the sublayer "
+                                "computes before its final linear map W_O (entries w), b_O (entries b) its bias"),),
+        citations=(HE_2016, VASWANI_31),
+        auto_identity_check=False,  # the premise W_O = 0, b_O = 0 is not something random points respect
+        checks=(FunctionCheck("Pre-LN FFN sublayer with zero last projection, in numpy", _zero_init_check),),
+        notes=("The same holds for every shape: X + 0 = X. A deep stack of such blocks starts as the identity map, "
+               "which is why residual networks can be initialised this way and trained deeper.",),
+    )
+
+
+def _jacobian_check(seed: int) -> tuple[bool, dict, str]:
+    rng = np.random.default_rng(seed)
+    d = 5
+    W, b = rng.normal(size=(d, d)), rng.normal(size=d)
+    x = rng.normal(size=d)
+
+    def block(v: np.ndarray) -> np.ndarray:
+        return v + np.tanh(v @ W + b)  # (d,)
+
+    h = 1e-6
+    numeric = np.stack([(block(x + h * e) - block(x - h * e)) / (2 * h) for e in np.eye(d)], axis=1)  # (d, d)
+    dF = (W * (1 - np.tanh(x @ W + b) ** 2)).T  # ∂F_a/∂x_c = W[c, a]·tanh'(u_a)
+    err = float(np.max(np.abs(numeric - (np.eye(d) + dF))))
+    ok = err < 1e-7
+    return ok, {"d": d, "F": "tanh(xW + b)", "step": h, "max_abs_error": err}, (
+        f"central differences of x + tanh(xW + b) match I + ∂F/∂x (d = {d}, max error {err:.1e})")
+
+
+@register(
+    "residual.jacobian",
+    title="The Jacobian of a residual block is I + ∂F/∂X",
+    summary="Y = X + F(X) gives ∂Y_a/∂X_b = δ_ab + ∂F_a/∂X_b: the identity always reaches the gradient.",
+)
+def residual_jacobian() -> Derivation:
+    import sympy as sp
+
+    from ..numeric import FunctionCheck
+    from ..rules import Evaluate
+
+    d = 2
+    xs = sp.symbols(f"x_1:{d + 1}", real=True)
+    F = [sp.Function(f"F_{a + 1}")(*xs) for a in range(d)]
+    Y = [xs[a] + F[a] for a in range(d)]
+    start = sp.ImmutableMatrix(d, d, lambda a, c: sp.Derivative(Y[a], xs[c]))
+    return Derivation(
+        **metadata("residual.jacobian"),
+        start=start,
+        steps=(
+            Step(sp.ImmutableMatrix(sp.eye(d) + sp.ImmutableMatrix(d, d, lambda a, c: sp.Derivative(F[a], xs[c]))),
+                 "differentiate term by term: ∂x_a/∂x_b = δ_ab", rule=Evaluate("the derivatives"), citation=HE_2016),
+        ),
+        assumptions=(Assumption(f"x has {d} components (any width works alike); F is any differentiable sublayer"),),
+        citations=(HE_2016,),
+        auto_identity_check=False,  # undefined functions have no values; the finite differences check it
+        checks=(FunctionCheck("finite differences of x + tanh(xW + b)", _jacobian_check),),
+        notes=("Backpropagation multiplies by ∂Y/∂X; because of the I term the incoming gradient reaches X "
+               "unchanged, and the sublayer's contribution is added to it rather than multiplied into it.",),
+    )
+
+
+def _pre_post_check(seed: int) -> tuple[bool, dict, str]:
+    rng = np.random.default_rng(seed)
+    n, d = 6, 8
+    X = rng.normal(1.0, 3.0, size=(n, d))
+    W, b = rng.normal(size=(d, d)) / np.sqrt(d), rng.normal(size=d)
+
+    def F(v: np.ndarray) -> np.ndarray:
+        return np.tanh(v @ W + b)  # (..., d)
+
+    eps = 1e-5
+    post = layer_norm(X + F(X), eps=eps)  # (n, d)
+    pre = X + F(layer_norm(X, eps=eps))  # (n, d)
+    post_mean, post_var = float(np.max(np.abs(post.mean(-1)))), post.var(-1)
+    pre_mean = float(np.max(np.abs(pre.mean(-1))))
+    # ∂(Pre-LN)/∂x − I equals the Jacobian of F∘LN (central differences on token 0)
+    x0, h = X[0], 1e-6
+
+    def jac(fn):
+        return np.stack([(fn(x0 + h * e) - fn(x0 - h * e)) / (2 * h) for e in np.eye(d)], axis=1)
+
+    gap = float(np.max(np.abs(jac(lambda v: v + F(layer_norm(v, eps=eps))) - np.eye(d)
+                              - jac(lambda v: F(layer_norm(v, eps=eps))))))
+    ok = post_mean < 1e-12 and bool(np.all(post_var < 1)) and pre_mean > 0.1 and gap < 1e-7
+    return ok, {"tokens": n, "d_model": d, "post_ln_max_abs_mean": post_mean,
+                "post_ln_var": np.round(post_var, 6).tolist(), "pre_ln_max_abs_mean": pre_mean,
+                "pre_ln_identity_gap": gap}, (
+        f"Post-LN rows: mean ≤ {post_mean:.1e}, variance < 1; Pre-LN rows keep the input's offset "
+        f"(|mean| up to {pre_mean:.2f}); ∂(Pre-LN)/∂x − I = ∂F(LN(x))/∂x (gap {gap:.1e})")
+
+
+@register(
+    "norms.pre-ln-post-ln",
+    title="Pre-LN keeps an identity path in the Jacobian; Post-LN sends everything through LN",
+    summary="Pre-LN X + F(LN(X)) has Jacobian I + J_F·J_LN; Post-LN LN(X + F(X)) has J_LN·(I + J_F).",
+)
+def pre_ln_post_ln() -> Derivation:
+    import sympy as sp
+
+    from ..numeric import FunctionCheck
+    from ..rules import Evaluate
+
+    x, u = sp.Symbol("x", real=True), sp.Symbol("u", real=True)
+    LN, F = sp.Function("LN"), sp.Function("F")
+    pre = x + F(LN(x))  # H = X + F(LN(X))
+    post = LN(x + F(x))  # H = LN(X + F(X))
+
+    def slope_at(func, point):  # func'(point), written d/du func(u) at u = point
+        return sp.Subs(sp.Derivative(func(u), u), u, point)
+
+    start = sp.ImmutableMatrix([sp.Derivative(pre, x), sp.Derivative(post, x)])
+    end = sp.ImmutableMatrix([1 + slope_at(F, LN(x)) * sp.Derivative(LN(x), x),
+                              slope_at(LN, x + F(x)) * (1 + sp.Derivative(F(x), x))])
+    return Derivation(
+        **metadata("norms.pre-ln-post-ln"),
+        start=start,
+        steps=(
+            Step(end, "chain rule: top row Pre-LN, bottom row Post-LN", rule=Evaluate("the derivatives"),
+                 citation=XIONG_2020),
+        ),
+        assumptions=(Assumption("Post-LN (the original Transformer): H = LN(X + F(X)); Pre-LN: H = X + F(LN(X))"),
+                     Assumption("LN and the sublayer F are arbitrary differentiable maps, written along one "
+                                "coordinate so the formulas stay short; with d_model coordinates each derivative is "
+                                "a Jacobian matrix and 1 becomes I (the numeric check uses d_model = 8)")),
+        citations=(XIONG_2020, VASWANI_31),
+        auto_identity_check=False,  # undefined functions have no values; the numeric check below stands in
+        checks=(FunctionCheck("Post-LN rows are normalised, Pre-LN rows are not; Pre-LN Jacobian = I + ∂F(LN)/∂x",
+                              _pre_post_check),),
+        notes=("In Pre-LN the identity I is added outside every LayerNorm, so across L blocks the gradient keeps a "
+               "path that no normalisation rescales; in Post-LN every path, the residual one included, is "
+               "multiplied by a LayerNorm Jacobian in each block. Xiong et al. 2020 show that at initialisation this "
+               "placement gives Post-LN large gradients near the output, hence its need for a learning-rate "
+               "warm-up, which Pre-LN does without.",
+               "Post-LN's output is normalised (mean 0 before β); Pre-LN's output H is not, which is why Pre-LN "
+               "models add a final LayerNorm after the last block."),
+    )
