@@ -102,16 +102,22 @@ def _sympy_hash(expr: Any, memo: dict) -> str:
     The same as hashing ``srepr(expr)`` in what it tells apart (symbol names and
     assumptions, exact numbers, structure), but linear in the tree's size:
     ``srepr`` orders every sum's terms again, which made keys of large matrices
-    cost as much as a second of a docs build.
+    cost as much as a second of a docs build. Dummies are numbered by first
+    appearance, so the key is the same in every process.
     """
     key = (type(expr), expr)  # Float(1) == Integer(1) in sympy: keep the types apart
     got = memo.get(key)
     if got is not None:
         return got
-    from sympy import srepr
+    from sympy import Dummy, srepr
     from sympy.core.function import AppliedUndef
 
-    if not expr.args:
+    if isinstance(expr, Dummy):
+        # a Dummy's srepr carries a per-process counter: number them by first appearance instead
+        order = memo.setdefault("dummies", {})
+        order.setdefault(expr, len(order))
+        text = f"Dummy#{order[expr]}({expr.name!r}, {sorted(expr.assumptions0.items())!r})"
+    elif not expr.args:
         text = srepr(expr)
     else:
         head = srepr(expr.func) if isinstance(expr, AppliedUndef) else type(expr).__qualname__

@@ -175,3 +175,12 @@ def test_modules_in_closures_are_keyed_by_name():
 
     fp = _fingerprint(uses_numpy)
     assert ["module", "numpy"] == fp[5][0][:2]
+
+
+def test_dummies_are_keyed_by_position_not_by_process_counter():
+    from derive.cache import _fingerprint
+
+    u, v = sp.Dummy("u", real=True), sp.Dummy("u", real=True)
+    assert _fingerprint(sp.Lambda(u, u**2)) == _fingerprint(sp.Lambda(v, v**2))  # as in another process
+    assert _fingerprint(u + 2 * v) != _fingerprint(u + 2 * u)
+    assert _fingerprint(sp.Lambda(u, u**2)) != _fingerprint(sp.Lambda(u, u**3))
