@@ -131,6 +131,8 @@ def machine() -> dict[str, Any]:
 def fmt_s(seconds: float | None) -> str:
     if seconds is None:
         return "—"
+    if seconds == 0:
+        return "0 s"
     if seconds < 1e-3:
         return f"{seconds * 1e6:.1f} µs"
     if seconds < 1:
