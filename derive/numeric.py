@@ -180,6 +180,9 @@ def is_numeric(sp: Any, value: Any) -> bool:
     for v in _flatten(sp, value):
         if v.free_symbols or v.atoms(sp.Indexed) or v.atoms(sp.core.function.AppliedUndef):
             return False
+        # operators such as an unevaluated expectation have no value at a point
+        if any(getattr(f, "numeric_value", True) is False for f in v.atoms(sp.Function)):
+            return False
     return True
 
 

@@ -31,6 +31,10 @@ if TYPE_CHECKING:  # pragma: no cover
 CATALOG_MODULES: tuple[str, ...] = (
     "derive.transformer.softmax",
     "derive.transformer.positional",
+    "derive.transformer.softmax_temperature",
+    "derive.transformer.attention",
+    "derive.transformer.score_variance",
+    "derive.transformer.multihead",
     "derive.transformer.parameters",
     "derive.transformer.examples_attention",
     "derive.transformer.examples_block",

@@ -28,6 +28,12 @@ class Rule:
     #: short machine name of the rule, shown in reports (``"substitute"``).
     name: str = "rule"
 
+    #: the step relations the rule justifies: ``None`` for a value-preserving
+    #: rule (any relation); e.g. ``(">=",)`` for a rule whose output is never
+    #: larger than its input (dropping non-negative terms). The verifier
+    #: refuses the rule in a step with another relation.
+    relations: tuple[str, ...] | None = None
+
     def apply(self, expr: Any) -> Any:  # pragma: no cover - abstract
         raise NotImplementedError
 

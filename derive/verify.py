@@ -192,6 +192,10 @@ def verify_step(
     prefix = ""
     if step.rule is not None:
         prefix = step.rule.describe() + " → "
+        allowed = getattr(step.rule, "relations", None)
+        if allowed is not None and step.relation not in allowed:
+            return StepResult(index, Verdict.UNDECIDED, prefix + "rule not applicable", time.perf_counter() - t0,
+                              detail=f"the rule justifies only {', '.join(allowed)} steps, not {step.relation!r}")
         try:
             target = step.rule.apply(before)
         except Exception as exc:  # noqa: BLE001
@@ -204,7 +208,11 @@ def verify_step(
     # not proved: look for a counterexample
     # (with a rule, the rule's output is what the step must match: a rule may
     # use a premise, e.g. a reparametrisation, that the raw expressions lack)
-    cex, evaluated = find_counterexample(target, step.expr, step.relation, seed=seed)
+    try:
+        cex, evaluated = find_counterexample(target, step.expr, step.relation, seed=seed)
+    except Exception as exc:  # noqa: BLE001 - a search that cannot run is no evidence either way
+        return StepResult(index, Verdict.UNDECIDED, prefix + strategy, time.perf_counter() - t0,
+                          detail=f"not proved; counterexample search failed: {type(exc).__name__}: {exc}")
     if cex is not None:
         return StepResult(index, Verdict.REFUTED, prefix + strategy, time.perf_counter() - t0, counterexample=cex)
     detail = (f"no counterexample at {evaluated} random points; not proved"

@@ -15,6 +15,18 @@ def catalog():
 
 
 @pytest.fixture
+def with_last():
+    """``with_last(d, expr)``: derivation ``d`` with its final expression replaced (a wrong claim), no checks."""
+    import dataclasses
+
+    def replace(derivation, expr):
+        last = dataclasses.replace(derivation.steps[-1], expr=expr)
+        return dataclasses.replace(derivation, steps=(*derivation.steps[:-1], last), checks=())
+
+    return replace
+
+
+@pytest.fixture
 def refute_step():
     """``refute_step(derivation, index, wrong, relation=None)``: verify step ``index`` (1-based) with its
     expression replaced by ``wrong``, against the derivation's true previous expression; returns the

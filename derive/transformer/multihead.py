@@ -1,0 +1,115 @@
+"""Multi-head attention: how the heads share the model width (dimension arithmetic only).
+
+Source: Vaswani et al. 2017, §3.2.2: h heads, each of width d_k = d_v = d_model/h;
+the h head outputs are concatenated (width h·d_v) and projected by W^O.
+Parameter counts live with the other counts, not here.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from ..core import Assumption, Citation, Derivation, Step
+from ..registry import metadata, register
+
+VASWANI_322 = Citation("vaswani2017", "§3.2.2")
+
+#: The base model of the paper and the lecture: d_model = 512 split over h = 8 heads.
+BASE_D_MODEL, BASE_HEADS = 512, 8
+
+
+def head_width(d_model: int, n_heads: int) -> int:
+    """Width of one head, ``d_k = d_v = d_model // n_heads``.
+
+    Raises:
+        ValueError: ``n_heads`` does not divide ``d_model``, or either is not a positive integer.
+
+    Source: Vaswani et al. 2017, §3.2.2.
+    """
+    for name, value in (("d_model", d_model), ("n_heads", n_heads)):
+        if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+            raise ValueError(f"{name} must be a positive integer, got {value!r}")
+    if d_model % n_heads:
+        raise ValueError(f"n_heads = {n_heads} does not divide d_model = {d_model}: the heads cannot share "
+                         "the width equally")
+    return d_model // n_heads
+
+
+def _divisors_check(seed: int) -> tuple[bool, dict, str]:
+    """For every h dividing 512, h heads of width 512/h concatenate back to 512; other h are refused."""
+    widths, refused = {}, []
+    for h in range(1, BASE_D_MODEL + 1):
+        try:
+            widths[h] = head_width(BASE_D_MODEL, h)
+        except ValueError:
+            refused.append(h)
+    ok = all(h * w == BASE_D_MODEL for h, w in widths.items()) and len(widths) == 10 and widths[8] == 64
+    return ok, {"divisors": sorted(widths), "refused": len(refused)}, (
+        f"{len(widths)} head counts divide {BASE_D_MODEL} (1, 2, 4, …, 512), each concatenating back to "
+        f"{BASE_D_MODEL}; the other {len(refused)} are refused with ValueError")
+
+
+def _forward_shapes_check(seed: int) -> tuple[bool, dict, str]:
+    """A numpy multi-head attention pass at d_model = 512, h = 8: every intermediate has the derived shape."""
+    from .softmax_numeric import softmax
+
+    rng = np.random.default_rng(seed)
+    n, d_model, h = 5, BASE_D_MODEL, BASE_HEADS
+    d_k = d_v = head_width(d_model, h)
+    X = rng.normal(size=(n, d_model))  # (n, d_model)
+    heads, shapes = [], set()
+    for _ in range(h):
+        Wq, Wk, Wv = (rng.normal(size=(d_model, d)) / np.sqrt(d_model) for d in (d_k, d_k, d_v))
+        Q, K, V = X @ Wq, X @ Wk, X @ Wv  # (n, d_k), (n, d_k), (n, d_v)
+        A = softmax(Q @ K.T / np.sqrt(d_k))  # (n, n)
+        heads.append(A @ V)  # (n, d_v)
+        shapes.add((Q.shape, K.shape, V.shape, A.shape, heads[-1].shape))
+    concat = np.concatenate(heads, axis=1)  # (n, h·d_v)
+    out = concat @ rng.normal(size=(h * d_v, d_model))  # (n, d_model)
+    ok = shapes == {((n, d_k), (n, d_k), (n, d_v), (n, n), (n, d_v))} and concat.shape == out.shape == (n, d_model)
+    return ok, {"n": n, "d_model": d_model, "h": h, "d_k": d_k, "concat": list(concat.shape),
+                "output": list(out.shape)}, (
+        f"n = {n}, d_model = {d_model}, h = {h}: Q, K of each head ({n}, {d_k}), scores ({n}, {n}), "
+        f"head output ({n}, {d_v}); concatenation {concat.shape} and W^O output {out.shape}")
+
+
+@register(
+    "multihead.head-dims",
+    title="h heads of width d_model/h concatenate back to d_model",
+    summary="d_k = d_v = d_model/h, and concatenating the h head outputs gives width h·d_v = d_model.",
+)
+def head_dims() -> Derivation:
+    import sympy as sp
+
+    from ..numeric import FunctionCheck, IdentityCheck, ValueCheck
+    from ..rules import Evaluate, Substitute
+    from .notation import sym
+
+    d_model, h, d_v, d_k = sym("d_model"), sym("n_heads"), sym("d_v"), sym("d_k")
+    w = sp.Symbol("w", integer=True, positive=True)  # d_model = h·w: h divides d_model
+    head = sp.Symbol("a", integer=True, positive=True)  # counts the heads
+    return Derivation(
+        **metadata("multihead.head-dims"),
+        start=sp.Sum(d_v, (head, 1, h)),
+        steps=(
+            Step(sp.Sum(d_model / h, (head, 1, h)), "every head outputs $d_v = d_{model}/h$ columns",
+                 rule=Substitute(((d_v, d_model / h),), "d_v = d_model/h"), citation=VASWANI_322),
+            Step(d_model, "h blocks of the same width side by side: $h \\cdot d_{model}/h = d_{model}$",
+                 rule=Evaluate("the sum of h equal widths")),
+        ),
+        assumptions=(Assumption("h divides d_model, so d_k = d_v = d_model/h is an integer"),),
+        definitions=((d_k, d_model / h), (d_v, d_model / h), (d_model, h * w)),
+        citations=(VASWANI_322,),
+        auto_identity_check=False,  # the claim holds under the definition d_v = d_model/h: checked with it below
+        checks=(
+            IdentityCheck(sp.Sum(d_model / h, (head, 1, h)), d_model, "claim at random points, d_v = d_model/h"),
+            ValueCheck("d_k = d_v at d_model = 512, h = 8", sp.Integer(BASE_D_MODEL) / BASE_HEADS, "64",
+                       "lecture 000, §3"),
+            ValueCheck("width of the concatenation, 8 heads × 64", sp.Integer(BASE_HEADS) * 64, "512",
+                       "lecture 000, §3"),
+            FunctionCheck("every divisor h of 512", _divisors_check),
+            FunctionCheck("shapes through a multi-head forward pass", _forward_shapes_check),
+        ),
+        notes=("Each head works in a d_model/h-dimensional subspace; the heads split the width rather than "
+               "multiply it, so W^O maps h·d_v = d_model back to d_model.",),
+    )
