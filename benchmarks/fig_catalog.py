@@ -76,6 +76,6 @@ def run(quick: bool) -> Figure:
     ]
     if failing:
         fig.notes.append(f"Not passing on this checkout: {', '.join(failing)}.")
-    fig.data = {"cli_wall_s": wall, "cli_serial_s": serial, "cli_cpu_s": cpu, "cli_cached_s": min(warm, warm2), "derivations": ds,
-                "import_s": data["import_s"]}
+    fig.data = {"cli_wall_s": wall, "cli_serial_s": serial, "cli_cpu_s": cpu, "cli_cached_s": min(warm, warm2),
+                "derivations": ds, "import_s": data["import_s"]}
     return fig
