@@ -48,10 +48,14 @@ def bench_env(**extra: str) -> dict[str, str]:
     """The environment for measured subprocesses.
 
     OPENBLAS_CORETYPE / OPENBLAS_L2_SIZE are unset together (they slow a current
-    numpy; both sides of every ratio run with the same environment), and the
+    numpy; both sides of every ratio run with the same environment), so is
+    PYTHONDONTWRITEBYTECODE (bytecode is cached as in any installed copy), and the
     verification cache is pointed at ``extra['DERIVE_CACHE_DIR']`` when given.
     """
-    env = {k: v for k, v in os.environ.items() if k not in ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE")}
+    # PYTHONDONTWRITEBYTECODE (set in some sandboxes) would make every run recompile derive from source,
+    # which no installed copy does: measured processes may write and reuse their bytecode cache
+    dropped = ("OPENBLAS_CORETYPE", "OPENBLAS_L2_SIZE", "PYTHONDONTWRITEBYTECODE")
+    env = {k: v for k, v in os.environ.items() if k not in dropped}
     env.update(extra)
     return env
 

@@ -30,6 +30,7 @@ def run(quick: bool) -> Figure:
         fig.target(f"`derive {' '.join(args)}` over the bare interpreter", over, TARGET_OVER)
         fig.data[" ".join(args)] = {"seconds": seconds, "over_s": over, "cpu_s": cpu, "sympy": loaded}
     fig.data["bare_s"], fig.data["bare_cpu_s"] = bare, bare_cpu
-    fig.notes.append(f"Best of {repeat} runs after a warm-up, through the installed console script; the CPU "
+    fig.notes.append(f"Best of {repeat} runs after a warm-up (which writes the bytecode cache, as any installed "
+                     "copy has it), through the installed console script; the CPU "
                      "columns (from getrusage) are less disturbed by other work on a shared machine than wall time.")
     return fig
