@@ -16,6 +16,9 @@ def run(quick: bool) -> Figure:
                           "CPU over bare", "sympy imported?"])
     bare, bare_cpu = best_time([sys.executable, "-c", "pass"], repeat)
     fig.rows.append(["`python -c pass`", fmt_s(bare), "—", "1.00×", fmt_s(bare_cpu), "—", "no"])
+    numpy_s, numpy_cpu = best_time([sys.executable, "-c", "import numpy"], repeat)
+    fig.rows.append(["`python -c 'import numpy'` (for scale)", fmt_s(numpy_s), fmt_s(numpy_s - bare),
+                     f"{numpy_s / bare:.2f}×", fmt_s(numpy_cpu), fmt_s(numpy_cpu - bare_cpu), "no"])
     probe = ("import sys, runpy; sys.argv = ['derive'] + sys.argv[1:]\n"
              "try:\n    runpy.run_module('derive', run_name='__main__')\n"
              "except SystemExit:\n    pass\n"
@@ -30,6 +33,9 @@ def run(quick: bool) -> Figure:
         fig.target(f"`derive {' '.join(args)}` over the bare interpreter", over, TARGET_OVER)
         fig.data[" ".join(args)] = {"seconds": seconds, "over_s": over, "cpu_s": cpu, "sympy": loaded}
     fig.data["bare_s"], fig.data["bare_cpu_s"] = bare, bare_cpu
+    fig.data["numpy_s"], fig.data["numpy_cpu_s"] = numpy_s, numpy_cpu
+    fig.notes.append("`derive list` imports the catalog modules, which import numpy at module level (sympy only "
+                     "inside the builders); numpy's own import is the row above. `derive --help` imports neither.")
     fig.notes.append(f"Best of {repeat} runs after a warm-up (which writes the bytecode cache, as any installed "
                      "copy has it), through the installed console script; the CPU "
                      "columns (from getrusage) are less disturbed by other work on a shared machine than wall time.")

@@ -44,6 +44,6 @@ def render(results: dict[str, Any]) -> str:
             lines.append("")
         if fig["targets"]:
             lines += [_target_line(t) for t in fig["targets"]] + [""]
-        lines += [f"{note}" for note in fig["notes"] for _ in [0]]
+        lines += [f"* {note}" for note in fig["notes"]]
         lines.append("")
-    return "\n".join(line for line in lines).rstrip() + "\n"
+    return "\n".join(lines).rstrip() + "\n"
