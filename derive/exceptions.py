@@ -33,3 +33,10 @@ class DerivationDefinitionError(DeriveError, ValueError):
 
 class InputError(DeriveError, ValueError):
     """Bad input from a file or the command line (sizes, JSON, paths)."""
+
+
+class MissingDependencyError(DeriveError):
+    """An optional dependency is not installed (e.g. ziamath or cairosvg for ``derive export --format svg``).
+
+    The message names the package and the extra that installs it (``pip install "derive[slides]"``).
+    """

@@ -175,3 +175,8 @@ class Report:
         from .render.text import report_text
 
         return "```\n" + report_text(self) + "\n```"
+
+    def _repr_html_(self) -> str:
+        from .render.html import report_html
+
+        return report_html(self)

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from .. import __version__
 
 #: Subcommand modules, in the order ``--help`` lists them.
-COMMANDS: tuple[str, ...] = ("list", "show", "check", "params")
+COMMANDS: tuple[str, ...] = ("list", "show", "check", "params", "export")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
 import sys
+from pathlib import Path
 from typing import Any
 
 
@@ -34,3 +36,39 @@ def print_json(data: Any) -> None:
     """Pretty JSON on stdout (ints stay exact)."""
     json.dump(data, sys.stdout, indent=2, ensure_ascii=False)
     sys.stdout.write("\n")
+
+
+def write_atomic(path: str | os.PathLike, data: bytes, *, force: bool = False) -> None:
+    """Write ``data`` to ``path`` through a temporary file in the same directory and a rename.
+
+    A reader never sees a half-written file, and an interrupted write leaves
+    the old file (or none) in place.
+
+    Raises:
+        InputError: ``path`` exists and ``force`` is false, is a directory, its
+            directory does not exist, or the file cannot be written (the
+            message names the path and the reason).
+    """
+    import tempfile
+
+    from ..exceptions import InputError
+
+    target = Path(path)
+    if target.is_dir():
+        raise InputError(f"{target}: is a directory; give a file name")
+    if target.exists() and not force:
+        raise InputError(f"{target}: already exists; use --force to overwrite it")
+    parent = target.parent
+    if not parent.is_dir():
+        raise InputError(f"{target}: directory {parent} does not exist")
+    tmp = None
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=parent)
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+        os.chmod(tmp, 0o644)
+        os.replace(tmp, target)
+    except OSError as exc:
+        if tmp is not None and os.path.exists(tmp):
+            os.unlink(tmp)
+        raise InputError(f"{target}: cannot write: {exc.strerror or exc}") from None

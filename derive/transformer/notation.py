@@ -67,6 +67,9 @@ SYMBOLS: dict[str, tuple[dict[str, bool], str, str]] = {
     "k_hidden": ({"integer": True, "positive": True}, r"k", "index of a hidden unit of the FFN (1..d_ff)"),
     "r_after": ({"integer": True, "nonnegative": True}, r"r", "pairs after pair i: r = m − 1 − i ≥ 0"),
     "col": ({"integer": True, "nonnegative": True}, r"c", "a column index of the encoding, counted from 0"),
+    "softmax(z)_i": ({}, r"\operatorname{softmax}(z)_i", "component i of the softmax of z"),
+    "PE_{pos,2i}": ({}, r"\mathrm{PE}_{\mathrm{pos},\,2i}", "sinusoidal encoding of pos, even column 2i"),
+    "PE_{pos,2i+1}": ({}, r"\mathrm{PE}_{\mathrm{pos},\,2i+1}", "sinusoidal encoding of pos, odd column 2i+1"),
 }
 
 

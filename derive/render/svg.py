@@ -1,0 +1,218 @@
+r"""SVG and PNG images of formulas, drawn without TeX (ziamath, cairosvg).
+
+:func:`derivation_svg` draws the chain as a table whose rows align at the
+relation sign: the start expression, then ``= expr`` per step with its
+justification beside it; or the claim alone, or one step. Each formula is
+typeset from the LaTeX of :mod:`derive.render.latex` by ziamath [1]_ (pure
+Python, STIX Two Math font, glyphs drawn as paths), so no TeX installation
+and no font on the viewer's machine is needed. The output is SVG 1.1 (ziamath's
+``svg2`` mode off: no SVG-2-only ``href``), which browsers, Inkscape,
+LibreOffice, PowerPoint and Keynote display.
+
+PNG goes through cairosvg [2]_ (a PyPI package that needs the system's
+``libcairo2``, present on most desktops; on Debian ``apt-get install libcairo2``).
+
+Both are optional dependencies: ``pip install "derive[slides]"``.
+
+.. [1] https://ziamath.readthedocs.io
+.. [2] https://cairosvg.org
+"""
+
+from __future__ import annotations
+
+import contextlib
+import xml.etree.ElementTree as ET
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from ..core import Derivation
+from ..exceptions import InputError, MissingDependencyError
+from .latex import REL_TEX, SelectionSettings, checked_settings, expr_latex, start_alone, step_pair
+
+
+@dataclass(frozen=True)
+class SvgSettings(SelectionSettings):
+    """Options of the SVG/PNG renderer (checked when built): those of
+    :class:`~derive.render.latex.SelectionSettings` (``what``, ``step``,
+    ``justifications``, ``symbol_names``) and:
+
+    Attributes:
+        size: font size of the formulas, in px (the justifications are 3/4 of it).
+        wrap: justifications are wrapped at about this many characters.
+        color: colour of the formulas (an SVG colour, e.g. ``"black"``, ``"#222"``).
+
+    Raises:
+        InputError: a value outside these choices.
+    """
+
+    size: float = 24.0
+    wrap: int = 48
+    color: str = "black"
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if isinstance(self.size, bool) or not isinstance(self.size, (int, float)) or not 4 <= self.size <= 400:
+            raise InputError(f"size must be a number of px between 4 and 400, got {self.size!r}")
+        if isinstance(self.wrap, bool) or not isinstance(self.wrap, int) or self.wrap < 10:
+            raise InputError(f"wrap must be an integer of at least 10 characters, got {self.wrap!r}")
+
+
+@contextlib.contextmanager
+def _svg11() -> Iterator[Any]:
+    """ziamath with SVG 1.1 output; the global switch is restored afterwards."""
+    try:
+        import ziamath
+    except ImportError:
+        raise MissingDependencyError(
+            "SVG output needs ziamath: pip install 'derive[slides]'") from None
+    old = ziamath.config.svg2
+    ziamath.config.svg2 = False
+    try:
+        yield ziamath
+    finally:
+        ziamath.config.svg2 = old
+
+
+def wrap_text(text: str, width: int) -> str:
+    """Wrap ``text`` at about ``width`` characters without breaking ``$...$`` math."""
+    words: list[str] = []
+    for k, part in enumerate(text.split("$")):
+        if k % 2:
+            if words and not text.split("$")[k - 1].endswith(" "):
+                words[-1] += f"${part}$"
+            else:
+                words.append(f"${part}$")
+        else:
+            pieces = part.split(" ")
+            if words and pieces and pieces[0]:
+                words[-1] += pieces.pop(0)
+            words += [p for p in pieces if p]
+    lines: list[str] = []
+    for w in words:
+        if lines and len((lines[-1] + " " + w).replace("$", "")) <= width:
+            lines[-1] += " " + w
+        else:
+            lines.append(w)
+    return "\n".join(lines)
+
+
+def _rows(d: Derivation, s: SvgSettings) -> list[tuple[str, str, str]]:
+    """(left side, relation and right side, justification) per row, as LaTeX/text."""
+    names = s.symbol_names
+    if s.what == "claim":
+        return [(expr_latex(d.start, names), f"{REL_TEX[d.relation]} {expr_latex(d.end, names)}", "")]
+    if s.what == "step":
+        prev, st = step_pair(d, s.step)
+        return [(expr_latex(prev, names), f"{REL_TEX[st.relation]} {expr_latex(st.expr, names)}",
+                 st.justification)]
+    start = expr_latex(d.start, names)
+    alone = start_alone(start, expr_latex(d.steps[0].expr, names))
+    rows = [("", start, "")] if alone else []
+    for k, st in enumerate(d.steps, 1):
+        lhs = start if k == 1 and not alone else ""
+        rows.append((lhs, f"{REL_TEX[st.relation]} {expr_latex(st.expr, names)}", f"({k}) {st.justification}"))
+    return rows
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.3f}".rstrip("0").rstrip(".")
+
+
+def derivation_svg(derivation: Derivation, **settings: Any) -> str:
+    """The derivation's chain (or claim, or one step) as an SVG 1.1 document.
+
+    Args:
+        derivation: what to draw.
+        **settings: fields of :class:`SvgSettings`.
+
+    Returns:
+        The text of a standalone ``<svg>`` (with ``width``/``height`` in px and
+        a ``<title>``), every glyph a ``<path>``.
+
+    Raises:
+        InputError: an unknown setting or a bad value.
+        MissingDependencyError: ziamath is not installed.
+    """
+    s = checked_settings(SvgSettings, settings)
+    rows = _rows(derivation, s)
+    with _svg11() as zm:
+        size, gap, margin = float(s.size), 0.3 * s.size, 0.5 * s.size
+        axis = 0.25 * size  # height of the fraction bar / minus sign above the baseline
+        drawn = []
+        for lhs, rhs, note in rows:
+            left = zm.Latex(lhs, size=size, color=s.color) if lhs else None
+            right = zm.Latex(rhs, size=size, color=s.color)
+            text = (zm.Text(wrap_text(note, s.wrap), size=0.75 * size, color="#505050",
+                            linespacing=1.3)
+                    if note and s.justifications else None)
+            drawn.append((left, right, text))
+
+        def extent(m: Any) -> tuple[float, float, float]:
+            """width, ascent, descent (px) of a Latex or Text object."""
+            if m is None:
+                return 0.0, 0.0, 0.0
+            if isinstance(m, zm.Text):  # drawn centred on the math axis
+                x0, x1, y0, y1 = m.bbox()
+                return x1 - x0, (y1 - y0) / 2 + axis, (y1 - y0) / 2 - axis
+            b = m.node.bbox
+            return b.xmax - b.xmin, b.ymax, -b.ymin
+
+        x_rel = margin + max(extent(left)[0] for left, _, _ in drawn) + (gap if any(r[0] for r in drawn) else 0)
+        x_note = x_rel + max(extent(right)[0] for _, right, _ in drawn) + 1.5 * size
+        svg = ET.Element("svg")
+        ET.SubElement(svg, "title").text = derivation.title
+        y, width = margin, 0.0
+        for left, right, text in drawn:
+            ext = [extent(m) for m in (left, right, text)]
+            base = y + max(e[1] for e in ext)
+            if left is not None:
+                left.drawon(svg, x_rel - gap, base, halign="right")
+            right.drawon(svg, x_rel, base)
+            width = max(width, x_rel + ext[1][0])
+            if text is not None:
+                text.drawon(svg, x_note, base - axis, halign="left", valign="center")
+                width = max(width, x_note + ext[2][0])
+            y = base + max(e[2] for e in ext) + 0.6 * size
+        height = y - 0.6 * size + margin
+        width += margin
+        svg.attrib.update({"xmlns": "http://www.w3.org/2000/svg", "xmlns:xlink": "http://www.w3.org/1999/xlink",
+                           "version": "1.1", "width": _fmt(width), "height": _fmt(height),
+                           "viewBox": f"0 0 {_fmt(width)} {_fmt(height)}"})
+    return '<?xml version="1.0" encoding="UTF-8"?>\n' + ET.tostring(svg, encoding="unicode") + "\n"
+
+
+def latex_svg(latex: str, size: float = 24.0) -> str:
+    """One LaTeX formula (math mode, no ``$``) as an SVG 1.1 document (ziamath).
+
+    Raises:
+        MissingDependencyError: ziamath is not installed.
+    """
+    with _svg11() as zm:
+        return zm.Latex(latex, size=size).svg()
+
+
+def svg_to_png(svg: str, scale: float = 2.0, background: str = "white") -> bytes:
+    """Rasterise an SVG document to PNG bytes with cairosvg.
+
+    Args:
+        svg: the SVG text.
+        scale: pixels per SVG px (2 gives crisp images on slides).
+        background: fill behind the drawing (an SVG colour; ``"none"`` for transparent).
+
+    Raises:
+        MissingDependencyError: cairosvg, or the cairo library it loads, is missing.
+    """
+    try:
+        import cairosvg
+    except (ImportError, OSError) as exc:
+        raise MissingDependencyError(
+            f"PNG output needs cairosvg and the cairo library (pip install 'derive[slides]'; "
+            f"on Debian apt-get install libcairo2): {exc}") from None
+    bg = None if background == "none" else background
+    return cairosvg.svg2png(bytestring=svg.encode("utf-8"), scale=scale, background_color=bg)
+
+
+def derivation_png(derivation: Derivation, scale: float = 2.0, **settings: Any) -> bytes:
+    """:func:`derivation_svg` rasterised to PNG bytes (see :func:`svg_to_png`)."""
+    return svg_to_png(derivation_svg(derivation, **settings), scale=scale)

@@ -1,0 +1,205 @@
+"""``derive export``: formats, files written atomically, --force, one-line errors with exit 2."""
+
+from __future__ import annotations
+
+import shutil
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from derive.cli import main
+
+
+def run(argv, capsys):
+    code = main(argv)
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_latex_to_stdout(capsys):
+    code, out, err = run(["export", "softmax.max-trick", "--format", "latex", "--no-justifications"], capsys)
+    assert code == 0 and err == ""
+    assert out.splitlines()[:2] == ["% softmax.max-trick: With c = max z, the shifted softmax cannot overflow",
+                                    r"\begin{align*}"]
+    assert r"&\le \sum_{j=1}^{n} 1 \\" in out and r"\text" not in out
+
+
+def test_claim_only(capsys):
+    code, out, _ = run(["export", "softmax.max-trick", "-f", "latex", "--claim"], capsys)
+    assert code == 0 and out.splitlines()[2] == r"\sum_{j=1}^{n} e^{- c + {z}_{j}} \le n"
+
+
+def test_file_is_not_overwritten_without_force(tmp_path, capsys):
+    target = tmp_path / "s.tex"
+    target.write_text("mine")
+    code, out, err = run(["export", "softmax.shift-invariance", "-f", "beamer", "-o", str(target)], capsys)
+    assert code == 2 and out == "" and target.read_text() == "mine"
+    assert err == f"derive: error: {target}: already exists; use --force to overwrite it\n"
+    code, out, _ = run(["export", "softmax.shift-invariance", "-f", "beamer", "--standalone", "-o", str(target),
+                        "--force"], capsys)
+    assert code == 0 and out == f"wrote {target}\n"
+    text = target.read_text()
+    assert text.startswith(r"\documentclass[aspectratio=169]{beamer}") and text.count(r"\onslide<4->") == 2
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["s.tex"]  # no temporary file left behind
+
+
+def test_directory_output_names_the_file(tmp_path, capsys):
+    code, out, _ = run(["export", "positional.rotation", "-f", "mathml", "--standalone", "-o", str(tmp_path)],
+                       capsys)
+    if code == 2:
+        pytest.importorskip("ziamath", reason="MathML needs the 'slides' extra")
+    page = tmp_path / "positional.rotation.html"
+    assert code == 0 and out == f"wrote {page}\n"
+    assert page.read_text().startswith("<!DOCTYPE html>") and "<math" in page.read_text()
+
+
+def test_images_of_several_derivations_go_to_a_directory(tmp_path, capsys):
+    pytest.importorskip("ziamath", reason="SVG needs the 'slides' extra")
+    names = ["softmax.max-trick", "softmax.shift-invariance"]
+    out_dir = tmp_path / "img"
+    code, out, _ = run(["export", *names, "-f", "svg", "--claim", "-o", str(out_dir)], capsys)
+    assert code == 0 and out.splitlines() == [f"wrote {out_dir / n}.svg" for n in names]
+    for n in names:
+        assert ET.parse(out_dir / f"{n}.svg").getroot().tag == "{http://www.w3.org/2000/svg}svg"
+    a_file = tmp_path / "x.svg"
+    a_file.write_text("")
+    code, _, err = run(["export", *names, "-f", "svg", "-o", str(a_file)], capsys)
+    assert code == 2 and err == f"derive: error: {a_file}: is a file; several images need -o DIRECTORY\n"
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["export", "softmax.shift-invariant", "-f", "latex"],
+     "unknown derivation 'softmax.shift-invariant'; did you mean 'softmax.shift-invariance'"),
+    (["export", "-f", "latex"], "name at least one derivation (see 'derive list') or use --all"),
+    (["export", "--all", "softmax.max-trick", "-f", "latex"], "give derivation names or --all, not both"),
+    (["export", "softmax.max-trick", "-f", "png"], "--format png needs -o FILE_OR_DIR"),
+    (["export", "softmax.max-trick", "-f", "marp", "--standalone"],
+     "--standalone applies to latex, beamer, mathml, not to marp"),
+    (["export", "softmax.max-trick", "-f", "beamer", "--claim"], "--claim applies to latex, svg, png and mathml"),
+])
+def test_bad_input_is_one_line_exit_2(argv, message, capsys):
+    code, out, err = run(argv, capsys)
+    assert code == 2 and out == ""
+    assert err.startswith(f"derive: error: {message}") and err.count("\n") == 1
+
+
+def test_unwritable_paths(tmp_path, capsys):
+    missing = tmp_path / "no" / "such" / "s.tex"
+    code, _, err = run(["export", "softmax.max-trick", "-f", "latex", "-o", str(missing)], capsys)
+    assert code == 2 and err == f"derive: error: {missing}: directory {missing.parent} does not exist\n"
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    code, _, err = run(["export", "softmax.max-trick", "-f", "latex", "-o", str(blocker / "s.tex")], capsys)
+    assert code == 2 and "does not exist" in err and err.count("\n") == 1
+
+
+def test_write_atomic_cleans_up_on_failure(tmp_path, monkeypatch):
+    import os
+
+    from derive.cli.common import write_atomic
+    from derive.exceptions import InputError
+
+    def refuse(src, dst):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(os, "replace", refuse)
+    with pytest.raises(InputError, match=r"x\.tex: cannot write: Permission denied$"):
+        write_atomic(tmp_path / "x.tex", b"data")
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_all_as_a_beamer_deck_and_markdown_decks(tmp_path, capsys):
+    from derive import registry
+
+    deck = tmp_path / "deck.tex"
+    code, _, _ = run(["export", "--all", "--format", "beamer", "-o", str(deck)], capsys)
+    text = deck.read_text()
+    frames = sum(-(-len(registry.get(n).steps) // 5) for n in registry.names())  # 5 steps per frame at most
+    assert code == 0 and text.count(r"\begin{frame}") == 1 + frames >= 1 + len(registry.names())
+    assert text.rstrip().endswith(r"\end{document}")
+    code, out, _ = run(["export", "softmax.max-trick", "positional.rotation", "-f", "marp"], capsys)
+    assert code == 0 and out.startswith("---\nmarp: true\nmath: katex\n") and out.count("\n---\n") == 2
+    code, out, _ = run(["export", "softmax.max-trick", "-f", "revealjs"], capsys)
+    assert out.count('data-fragment-index="3"') == 2 and out.count('class="fragment') == 6
+
+
+def test_check_refuses_to_export_a_wrong_derivation(tmp_path, capsys):
+    from test_cli import WRONG_MODULE
+
+    f = tmp_path / "wrong.py"
+    f.write_text(WRONG_MODULE.replace("mine.square", "mine.export-wrong"))  # a name no other test registers
+    target = tmp_path / "wrong.tex"
+    code, out, err = run(["export", "--module", str(f), "-f", "latex", "--check", "-o", str(target)], capsys)
+    assert code == 1 and not target.exists() and "not every step is proved in mine.export-wrong" in err
+    code, _, _ = run(["export", "--module", str(f), "-f", "latex", "-o", str(target)], capsys)
+    assert code == 0 and r"x^{2} + y^{2}" in target.read_text()
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed (CI installs texlive)")
+def test_done_when_beamer_standalone_compiles(tmp_path, capsys):
+    import subprocess
+
+    from pypdf import PdfReader
+
+    code, _, _ = run(["export", "softmax.shift-invariance", "--format", "beamer", "--standalone",
+                      "-o", str(tmp_path / "s.tex")], capsys)
+    assert code == 0
+    subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "s.tex"], cwd=tmp_path,
+                   check=True, capture_output=True, timeout=120)
+    assert len(PdfReader(tmp_path / "s.pdf").pages) == 4
+
+
+def test_parameter_tables_from_params_table(capsys):
+    code, out, _ = run(["export", "--params", "gpt2", "-f", "marp"], capsys)
+    assert code == 0 and "## Parameters of gpt2" in out and "| **total** | | | **124,439,808** | 100.0 % |" in out
+    code, out, _ = run(["export", "softmax.max-trick", "--params", "gpt2", "-f", "latex"], capsys)
+    assert code == 0 and r"\toprule" in out and "124{,}439{,}808" in out
+    code, out, _ = run(["export", "--params", "gpt2", "-f", "beamer", "--standalone"], capsys)
+    assert code == 0 and out.count(r"\begin{frame}") == 2 and out.rstrip().endswith(r"\end{document}")
+    code, _, err = run(["export", "--params", "gpt-9", "-f", "latex"], capsys)
+    assert code == 2 and err.startswith("derive: error: unknown preset 'gpt-9'; presets: ")
+    code, _, err = run(["export", "--params", "gpt2", "-f", "svg"], capsys)
+    assert code == 2 and "--params applies to latex, beamer, revealjs and marp, not to svg" in err
+
+
+@pytest.mark.skipif(shutil.which("pdflatex") is None, reason="pdflatex is not installed (CI installs texlive)")
+def test_deck_with_a_parameter_table_compiles(tmp_path, capsys):
+    import subprocess
+
+    from pypdf import PdfReader
+
+    code, _, _ = run(["export", "softmax.max-trick", "--params", "lecture-layer", "-f", "beamer", "--standalone",
+                      "-o", str(tmp_path / "d.tex")], capsys)
+    assert code == 0
+    subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "d.tex"], cwd=tmp_path,
+                   check=True, capture_output=True, timeout=120)
+    pages = PdfReader(tmp_path / "d.pdf").pages
+    assert len(pages) == 1 + 4 + 1 and "3,150,336" in pages[-1].extract_text()
+
+
+def test_one_step_numbered(capsys):
+    code, out, _ = run(["export", "softmax.shift-invariance", "-f", "latex", "--step", "3", "--numbered",
+                        "--no-justifications"], capsys)
+    assert code == 0 and out.splitlines()[2] == (
+        r"\frac{e^{- c} e^{{z}_{i}}}{e^{- c} \sum_{j=1}^{n} e^{{z}_{j}}} &= "
+        r"\frac{e^{{z}_{i}}}{\sum_{j=1}^{n} e^{{z}_{j}}} \tag{3}")
+    code, _, err = run(["export", "softmax.shift-invariance", "-f", "latex", "--step", "5"], capsys)
+    assert code == 2 and err == "derive: error: softmax.shift-invariance has steps 1..3, not 5\n"
+    code, _, err = run(["export", "softmax.shift-invariance", "-f", "svg", "--step", "1", "--claim"], capsys)
+    assert code == 2 and err == "derive: error: give --claim or --step, not both\n"
+
+
+def test_missing_optional_dependency_is_one_line(monkeypatch, capsys):
+    import sys
+
+    for mod in ("ziamath", "ziamath.tex"):  # as if the 'slides' extra were not installed
+        monkeypatch.setitem(sys.modules, mod, None)
+    code, out, err = run(["export", "softmax.max-trick", "-f", "svg"], capsys)
+    assert code == 2 and out == ""
+    assert err == "derive: error: SVG output needs ziamath: pip install 'derive[slides]'\n"
+    code, _, err = run(["export", "softmax.max-trick", "-f", "mathml"], capsys)
+    assert code == 2 and "MathML output needs ziamath" in err
+    from derive import registry
+
+    html = registry.get("softmax.max-trick")._repr_html_()  # Jupyter falls back to the LaTeX source
+    assert "<math" not in html and "<pre>\\begin{aligned}" in html

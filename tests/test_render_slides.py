@@ -1,0 +1,255 @@
+"""Renderers for slides: settings checks, LaTeX details, pdflatex compiles, SVG/PNG, MathML, Jupyter."""
+
+from __future__ import annotations
+
+import shutil
+import struct
+import subprocess
+import xml.etree.ElementTree as ET
+
+import pytest
+
+from derive.exceptions import InputError
+
+SVG_NS = "{http://www.w3.org/2000/svg}"
+MML_NS = "{http://www.w3.org/1998/Math/MathML}"
+PDFLATEX = shutil.which("pdflatex")
+needs_pdflatex = pytest.mark.skipif(
+    PDFLATEX is None, reason="pdflatex is not installed (CI installs Debian's texlive in .ci/run)")
+
+
+@pytest.fixture
+def softmax(catalog):
+    return catalog.get("softmax.shift-invariance")
+
+
+@pytest.fixture
+def rotation(catalog):
+    return catalog.get("positional.rotation")
+
+
+# --- settings are checked ----------------------------------------------------------------------
+@pytest.mark.parametrize("module, func, bad, message", [
+    ("latex", "derivation_latex", {"environment": "equation"}, r"^environment 'equation' is not one of"),
+    ("latex", "derivation_latex", {"colour": "red"}, r"^unknown LatexSettings setting\(s\): colour; known: "),
+    ("latex", "derivation_latex", {"numbering": "yes"}, r"^numbering must be True or False"),
+    ("beamer", "beamer_frame", {"aspectratio": "21"}, r"^aspectratio '21' is not one of"),
+    ("beamer", "beamer_frame", {"theme": "x}\\evil"}, r"^theme .* must be a Beamer theme name"),
+    ("slides_md", "slide_markdown", {"flavour": "pptx"}, r"^flavour 'pptx' is not one of revealjs, marp"),
+    ("svg", "derivation_svg", {"size": 0}, r"^size must be a number of px between 4 and 400"),
+    ("svg", "derivation_svg", {"what": "step", "step": 4}, r"^softmax.shift-invariance has steps 1..3, not 4"),
+    ("mathml", "derivation_mathml", {"display": "inline-block"}, r"^display 'inline-block' is not"),
+])
+def test_bad_settings_raise_input_error(softmax, module, func, bad, message):
+    import importlib
+
+    if module in ("svg", "mathml"):
+        pytest.importorskip("ziamath", reason="needs the 'slides' extra")
+    render = getattr(importlib.import_module(f"derive.render.{module}"), func)
+    with pytest.raises(InputError, match=message):
+        render(softmax, **bad)
+
+
+# --- LaTeX -------------------------------------------------------------------------------------
+def test_claim_and_single_step(softmax, catalog):
+    from derive.render.latex import claim_latex, step_latex
+
+    assert claim_latex(softmax) == (r"\frac{e^{- c + {z}_{i}}}{\sum_{j=1}^{n} e^{- c + {z}_{j}}} = "
+                                    r"\frac{e^{{z}_{i}}}{\sum_{j=1}^{n} e^{{z}_{j}}}")
+    assert claim_latex(catalog.get("softmax.max-trick")).endswith(r"\le n")
+    one = step_latex(softmax, 3, environment="align", numbering=True)
+    assert one.startswith(r"\begin{align}" + "\n" + r"\frac{e^{- c} e^{{z}_{i}}}{e^{- c} \sum_{j=1}^{n}")
+    assert r"\tag{3}" in one and r"\text{$e^{-c} > 0$ cancels" in one
+    with pytest.raises(InputError, match=r"has steps 1..3, not 0"):
+        step_latex(softmax, 0)
+
+
+def test_symbol_name_map_and_no_justifications(rotation, catalog):
+    import sympy as sp
+
+    from derive.render.latex import derivation_latex
+    from derive.transformer.notation import sym
+
+    out = derivation_latex(rotation, symbol_names={sym("omega"): r"\omega_i"}, justifications=False)
+    assert r"\omega_i \left(k + \mathrm{pos}\right)" in out and r"\text" not in out
+    # the start is long, so it has a row of its own: 2 row breaks + one per 2-row matrix (4 of them)
+    assert out.splitlines()[1].startswith(r"&\left[\begin{matrix}\sin{\left(\omega_i")
+    assert out.count(r"\\") == len(rotation.steps) + 4
+    assert r"\omega " not in out and sp.Symbol("k", real=True) == sym("k")
+
+
+def test_escape_text_makes_plain_pdflatex_text():
+    from derive.render.latex import escape_text
+
+    assert escape_text("ω = 10000^(−2i/d_model) > 0 § 3") == (
+        r"$\omega$ = 10000\^{}($-$2i/d\_model) $>$ 0 \S{} 3")
+    assert escape_text("keep $e^{a-c}$ & 50%") == r"keep $e^{a-c}$ \& 50\%"
+
+
+def test_softmax_chain_shows_the_factored_denominator(softmax):
+    """Step 2 must print e^{-c} outside the sum (sympy would cancel it if the step were evaluated)."""
+    from derive.render.latex import derivation_latex
+
+    lines = derivation_latex(softmax, justifications=False).splitlines()
+    assert lines[2] == r"&= \frac{e^{- c} e^{{z}_{i}}}{e^{- c} \sum_{j=1}^{n} e^{{z}_{j}}} \\"
+
+
+# --- pdflatex ----------------------------------------------------------------------------------
+def _pdflatex(tmp_path, name: str, source: str):
+    (tmp_path / f"{name}.tex").write_text(source, encoding="utf-8")
+    proc = subprocess.run([PDFLATEX, "-interaction=nonstopmode", "-halt-on-error", f"{name}.tex"],
+                          cwd=tmp_path, capture_output=True, text=True, timeout=120)
+    log = (tmp_path / f"{name}.log").read_text(errors="replace")
+    assert proc.returncode == 0, log[-3000:]
+    from pypdf import PdfReader
+
+    return PdfReader(tmp_path / f"{name}.pdf"), log
+
+
+def _visible_text(page) -> str:
+    width, height, parts = float(page.mediabox.width), float(page.mediabox.height), []
+
+    def visit(text, cm, tm, font, size):
+        x = tm[4] * cm[0] + tm[5] * cm[2] + cm[4]
+        y = tm[4] * cm[1] + tm[5] * cm[3] + cm[5]
+        if 0 <= x <= width and 0 <= y <= height:
+            parts.append(text)
+
+    page.extract_text(visitor_text=visit)
+    return "".join(parts)
+
+
+@needs_pdflatex
+def test_latex_document_compiles(tmp_path, softmax, rotation):
+    from derive.render.latex import derivation_latex, latex_document
+
+    body = "\n".join(derivation_latex(d, numbering=True) for d in (softmax, rotation))
+    pdf, log = _pdflatex(tmp_path, "chain", latex_document(body, title="Two derivations"))
+    assert len(pdf.pages) == 1 and "Overfull" not in log
+    text = pdf.pages[0].extract_text()
+    assert "cancels between numerator and denominator" in text and "(3)" in text
+
+
+@needs_pdflatex
+def test_beamer_frame_one_page_per_overlay(tmp_path, softmax, rotation):
+    from derive.render.beamer import beamer_deck, beamer_frame
+
+    pdf, log = _pdflatex(tmp_path, "frame", beamer_frame(softmax, standalone=True))
+    assert len(pdf.pages) == len(softmax.steps) + 1 == 4
+    # beamer hides a step by drawing it far off the page: read only the text drawn on the page
+    shown = [[k for k in ("(1)", "(2)", "(3)") if k in _visible_text(p)] for p in pdf.pages]
+    assert shown == [[], ["(1)"], ["(1)", "(2)"], ["(1)", "(2)", "(3)"]]
+    pdf, _ = _pdflatex(tmp_path, "still", beamer_frame(softmax, standalone=True, overlays=False))
+    assert len(pdf.pages) == 1
+    pdf, log = _pdflatex(tmp_path, "deck", beamer_deck([softmax, rotation], title="Deck"))
+    assert len(pdf.pages) == 1 + 4 + 3 and "Overfull" not in log
+
+
+# --- SVG / PNG ---------------------------------------------------------------------------------
+def test_svg_is_svg11_with_a_drawing(rotation):
+    pytest.importorskip("ziamath", reason="SVG needs the 'slides' extra (ziamath)")
+    from derive.render.svg import derivation_svg
+
+    text = derivation_svg(rotation)
+    root = ET.fromstring(text.encode("utf-8"))
+    assert root.tag == f"{SVG_NS}svg" and root.get("version") == "1.1"
+    width, height = float(root.get("width")), float(root.get("height"))
+    assert 600 < width < 3000 and 80 < height < 600
+    paths = root.findall(f".//{SVG_NS}path")
+    assert len(paths) > 100 and all(p.get("d") for p in paths)
+    assert root.find(f"{SVG_NS}title").text == rotation.title
+    # only SVG 1.1 basics (no <use href>, ziamath's svg2 mode), and the global switch is restored
+    assert {e.tag.removeprefix(SVG_NS) for e in root.iter()} <= {"svg", "title", "g", "path", "rect"}
+    assert {a for e in root.iter() for a in e.attrib} <= {"version", "width", "height", "viewBox", "d", "fill",
+                                                          "x", "y"}
+    assert " href=" not in text
+    import ziamath
+
+    assert ziamath.config.svg2 is True
+
+
+def test_svg_claim_and_step_are_smaller(softmax):
+    pytest.importorskip("ziamath", reason="SVG needs the 'slides' extra (ziamath)")
+    from derive.render.svg import derivation_svg
+
+    sizes = {w: ET.fromstring(derivation_svg(softmax, what=w).encode()) for w in ("chain", "claim", "step")}
+    heights = {w: float(root.get("height")) for w, root in sizes.items()}
+    assert heights["claim"] < heights["chain"] / 2 and heights["step"] < heights["chain"] / 2
+    narrow = ET.fromstring(derivation_svg(softmax, what="step", justifications=False).encode())
+    assert float(narrow.get("width")) < float(sizes["step"].get("width")) - 200
+
+
+def test_wrap_text_keeps_math_whole():
+    from derive.render.svg import wrap_text
+
+    out = wrap_text("(2) $e^{-c}$ does not depend on $j$, so it factors out of the sum", 20)
+    assert out.splitlines() == ["(2) $e^{-c}$ does not", "depend on $j$, so it", "factors out of the", "sum"]
+
+
+def test_png_has_the_svg_size_times_scale(softmax):
+    pytest.importorskip("ziamath", reason="PNG needs the 'slides' extra (ziamath)")
+    try:
+        import cairosvg  # noqa: F401
+    except (ImportError, OSError) as exc:
+        pytest.skip(f"cairosvg or the cairo library is missing: {exc}")
+    from derive.render.svg import derivation_png, derivation_svg
+
+    png = derivation_png(softmax, scale=2.0, what="claim")
+    assert png[:8] == b"\x89PNG\r\n\x1a\n"
+    width, height = struct.unpack(">II", png[16:24])
+    svg = ET.fromstring(derivation_svg(softmax, what="claim").encode())
+    assert abs(width - 2 * float(svg.get("width"))) <= 2 and abs(height - 2 * float(svg.get("height"))) <= 2
+
+
+# --- MathML and Jupyter ------------------------------------------------------------------------
+def test_mathml_chain_is_a_table_of_steps(rotation):
+    pytest.importorskip("ziamath", reason="MathML needs the 'slides' extra (ziamath)")
+    from derive.render.mathml import derivation_mathml
+
+    root = ET.fromstring(derivation_mathml(rotation))
+    assert root.tag == f"{MML_NS}math" and root.get("display") == "block"
+    table = root.find(f"{MML_NS}mrow/{MML_NS}mtable")
+    assert len(table.findall(f"{MML_NS}mtr")) == 1 + len(rotation.steps)  # the long start has its own row
+    texts = [t.text for t in root.iter(f"{MML_NS}mtext")]
+    assert any("angle-addition" in t for t in texts)
+    claim = ET.fromstring(derivation_mathml(rotation, what="claim", display="inline"))
+    assert claim.get("display") == "inline" and not list(claim.iter(f"{MML_NS}mtext"))
+
+
+def test_jupyter_reprs(softmax):
+    from derive.verify import verify
+
+    html = softmax._repr_html_()
+    assert html.startswith(f"<h3>{softmax.title}</h3>") and ("<math" in html or "<pre>" in html)
+    assert softmax._repr_latex_().startswith("$$\\begin{aligned}")
+    report = verify(softmax, numeric=False)
+    table = report._repr_html_()
+    assert "<b>PASS</b>" in table and table.count("<td>proved</td>") == 3
+
+
+def test_every_catalog_text_is_plain_pdflatex(catalog):
+    """Titles, assumptions and justifications only use symbols the LaTeX escaper knows (no '?' fallback)."""
+    from derive.render.latex import escape_text
+
+    unknown = {}
+    for name in catalog.names():
+        d = catalog.get(name)
+        for text in (d.title, *(a.text for a in d.assumptions), *(s.justification for s in d.steps)):
+            if r"\textbf{?}" in escape_text(text):
+                unknown[name] = text
+    assert unknown == {}, "add these symbols to derive.render.latex.UNICODE_TEX"
+    assert escape_text("x ∓ y ≟ z") == r"x $\mp$ y \textbf{?} z"  # an unknown symbol stays visible
+
+
+@needs_pdflatex
+def test_long_chains_continue_on_further_frames(tmp_path, catalog):
+    from derive.render.beamer import beamer_frame
+
+    d = catalog.get("softmax.shift-invariance")  # 3 steps: frames of 2 and 1 steps
+    text = beamer_frame(d, standalone=True, steps_per_frame=2)
+    assert text.count(r"\begin{frame}") == 2 and r"\emph{(continued)}" in text
+    assert text.count("Assumptions.") == 1 and "(3) $e^{-c} > 0$ cancels" in text
+    pdf, _ = _pdflatex(tmp_path, "split", text)
+    assert len(pdf.pages) == (2 + 1) + (1 + 1)
+    with pytest.raises(InputError, match=r"^steps_per_frame must be a positive integer, got 0$"):
+        beamer_frame(d, steps_per_frame=0)
