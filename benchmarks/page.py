@@ -30,10 +30,12 @@ def render(results: dict[str, Any]) -> str:
         "python benchmarks/run.py          # --quick for a short run, --only catalog,startup ...", "```", "",
         f"Measured {results['date']} on {m['cpus']} CPUs, Python {m['python']}, sympy {m['sympy']}, "
         f"numpy {m['numpy']}, derive {m.get('derive', '?')} ({'quick' if results['quick'] else 'full'} run, "
-        f"{results['seconds']:.0f} s in all).", "",
+        f"{results['seconds']:.0f} s in all); a figure measured at another time says so under its heading.", "",
     ]
     for n, fig in enumerate(results["figures"], 1):
         lines += [f"## {n}. {fig['title']}", ""]
+        if fig.get("date") and fig["date"] != results["date"]:
+            lines += [f"*Measured {fig['date']}.*", ""]
         if fig["status"] != "ok":
             lines += [f"*Skipped:* {fig['reason']}", ""]
             continue

@@ -9,6 +9,7 @@ part of derive is not on this checkout yet is skipped with a line saying so.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import importlib
 import json
@@ -77,9 +78,19 @@ def main(argv: list[str] | None = None) -> int:
             fig = Figure(key, key).skip(f"failed: {type(exc).__name__}: {exc}")
         print_figure(n, fig)
         figures.append(fig.to_dict())
+    now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    for fig in figures:
+        fig["date"] = now
+    if args.only and args.out.exists():
+        # a partial run updates its figures in the last results and keeps the others
+        with contextlib.suppress(ValueError, KeyError, TypeError):
+            last = json.loads(args.out.read_text())
+            previous = {f["key"]: {"date": last["date"], **f} for f in last["figures"]}
+            previous.update({f["key"]: f for f in figures})
+            figures = [previous[k] for k in FIGURES if k in previous]
     results = {
-        "date": datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC"),
-        "quick": args.quick, "seconds": time.perf_counter() - t0, "machine": machine(), "figures": figures,
+        "date": now, "quick": args.quick, "seconds": time.perf_counter() - t0, "machine": machine(),
+        "figures": figures,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     args.out.write_text(json.dumps(results, indent=2, default=str) + "\n")
