@@ -22,6 +22,8 @@ NAMES = [
     "attention.scaled-variance",
     "attention.score-variance-general",
     "multihead.head-dims",
+    "multihead.cost",
+    "attention.permutation-equivariance",
 ]
 
 
@@ -223,3 +225,45 @@ def test_multihead_forward_shapes(catalog):
     result = check.run(0)
     assert result.passed
     assert result.figures["d_k"] == 64 and result.figures["concat"] == [5, 512]
+
+
+def test_attention_weights_numpy():
+    from derive.transformer.attention import attention_weights
+
+    q, k = np.array([[1.0, 0, 1, 0], [0, 1, 0, 1]]), np.array([[1.0, 0, 1, 0], [1, 1, 0, 0]])
+    w = attention_weights(q, k)  # lecture 000's scores [[1, 0.5], [0, 0.5]]
+    assert np.allclose(w, [[1 / (1 + np.exp(-0.5)), 1 / (1 + np.exp(0.5))],
+                           [1 / (1 + np.exp(0.5)), 1 / (1 + np.exp(-0.5))]], rtol=0, atol=1e-15)
+    causal = attention_weights(q, k, causal=True)
+    assert causal[0].tolist() == [1.0, 0.0] and np.allclose(causal[1], w[1], rtol=0, atol=1e-15)
+    with pytest.raises(ValueError, match="d_k"):
+        attention_weights(q, k[:, :3])
+
+
+def test_multihead_cost_is_independent_of_h(catalog, with_last):
+    from derive.transformer.notation import sym
+
+    d, n, h = sym("d_model"), sym("n"), sym("n_heads")
+    cost = catalog.get("multihead.cost")
+    assert sp.expand(cost.end - (4 * n * d**2 + 2 * n**2 * d)) == 0 and h not in cost.end.free_symbols
+    report = verify(cost, seed=3)
+    (counted,) = [c for c in report.checks if "numpy pass" in c.name]
+    assert counted.passed and set(counted.figures["multiply-adds by h"].values()) == {4 * 5 * 16**2 + 2 * 25 * 16}
+    wrong = verify(with_last(cost, h * (4 * n * d**2 + 2 * n**2 * d)), numeric=False)
+    assert not wrong.ok and wrong.steps[-1].verdict is Verdict.REFUTED
+
+
+def test_permutation_equivariance(catalog, with_last):
+    d = catalog.get("attention.permutation-equivariance")
+    report = verify(d, seed=5)
+    assert report.ok
+    (perm,) = [c for c in report.checks if "positions break it" in c.name]
+    assert perm.figures["max |Attn(PX) − P·Attn(X)|"] < 1e-12
+    assert perm.figures["broken by positions"] == perm.figures["permutations moving a token"] > 80
+    # a wrong claim: the outputs do not move with the tokens
+    from derive.transformer.exact_ops import RowSoftmax, matmul
+
+    s = d.end.args[1].arg  # S inside P·softmax(S)·V
+    v = d.end.args[2]
+    wrong = verify(with_last(d, matmul(RowSoftmax(s), v)), numeric=False)
+    assert not wrong.ok and wrong.steps[-1].verdict is Verdict.REFUTED

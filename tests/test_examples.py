@@ -45,6 +45,7 @@ H = [[1, -r2, 2 + r2, 1], [(2, 0, 1, 3)[c] + MHA[1][c] for c in range(4)]]  # X 
 EXPECTED = {
     "example.two-token-attention": {
         "√d_k": (2, "2"),
+        **{f"q₁·k₁ term {c + 1}": (v, str(v)) for c, v in enumerate((1, 0, 1, 0))},
         **grid("QKᵀ", [[2, 1], [0, 1]], [["2", "1"], ["0", "1"]]),
         **grid("QKᵀ/√d_k", [[1, sp.Rational(1, 2)], [0, sp.Rational(1, 2)]], [["1.0", "0.5"], ["0.0", "0.5"]]),
         "row 1: e^1.0": (E, "2.7183"),
@@ -88,6 +89,8 @@ EXPECTED = {
         "token 1 standard deviation": (1 / r2, "0.707"),
         "token 2 mean": (sp.Rational(3, 2), "1.5"), "token 2 variance": (sp.Rational(5, 4), "1.25"),
         "token 2 standard deviation": (r5 / 2, "1.118"),
+        "head width d_model/h = 4/2": (2, "2"),
+        **{f"token 1 squared deviation {c + 1}": (v, str(v)) for c, v in enumerate((0, 1, 1, 0))},
         **{f"token 2 squared deviation {c + 1}": (v, p) for c, (v, p) in enumerate(
             zip([sp.Rational(1, 4), sp.Rational(9, 4)] * 2, ["0.25", "2.25"] * 2, strict=True))},
         **grid("LN(X)", LN_X, [["0", "-1.414", "1.414", "0"], ["0.447", "-1.342", "-0.447", "1.342"]]),
@@ -103,6 +106,7 @@ EXPECTED = {
         **grid("head 2 weights", [[1, 0], [BETA, 1 - BETA]], [["1", "0"], ["0.135", "0.865"]]),
         **grid("head 1 output", [[0, -r2], HEAD1_OUT2], [["0", "-1.414"], ["0.232", "-1.377"]]),
         **grid("head 2 output", [[r2, 0], HEAD2_OUT2], [["1.414", "0"], ["-0.197", "1.161"]]),
+        "head 1 q2·k1 terms: (1/√5)·0": (0, "0"),
         "head 1 q2·k2 terms: (1/√5)²": (sp.Rational(1, 5), "0.2"),
         "head 1 q2·k2 terms: (−3/√5)²": (sp.Rational(9, 5), "1.8"),
         "head 2 token 2 self-weight in percent": (100 * (1 - BETA), "87"),
@@ -111,6 +115,7 @@ EXPECTED = {
         "lecture's 1.898 is 1.342·1.414 (rounded factors)": (sp.Rational(1342 * 1414, 10**6), "1.898"),
     },
     "example.rmsnorm": {
+        **{f"x_{c + 1}²": (v, str(v)) for c, v in enumerate((1, 0, 4, 1))},
         "sum of squares 1 + 0 + 4 + 1": (6, "6"),
         "RMS": (sp.sqrt(sp.Rational(3, 2)), "1.225"),
         **{f"RMSNorm(x)_{i + 1}": (v * sp.sqrt(sp.Rational(2, 3)), p)

@@ -34,13 +34,15 @@ def _rounded(name):
 
 def test_lecture_000_figures_as_printed(catalog):
     att = _rounded("params.attention")
-    assert att == {"W_i^Q of one head, 512 × 64": "32768", "W^Q of all 8 heads": "262144",
+    assert att == {**{f"W_i^{m} of one head, 512 × 64": "32768" for m in "QKV"},
+                   **{f"W^{m} of all 8 heads": "262144" for m in "QKV"},
                    "W^O, 512 × 512": "262144", "attention block, 4 × 512²": "1048576"}
-    assert list(_rounded("params.ffn").values()) == ["1048576", "2048", "1048576", "512", "2099712"]
+    assert list(_rounded("params.ffn").values()) == ["1048576", "2048", "1048576", "512", "2099712", "4"]
     layer = _rounded("params.layer-lecture")
     assert layer["one LayerNorm, 2 × 512"] == "1024" and layer["two LayerNorms"] == "2048"
     assert layer["one encoder layer"] == "3150336" and layer["six layers"] == "18902016"
     assert [layer[f"share of {k} (%)"] for k in ("attention", "FFN", "LayerNorm × 2")] == ["33.3", "66.7", "0.1"]
+    assert layer["sum of the shares (%)"] == "100" and layer["FFN share as a fraction, about 2/3"] == "0.67"
 
 
 def test_lecture_002_figures_beside_exact_counts(catalog):

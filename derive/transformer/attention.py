@@ -19,6 +19,33 @@ from ..rules import Rule
 
 VASWANI_321 = Citation("vaswani2017", "§3.2.1")
 
+
+def attention_weights(q: np.ndarray, k: np.ndarray, causal: bool = False) -> np.ndarray:
+    """softmax(QKᵀ/√d_k) row by row, in float64 (the max trick inside :func:`softmax`).
+
+    Args:
+        q: queries, shape ``(n, d_k)``.
+        k: keys, shape ``(m, d_k)``.
+        causal: mask the scores above the diagonal (token i sees tokens 1..i) with −∞.
+
+    Returns:
+        The weights, shape ``(n, m)``; each row is positive where unmasked and sums to 1.
+
+    Raises:
+        ValueError: ``q`` and ``k`` are not 2-D with the same width.
+
+    Source: Vaswani et al. 2017, §3.2.1 (the mask: §3.2.3).
+    """
+    from .softmax_numeric import softmax
+
+    q, k = np.asarray(q, dtype=np.float64), np.asarray(k, dtype=np.float64)
+    if q.ndim != 2 or k.ndim != 2 or q.shape[1] != k.shape[1]:
+        raise ValueError(f"q and k must be (n, d_k) and (m, d_k), got {q.shape} and {k.shape}")
+    s = q @ k.T / np.sqrt(q.shape[1])  # (n, m)
+    if causal:
+        s = np.where(np.triu(np.ones(s.shape, bool), 1), -np.inf, s)
+    return softmax(s)
+
 # ----------------------------------------------------------------------------
 # A rule: the entry of a matrix product
 # ----------------------------------------------------------------------------
@@ -131,14 +158,13 @@ def similarity_matrix() -> Derivation:
 
 def _convex_check(seed: int) -> tuple[bool, dict, str]:
     """Random attention: weights in [0, 1], rows summing to 1, outputs inside [min, max] of V's columns."""
-    from .softmax_numeric import softmax
 
     rng = np.random.default_rng(seed)
     worst_sum, outside, trials = 0.0, 0, 200
     for _ in range(trials):
         n, d_k, d_v = (int(x) for x in rng.integers(1, 17, size=3))
         Q, K, V = rng.normal(size=(n, d_k)), rng.normal(size=(n, d_k)), rng.normal(size=(n, d_v))
-        A = softmax(Q @ K.T / np.sqrt(d_k))  # (n, n)
+        A = attention_weights(Q, K)  # (n, n)
         out = A @ V  # (n, d_v)
         worst_sum = max(worst_sum, float(np.max(np.abs(A.sum(axis=1) - 1))))
         outside += int(np.any(A < 0) or np.any(out > V.max(axis=0) + 1e-12) or np.any(out < V.min(axis=0) - 1e-12))
@@ -253,4 +279,93 @@ def output_bounded() -> Derivation:
         citations=(VASWANI_321,),
         auto_identity_check=False,  # the premise v_j ≤ M is not something random points respect
         checks=(FunctionCheck("random attention: convex weights, outputs within V's range", _convex_check),),
+    )
+
+
+# ----------------------------------------------------------------------------
+# 1d. Attention alone cannot see the order of the tokens
+# ----------------------------------------------------------------------------
+
+
+def _permutation_check(seed: int) -> tuple[bool, dict, str]:
+    """Random n, Q, K, V and permutations: attention of the permuted tokens is the permuted attention;
+    adding sinusoidal positions before the projections breaks it."""
+    from .positional import sinusoidal_encoding
+
+    rng = np.random.default_rng(seed)
+    worst, broken, moved, trials = 0.0, 0, 0, 100
+    for _ in range(trials):
+        n, d = int(rng.integers(2, 9)), 2 * int(rng.integers(1, 5))
+        x = rng.normal(size=(n, d))  # (n, d): token embeddings
+        wq, wk, wv = (rng.normal(size=(d, d)) for _ in range(3))
+        perm = rng.permutation(n)
+
+        def attend(t: np.ndarray, wq: np.ndarray = wq, wk: np.ndarray = wk, wv: np.ndarray = wv) -> np.ndarray:
+            return attention_weights(t @ wq, t @ wk) @ (t @ wv)  # (n, d)
+
+        worst = max(worst, float(np.max(np.abs(attend(x[perm]) - attend(x)[perm]))))
+        if not np.array_equal(perm, np.arange(n)):
+            moved += 1
+            pe = sinusoidal_encoding(np.arange(n), d)  # (n, d): positions stay in place
+            broken += int(not np.allclose(attend(x[perm] + pe), attend(x + pe)[perm], atol=1e-9))
+    ok = worst < 1e-12 and broken >= 0.9 * moved
+    return ok, {"trials": trials, "max |Attn(PX) − P·Attn(X)|": worst, "permutations moving a token": moved,
+                "broken by positions": broken}, (
+        f"{trials} random n ≤ 8: attention of permuted tokens = permuted attention (max error {worst:.1e}); "
+        f"with sinusoidal positions added the equality fails in {broken} of the {moved} that move a token")
+
+
+def _claim_at_points(lhs, rhs, symbols: tuple):  # noqa: ANN001, ANN202 - sympy objects
+    """A FunctionCheck body: ``lhs`` and ``rhs`` (matrix expressions) at 20 seeded random points."""
+
+    def run(seed: int) -> tuple[bool, dict, str]:
+        import sympy as sp
+
+        left, right = (sp.lambdify(symbols, side.doit().as_explicit(), "numpy") for side in (lhs, rhs))
+        rng = np.random.default_rng(seed)
+        points = rng.normal(scale=3.0, size=(20, len(symbols)))
+        worst = max(float(np.max(np.abs(np.asarray(left(*x)) - np.asarray(right(*x))))) for x in points)
+        return worst < 1e-12, {"points": 20, "max |lhs − rhs|": worst}, (
+            f"20 random points, entries N(0, 3²): max |lhs − rhs| = {worst:.1e}")
+
+    return run
+
+
+@register(
+    "attention.permutation-equivariance",
+    title="Attention alone cannot see word order: permuting the tokens permutes the outputs",
+    summary="softmax(P S Pᵀ)·P V = P·softmax(S)·V for a permutation P: without positions, order is invisible.",
+)
+def permutation_equivariance() -> Derivation:
+    import sympy as sp
+
+    from ..numeric import FunctionCheck
+    from .exact_ops import RowSoftmax, matmul
+
+    s = sp.ImmutableMatrix(3, 3, lambda i, j: sp.Symbol(f"s_{i + 1}{j + 1}", real=True))  # S = QKᵀ/√d_k
+    v = sp.ImmutableMatrix(3, 2, lambda i, j: sp.Symbol(f"v_{i + 1}{j + 1}", real=True))
+    p = sp.ImmutableMatrix([[0, 1, 0], [0, 0, 1], [1, 0, 0]])  # the cycle: token 2 first, then 3, then 1
+    start, end = matmul(RowSoftmax(p * s * p.T), p * v), matmul(p, RowSoftmax(s), v)
+    return Derivation(
+        **metadata("attention.permutation-equivariance"),
+        start=start,
+        steps=(
+            Step(matmul(p, RowSoftmax(s), p.T, p * v),
+                 "softmax normalises each row by itself, so reordering the rows and the columns of S reorders "
+                 "the weights the same way", citation=VASWANI_321),
+            Step(end, "PᵀP = I for a permutation matrix"),
+        ),
+        assumptions=(
+            Assumption("the tokens X are reordered by the permutation matrix P; with projections applied row by "
+                       "row, the queries, keys and values become PQ, PK, PV and the scores (PQ)(PK)ᵀ/√d_k = P S Pᵀ"),
+            Assumption("3 tokens and P the 3-cycle; with the transposition of tokens 1 and 2 it generates every "
+                       "permutation of 3, and the numeric check covers random n and P"),
+        ),
+        citations=(VASWANI_321, Citation("vaswani2017", "§3.5")),
+        auto_identity_check=False,  # evaluated below with lambdify: the generic check takes seconds here
+        checks=(FunctionCheck("claim at 20 random points (both sides evaluated in float64)",
+                              _claim_at_points(start, end, (*s, *v))),
+                FunctionCheck("random n, Q, K, V and permutations; positions break it", _permutation_check)),
+        notes=("Rows of the output follow the tokens wherever they go, so a reordered sentence gets the same "
+               "outputs in the new order: this is why the encoder adds positional encodings to the embeddings.",),
     )

@@ -63,10 +63,10 @@ def _float_vs(label: str, compute, exact, printed: tuple):
 
 def two_token_float64() -> np.ndarray:
     """softmax(QKᵀ/√d_k)V for the lecture's 2-token example in float64; shape (2, 2)."""
-    from .softmax_numeric import softmax
+    from .attention import attention_weights
 
     q, k, v = (np.array(m, dtype=np.float64) for m in (Q_ROWS, K_ROWS, V_ROWS))
-    return softmax(q @ k.T / np.sqrt(q.shape[1])) @ v
+    return attention_weights(q, k) @ v
 
 
 @register(
@@ -92,6 +92,7 @@ def two_token_attention() -> Derivation:
     exps = [[sp.exp(s) for s in scaled.row(r)] for r in range(2)]
     checks = [
         ValueCheck("√d_k", sp.sqrt(d_k), "2", src),
+        *(ValueCheck(f"q₁·k₁ term {c + 1}", q[0, c] * k[0, c], p, src) for c, p in enumerate("1010")),
         *matrix_checks("QKᵀ", scores, (("2", "1"), ("0", "1")), src),
         *matrix_checks("QKᵀ/√d_k", scaled, (("1.0", "0.5"), ("0.0", "0.5")), src),
         ValueCheck("row 1: e^1.0", exps[0][0], "2.7183", src),
@@ -174,8 +175,8 @@ def temperature_table() -> Derivation:
                 *[ValueCheck(f"T = {TEMPERATURES[r]}: weight {c + 1}", table_def[r, c], p, src)
                   for r, row in enumerate(TEMPERATURE_TABLE) for c, p in enumerate(row)]),
         notes=(
-            "Dividing the scores by √d_k is softmax at temperature T = √d_k; the 2-token example has d_k = 4, "
-            "so it runs at T = 2, the table's last row.",
+            "By softmax.sqrt-dk-temperature the 2-token example (d_k = 4) runs at T = √d_k = 2, the table's "
+            "last row.",
             "Exact first row: e⁴/(e⁴ + e² + 1) ≈ 0.86681; the middle entries are 1/(e⁴ + e² + 1), "
             "1/(e² + e + 1), 1/(e + e^(1/2) + 1).",
         ),

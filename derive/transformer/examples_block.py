@@ -21,6 +21,8 @@ import numpy as np
 from ..core import Assumption, Citation, Derivation, Step
 from ..registry import metadata, register
 from .examples_common import at_values, grid_errors, matrix_checks
+from .ffn import relu
+from .norms import layer_norm
 
 SOURCE = "lecture 002"
 XIONG = Citation("xiong2020", "§3, Pre-LN Transformer")
@@ -49,28 +51,19 @@ PRINTED = {
 
 
 # ----------------------------------------------------------------------------
-# float64 recomputation (private: an independent route for the cross-check)
+# float64 recomputation with the numpy norms and softmax: an independent route for the cross-check
 # ----------------------------------------------------------------------------
-
-
-def _layer_norm(x: np.ndarray) -> np.ndarray:
-    """Row-wise LayerNorm, biased variance, ε = 0, γ = 1, β = 0. x: (n, d)."""
-    mu = x.mean(axis=1, keepdims=True)
-    return (x - mu) / np.sqrt(((x - mu) ** 2).mean(axis=1, keepdims=True))
 
 
 def _causal_heads(a: np.ndarray, n_heads: int) -> dict[str, list[np.ndarray]]:
     """Causal self-attention per head with identity projections. a: (n, d_model)."""
-    from .softmax_numeric import softmax
+    from .attention import attention_weights
 
-    n, d = a.shape
-    d_k = d // n_heads
-    out: dict[str, list[np.ndarray]] = {"scores": [], "weights": [], "outputs": []}
+    d_k = a.shape[1] // n_heads
+    out: dict[str, list[np.ndarray]] = {"weights": [], "outputs": []}
     for k in range(n_heads):
         q = a[:, k * d_k:(k + 1) * d_k]  # (n, d_k): queries = keys = values
-        s = q @ q.T / np.sqrt(d_k)  # (n, n)
-        w = softmax(np.where(np.triu(np.ones((n, n), bool), 1), -np.inf, s))
-        out["scores"].append(s)
+        w = attention_weights(q, q, causal=True)  # (n, n)
         out["weights"].append(w)
         out["outputs"].append(w @ q)
     return out
@@ -79,13 +72,13 @@ def _causal_heads(a: np.ndarray, n_heads: int) -> dict[str, list[np.ndarray]]:
 def block_float64() -> dict[str, np.ndarray]:
     """Every stage of the lecture's block in float64: LN(X), MHA, H, LN(H), LN(H)W1, ReLU, FFN, Y."""
     x = np.array(X_ROWS, dtype=np.float64)  # (2, 4)
-    a = _layer_norm(x)
+    a = layer_norm(x, eps=0.0)  # the lecture's ε = 0, γ = 1, β = 0
     heads = _causal_heads(a, N_HEADS)
     mha = np.hstack(heads["outputs"])  # W_O = I
     h = x + mha
-    ln_h = _layer_norm(h)
+    ln_h = layer_norm(h, eps=0.0)
     z = ln_h @ np.array(W1_ROWS, dtype=np.float64)
-    r = np.maximum(z, 0.0)
+    r = relu(z)
     f = r * W2_SCALE
     return {"LN(X)": a, "MHA": mha, "H": h, "LN(H)": ln_h, "LN(H)W1": z, "ReLU": r, "FFN": f, "Y": h + f,
             **{f"head {k + 1} weights": w for k, w in enumerate(heads["weights"])}}
@@ -232,16 +225,16 @@ def _attention_value_checks(a, heads, mha, h) -> list:
     x = sp.ImmutableMatrix(X_ROWS)
     src = f"{SOURCE}, §3"
     checks = []
-    for t, (mu, sq, var, root) in enumerate((("1", None, "0.5", "0.707"),
+    checks.append(ValueCheck("head width d_model/h = 4/2", sp.Integer(len(X_ROWS[0])) / N_HEADS, "2", f"{SOURCE}, §2"))
+    for t, (mu, sq, var, root) in enumerate((("1", ("0", "1", "1", "0"), "0.5", "0.707"),
                                             ("1.5", ("0.25", "2.25", "0.25", "2.25"), "1.25", "1.118"))):
         row = list(x.row(t))
         m = sp.Add(*row) / 4
         v = sp.Add(*[(e - m) ** 2 for e in row]) / 4
         checks += [ValueCheck(f"token {t + 1} mean", m, mu, src), ValueCheck(f"token {t + 1} variance", v, var, src),
                    ValueCheck(f"token {t + 1} standard deviation", sp.sqrt(v), root, src)]
-        if sq:
-            checks += [ValueCheck(f"token {t + 1} squared deviation {c + 1}", (row[c] - m) ** 2, sq[c], src)
-                       for c in range(4)]
+        checks += [ValueCheck(f"token {t + 1} squared deviation {c + 1}", (row[c] - m) ** 2, sq[c], src)
+                   for c in range(4)]
     checks += matrix_checks("LN(X)", a, PRINTED["LN(X)"], src)
     src = f"{SOURCE}, §4"
     r2 = sp.sqrt(2)
@@ -255,8 +248,9 @@ def _attention_value_checks(a, heads, mha, h) -> list:
         cols = a[:, 2 * k:2 * k + 2]
         checks += matrix_checks(f"{tag} q/k/v", cols, (printed["q1"], printed["q2"]), src)
         checks += [
-            ValueCheck(f"{tag} q2·k1", (cols.row(1) * cols.row(0).T)[0], printed["dot21"], src),
-            ValueCheck(f"{tag} q2·k2", (cols.row(1) * cols.row(1).T)[0], printed["dot22"], src),
+            # head 1's q2·k1 and q2·k2 are not printed as such (the lecture shows 0 + 1.898 and 0.2 + 1.8)
+            ValueCheck(f"{tag} q2·k1", (cols.row(1) * cols.row(0).T)[0], printed["dot21"], src if k else "derived"),
+            ValueCheck(f"{tag} q2·k2", (cols.row(1) * cols.row(1).T)[0], printed["dot22"], src if k else "derived"),
             ValueCheck(f"{tag} divisor √d_k", r2, "1.414", src),
             ValueCheck(f"{tag} score token 2 → 1", head["scores"][1, 0], printed["s21"], src),
             ValueCheck(f"{tag} score token 2 → 2", head["scores"][1, 1], printed["s22"], src),
@@ -264,6 +258,7 @@ def _attention_value_checks(a, heads, mha, h) -> list:
         checks += matrix_checks(f"{tag} weights", head["weights"], (("1", "0"), printed["w2"]), src)
         checks += matrix_checks(f"{tag} output", head["output"], (printed["out1"], printed["out2"]), src)
     checks += [
+        ValueCheck("head 1 q2·k1 terms: (1/√5)·0", a[1, 0] * a[0, 0], "0", src),
         ValueCheck("head 1 q2·k2 terms: (1/√5)²", (a[1, 0]) ** 2, "0.2", src),
         ValueCheck("head 1 q2·k2 terms: (−3/√5)²", (a[1, 1]) ** 2, "1.8", src),
         ValueCheck("head 2 token 2 self-weight in percent", 100 * heads[1]["weights"][1, 1], "87", src),

@@ -20,6 +20,8 @@ from ..core import Assumption, Citation, Derivation, Step
 from ..registry import metadata, register
 from .examples_block import W1_ROWS, X_ROWS
 from .examples_common import grid_errors
+from .ffn import relu
+from .norms import layer_norm, rms_norm
 
 SOURCE = "lecture 002"
 ZHANG = Citation("zhang2019", "§4")
@@ -29,12 +31,6 @@ HE = Citation("he2016", "§3.1")
 
 RMS_PRINTED = "1.225"
 RMSNORM_PRINTED = ("0.816", "0", "1.633", "0.816")
-
-
-def _rmsnorm_float64(x: np.ndarray) -> np.ndarray:
-    """x / sqrt(mean(x²)) per row, γ = 1, float64. x: (n, d)."""
-    x = np.asarray(x, dtype=np.float64)
-    return x / np.sqrt((x**2).mean(axis=-1, keepdims=True))
 
 
 @register(
@@ -55,7 +51,7 @@ def rmsnorm_example() -> Derivation:
     src = f"{SOURCE}, §8"
 
     def float_check(seed: int) -> tuple[bool, dict, str]:
-        got = _rmsnorm_float64(np.array([X_ROWS[0]]))  # (1, 4)
+        got = rms_norm(np.array([X_ROWS[0]], dtype=np.float64), eps=0.0)  # (1, 4)
         err, half_units = grid_errors(got, [[float(v) for v in out]], (RMSNORM_PRINTED,))
         return err < 1e-12 and half_units <= 1.0, {"float64": np.round(got[0], 6).tolist(), "max_abs_error": err,
                                                   "max_error_vs_printed_in_half_units": round(half_units, 4)}, (
@@ -74,6 +70,7 @@ def rmsnorm_example() -> Derivation:
         auto_identity_check=False,  # no free symbols
         checks=(
             FunctionCheck("float64 RMSNorm", float_check),
+            *(ValueCheck(f"x_{c + 1}²", x[c] ** 2, p, src) for c, p in enumerate("1041")),
             ValueCheck("sum of squares 1 + 0 + 4 + 1", sum_sq, "6", src),
             ValueCheck("RMS", rms, RMS_PRINTED, src),
             *[ValueCheck(f"RMSNorm(x)_{i + 1}", out[i], p, src) for i, p in enumerate(RMSNORM_PRINTED)],
@@ -110,7 +107,7 @@ def layernorm_constant() -> Derivation:
             refused = ""
         eps_values = (1e-12, 1e-5, 1.0)
         xf = np.array([2.0, 2.0, 2.0, 2.0])
-        outs = [(xf - xf.mean()) / np.sqrt(xf.var() + e) for e in eps_values]
+        outs = [layer_norm(xf, eps=e) for e in eps_values]
         zero_ok = all(np.array_equal(o, np.zeros(4)) for o in outs)
         return bool(refused) and zero_ok, {"eps=0": refused or "no error", "eps tried": list(eps_values)}, (
             f"ε = 0 refused ({refused}); float64 output is exactly 0 at ε = {', '.join(map(str, eps_values))}")
@@ -174,9 +171,9 @@ def causal_first_token() -> Derivation:
         steps=(
             Step(RowSoftmax(sp.ImmutableMatrix([[s11, -sp.oo]])),
                  "the mask sets the score of the later token 2 to −∞", citation=VASWANI_323),
-            Step(sp.ImmutableMatrix([[sp.exp(s11) / (sp.exp(s11) + sp.exp(-sp.oo)),
-                                      sp.exp(-sp.oo) / (sp.exp(s11) + sp.exp(-sp.oo))]]),
-                 "softmax: exp(−∞) = 0"),
+            Step(sp.ImmutableMatrix([[sp.Mul(sp.exp(s11), sp.Pow(sp.exp(s11), -1, evaluate=False), evaluate=False),
+                                      sp.Mul(0, sp.Pow(sp.exp(s11), -1, evaluate=False), evaluate=False)]]),
+                 "softmax: exp(−∞) = 0, so the denominator is exp(s₁) alone"),  # unevaluated, or sympy cancels it
             Step(sp.ImmutableMatrix([[1, 0]]), "exp(s₁)/exp(s₁) = 1"),
         ),
         assumptions=(Assumption("s₁, s₂ are any real scores of token 1 on tokens 1 and 2"),),
@@ -218,8 +215,7 @@ def residual_zero_init() -> Derivation:
         for _ in range(6):  # six zero-initialised FFN sublayers
             w1f = rng.normal(size=(4, 16))
             def f(h, w=w1f):  # ReLU(LN(h)·W₁)·W₂ with W₂ = 0; ε = 1e-5 so a zero input stays finite
-                ln = (h - h.mean(1, keepdims=True)) / np.sqrt(h.var(1, keepdims=True) + 1e-5)
-                return np.maximum(ln @ w, 0) @ np.zeros((16, 4))
+                return relu(layer_norm(h, eps=1e-5) @ w) @ np.zeros((16, 4))
 
             y_res = y_res + f(y_res)
             y_plain = f(y_plain)

@@ -51,7 +51,7 @@ def _divisors_check(seed: int) -> tuple[bool, dict, str]:
 
 def _forward_shapes_check(seed: int) -> tuple[bool, dict, str]:
     """A numpy multi-head attention pass at d_model = 512, h = 8: every intermediate has the derived shape."""
-    from .softmax_numeric import softmax
+    from .attention import attention_weights
 
     rng = np.random.default_rng(seed)
     n, d_model, h = 5, BASE_D_MODEL, BASE_HEADS
@@ -61,7 +61,7 @@ def _forward_shapes_check(seed: int) -> tuple[bool, dict, str]:
     for _ in range(h):
         Wq, Wk, Wv = (rng.normal(size=(d_model, d)) / np.sqrt(d_model) for d in (d_k, d_k, d_v))
         Q, K, V = X @ Wq, X @ Wk, X @ Wv  # (n, d_k), (n, d_k), (n, d_v)
-        A = softmax(Q @ K.T / np.sqrt(d_k))  # (n, n)
+        A = attention_weights(Q, K)  # (n, n)
         heads.append(A @ V)  # (n, d_v)
         shapes.add((Q.shape, K.shape, V.shape, A.shape, heads[-1].shape))
     concat = np.concatenate(heads, axis=1)  # (n, h·d_v)
@@ -112,4 +112,80 @@ def head_dims() -> Derivation:
         ),
         notes=("Each head works in a d_model/h-dimensional subspace; the heads split the width rather than "
                "multiply it, so W^O maps h·d_v = d_model back to d_model.",),
+    )
+
+
+# ----------------------------------------------------------------------------
+# The cost of the heads: the same products as one head of full width
+# ----------------------------------------------------------------------------
+
+
+def _matmul_cost_check(seed: int) -> tuple[bool, dict, str]:
+    """Count the multiply-adds of a numpy multi-head pass from its operand shapes, for every h dividing 16."""
+    from .attention import attention_weights
+
+    rng = np.random.default_rng(seed)
+    n, d_model = 5, 16
+    x = rng.normal(size=(n, d_model))  # (n, d_model)
+    costs = {}
+    for h in (h for h in range(1, d_model + 1) if d_model % h == 0):
+        d_k = head_width(d_model, h)
+        macs = 0
+
+        def mm(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+            nonlocal macs
+            macs += a.shape[0] * a.shape[1] * b.shape[1]  # (m, k)·(k, p): m·k·p multiply-adds
+            return a @ b
+
+        heads = []
+        for _ in range(h):
+            q, k, v = (mm(x, rng.normal(size=(d_model, d_k))) for _ in range(3))  # (n, d_k) each
+            mm(q, k.T)  # the scores, (n, n): counted here, recomputed inside attention_weights
+            heads.append(mm(attention_weights(q, k), v))  # (n, d_v)
+        mm(np.concatenate(heads, axis=1), rng.normal(size=(d_model, d_model)))  # W^O
+        costs[h] = macs
+    closed = 4 * n * d_model**2 + 2 * n**2 * d_model
+    ok = set(costs.values()) == {closed}
+    return ok, {"n": n, "d_model": d_model, "multiply-adds by h": costs, "4·n·d² + 2·n²·d": closed}, (
+        f"n = {n}, d_model = {d_model}: every h in {sorted(costs)} takes {sorted(set(costs.values()))} "
+        f"multiply-adds; the closed form gives {closed}")
+
+
+@register(
+    "multihead.cost",
+    title="h heads of width d_model/h cost the matrix products of one full-width head",
+    summary="h·(3·n·d_model·d_k + n²·d_k + n²·d_v) + n·h·d_v·d_model = 4·n·d_model² + 2·n²·d_model for every h.",
+)
+def cost() -> Derivation:
+    from ..numeric import FunctionCheck, IdentityCheck
+    from ..rules import Substitute
+    from .notation import sym
+
+    d, h, d_k, d_v, n = sym("d_model"), sym("n_heads"), sym("d_k"), sym("d_v"), sym("n")
+    start = h * (3 * n * d * d_k + n**2 * d_k + n**2 * d_v) + n * h * d_v * d
+    split = h * (3 * n * d * (d / h) + n**2 * (d / h) + n**2 * (d / h)) + n * h * (d / h) * d
+    end = 4 * n * d**2 + 2 * n**2 * d
+    return Derivation(
+        **metadata("multihead.cost"),
+        start=start,
+        steps=(
+            Step(split, "each head has width $d_k = d_v = d_{model}/h$",
+                 rule=Substitute(((d_k, d / h), (d_v, d / h)), "d_k = d_v = d_model/h"), citation=VASWANI_322),
+            Step(end, "h cancels in every term: the count of one head of width $d_{model}$ (h = 1)"),
+        ),
+        assumptions=(Assumption("cost = multiply-adds of the matrix products for n tokens: Q, K, V projections "
+                                "(n × d_model times d_model × d_k, per head), scores QKᵀ (n × d_k times d_k × n), "
+                                "mixing AV (n × n times n × d_v) and W^O (n × h·d_v times h·d_v × d_model)"),
+                     Assumption("h divides d_model")),
+        definitions=((d_k, d / h), (d_v, d / h)),
+        citations=(VASWANI_322,),
+        auto_identity_check=False,  # the claim holds under d_k = d_v = d_model/h: checked with it below
+        checks=(
+            IdentityCheck(split, end, "claim at random points, d_k = d_v = d_model/h"),
+            FunctionCheck("multiply-adds counted from the shapes of a numpy pass, every h dividing 16",
+                          _matmul_cost_check),
+        ),
+        notes=("Only the softmax is not free of h: h·n² exponentials instead of n², small beside the products.",
+               "The paper's remark that several reduced heads cost about as much as one full-width head is this "
+               "identity."),
     )

@@ -314,7 +314,9 @@ def layernorm_constant_input() -> Derivation:
         **metadata("norms.layernorm-constant-input"),
         start=start,
         steps=(
-            Step(g * (c - c) / sp.sqrt(0 + eps) + b,
+            Step(sp.Add(sp.Mul(g, sp.Add(c, -c, evaluate=False),
+                               sp.Pow(sp.sqrt(sp.Add(0, eps, evaluate=False)), -1, evaluate=False), evaluate=False),
+                        b, evaluate=False),  # unevaluated: sympy would cancel c − c at once
                  "μ = (1/d_model)·Σ c = c and σ² = (1/d_model)·Σ (c − c)² = 0", rule=Evaluate("the sums")),
             Step(b, "0/√ε = 0 because ε > 0", citation=BA_2016),
         ),

@@ -21,7 +21,7 @@ from typing import Any
 
 from ..core import Assumption, Citation, Derivation, Step
 from ..params.arch import Architecture, llama_ffn_hidden
-from ..registry import register
+from ..registry import metadata, register
 
 VASWANI_322 = Citation("vaswani2017", "§3.2.2")
 VASWANI_33 = Citation("vaswani2017", "§3.3")
@@ -35,14 +35,6 @@ LECTURE = {"d_model": 512, "n_heads": 8, "d_ff": 2048}
 STANDARD_LAYER = Architecture(d_model=768, n_heads=12, d_ff=3072, n_layers=1, attention_bias=True, mlp_bias=True)
 #: The lecture's convention: attention without biases, FFN with biases, two LayerNorms.
 LECTURE_LAYER = Architecture(n_layers=1, **LECTURE)
-
-
-def _meta(name: str) -> dict[str, str]:
-    """Name, title and summary as registered (written once, in the decorator)."""
-    from ..registry import entry
-
-    e = entry(name)
-    return {"name": e.name, "title": e.title, "summary": e.summary}
 
 
 def _s(name: str) -> Any:
@@ -136,7 +128,7 @@ def attention() -> Derivation:
             f"GPT-2-small sizes (768/3072/12 layers) with h = 8, 12, 16: {sorted(set(counts.values()))} parameters")
 
     return Derivation(
-        **_meta("params.attention"),
+        **metadata("params.attention"),
         start=start,
         steps=(
             Step(4 * d * h * dk, "multi-head attention (MHA) gives every query head its own key and value head, "
@@ -156,9 +148,10 @@ def attention() -> Derivation:
                               _small(Architecture(d_model=8, n_heads=1, d_ff=32, n_layers=1))),
             FunctionCheck("lecture 000 exercise: h = 8 or 16 at GPT-2-small sizes leaves the total unchanged",
                           gpt2_heads),
-            ValueCheck("W_i^Q of one head, 512 × 64", _at(per_head, d_model=512, head_dim=64), "32,768", LECTURE_000),
-            ValueCheck("W^Q of all 8 heads", _at(h * per_head, d_model=512, n_heads=8, head_dim=64), "262,144",
-                       LECTURE_000),
+            *(ValueCheck(f"W_i^{m} of one head, 512 × 64", _at(per_head, d_model=512, head_dim=64), "32,768",
+                         LECTURE_000) for m in "QKV"),
+            *(ValueCheck(f"W^{m} of all 8 heads", _at(h * per_head, d_model=512, n_heads=8, head_dim=64), "262,144",
+                         LECTURE_000) for m in "QKV"),
             ValueCheck("W^O, 512 × 512", _at(d**2, d_model=512), "262,144", LECTURE_000),
             ValueCheck("attention block, 4 × 512²", _at(end, d_model=512), "1,048,576", LECTURE_000),
         ),
@@ -182,7 +175,7 @@ def attention_bias() -> Derivation:
     start = _component(arch, "attention").symbolic_per_copy(evaluate=False)
     end = 4 * d**2 + 4 * d
     return Derivation(
-        **_meta("params.attention-bias"),
+        **metadata("params.attention-bias"),
         start=start,
         steps=(
             Step(4 * d * h * dk + 3 * h * dk + d, "MHA: $h_{kv} = h$", rule=Substitute(((hkv, h),), "h_kv = h")),
@@ -221,7 +214,7 @@ def gqa_attention() -> Derivation:
     llama70 = PRESETS["llama2-70b"].arch
     mistral = PRESETS["mistral-7b"].arch
     return Derivation(
-        **_meta("params.gqa-attention"),
+        **metadata("params.gqa-attention"),
         start=start,
         steps=(
             Step(2 * d * h * dk + 2 * d * hkv * dk, "collect: Q and O are $d_{model}\\times h d_k$, "
@@ -262,7 +255,7 @@ def ffn() -> Derivation:
     end = 8 * d**2 + 5 * d
     w = {w.name: w.symbolic() for w in _component(LECTURE_LAYER, "ffn").weights}
     return Derivation(
-        **_meta("params.ffn"),
+        **metadata("params.ffn"),
         start=start,
         steps=(
             Step(general, "$W_1$ and $W_2$ have the same size $d_{model} d_{ff}$; $b_1$ has $d_{ff}$ entries and "
@@ -282,6 +275,8 @@ def ffn() -> Derivation:
             ValueCheck("W_2, 2048 × 512", _at(w["W_2"], d_model=512, d_ff=2048), "1,048,576", LECTURE_000),
             ValueCheck("b_2", _at(w["b_2"], d_model=512), "512", LECTURE_000),
             ValueCheck("FFN total", _at(general, d_model=512, d_ff=2048), "2,099,712", LECTURE_000),
+            ValueCheck("widening of the base model, d_ff/d_model = 2048/512", _at(_s("d_ff") / _s("d_model"),
+                       d_model=512, d_ff=2048), "4", "lecture 002, §6"),
         ),
     )
 
@@ -316,7 +311,7 @@ def swiglu_width() -> Derivation:
     configs = [Architecture(d_model=3 * k, n_heads=1, d_ff=8 * k, n_layers=1, ffn="swiglu", mlp_bias=False)
                for k in (1, 2, 4, 8)]  # d_ff = (2/3)·4·d_model exactly when 3 divides d_model
     return Derivation(
-        **_meta("params.swiglu-width"),
+        **metadata("params.swiglu-width"),
         start=start,
         steps=(
             Step(3 * d * f, "gate $W$, value $V$ (both $d_{model}\\times d_{ff}$) and output $W_2$ "
@@ -334,12 +329,12 @@ def swiglu_width() -> Derivation:
             _allocation_check("three matrices allocated at d_ff = 8·d_model/3", ffn_arrays, end, configs),
             FunctionCheck("LLaMA's rounding to a multiple of 256 (7B, 13B, 33B, 65B)", widths),
             ValueCheck("LLaMA-7B width: ⌊2·4·4096/3⌋ = 10922 rounded up to 256", rounded(4096), "11008",
-                       "lecture 002, §8; Touvron et al. 2023"),
+                       "Touvron et al. 2023 (the (2/3)·4·d rule of lecture 002, §8)"),
             ValueCheck("LLaMA-13B width", rounded(5120), "13824", "Touvron et al. 2023"),
             ValueCheck("LLaMA-7B FFN per layer with the rounded width, 3·4096·11008",
                        _at(3 * d * f, d_model=4096, d_ff=11008), "135,266,304", "HF huggyllama/llama-7b"),
             ValueCheck("8·d_model² at 4096, the unrounded target", _at(end, d_model=4096), "134,217,728",
-                       "lecture 002, §8"),
+                       "derived (8·d² of lecture 002, §7)"),
         ),
         notes=("The rounding makes LLaMA-7B's FFN 0.78 % larger than 8·d_model² (135,266,304 vs 134,217,728).",),
     )
@@ -361,7 +356,7 @@ def _layer_derivation(name: str, arch: Architecture, mid: Any, end: Any,
     subs = {**_mha_subs(), **({f: 4 * d} if end is not None else {})}
     final = end if end is not None else mid
     return Derivation(
-        **_meta(name), start=start, steps=tuple(steps),
+        **metadata(name), start=start, steps=tuple(steps),
         assumptions=(Assumption(assumption),), citations=citations, auto_identity_check=False,
         checks=(_conditional_identity(start, final, subs, "h_kv = h, d_k = d_model/h"
                                       + (", d_ff = 4·d_model" if end is not None else "")),
@@ -419,6 +414,8 @@ def layer_lecture() -> Derivation:
          ValueCheck("one encoder layer", layer_total, "3,150,336", LECTURE_000),
          *(ValueCheck(f"share of {k} (%)", v, p, LECTURE_000)
            for (k, v), p in zip(share.items(), ("33.3", "66.7", "0.1"), strict=True)),
+         ValueCheck("sum of the shares (%)", sp.Add(*share.values()), "100", LECTURE_000),
+         ValueCheck("FFN share as a fraction, about 2/3", share["FFN"] / 100, "0.67", LECTURE_000),
          ValueCheck("six layers", _at(n * mid, n_layers=6, **LECTURE), "18,902,016", LECTURE_000),
          ValueCheck("same layer at d_ff = 4·d_model: 12·d² + 9·d", _at(12 * d**2 + 9 * d, d_model=512), "3,150,336",
                     LECTURE_000)),
@@ -459,10 +456,12 @@ def layer_approximation() -> Derivation:
         return ok, figures, "; ".join(f"{k} = {v:,}" for k, v in figures.items())
 
     return Derivation(
-        **_meta("params.layer-approximation"),
-        start=(exact - approx) / approx,
+        **metadata("params.layer-approximation"),
+        # unevaluated: sympy would otherwise cancel the quotient at construction and the steps would say nothing
+        start=sp.Mul(sp.Add(exact, -approx, evaluate=False), sp.Pow(approx, -1, evaluate=False), evaluate=False),
         steps=(
-            Step(13 * d / (12 * d**2), "the quadratic terms cancel in the numerator"),
+            Step(sp.Mul(13 * d, sp.Pow(12 * d**2, -1, evaluate=False), evaluate=False),
+                 "the quadratic terms cancel in the numerator"),
             Step(sp.Rational(13, 12) / d, "cancel one factor $d_{model}$"),
         ),
         assumptions=(Assumption("the layer of params.layer: 12·d_model² + 13·d_model parameters; the error is "
@@ -526,7 +525,7 @@ def _total_derivation(name: str, preset: str, subs: dict, end: Any,
             else f"disagreement (allocated, counted, closed form): {rows}; presets {presets}")
 
     return Derivation(
-        **_meta(name), start=start,
+        **metadata(name), start=start,
         steps=(Step(end, f"every component from its weight shapes, with {words}",
                     rule=Substitute(tuple(subs.items()), words)),),
         assumptions=(Assumption(f"the layout of the preset {preset!r} ({PRESETS[preset].source})"),),

@@ -1,0 +1,184 @@
+"""Sphinx extension: verified derivations, rendered at build time.
+
+Load it with ``extensions = ["derive.sphinxext"]`` (or just ``"derive"``).
+It adds:
+
+* the ``derivation`` / ``derivations`` directives (:mod:`.directives`):
+  each named derivation is verified while the page is read and rendered
+  step by step; a refuted or undecided one is a typed error and fails the
+  build (:mod:`.verification`);
+* ``derive-cli`` (:mod:`.cli_reference`): the reference of the ``derive`` command
+  from its argparse parser;
+* ``derive-plot`` (:mod:`.plots`): figures drawn with matplotlib at build time;
+* ``derive-params`` / ``derive-presets`` and the role ``derive-count`` (:mod:`.params`):
+  parameter-count tables of the presets of :mod:`derive.params`;
+* the BibTeX file of :mod:`derive.references`, written before
+  sphinxcontrib-bibtex reads it, so the bibliography has one home.
+
+Configuration values:
+
+``derive_seed`` (int)
+    base seed of every numeric check (default :data:`derive.numeric.DEFAULT_SEED`).
+``derive_step_budget`` (float)
+    seconds of symbolic strategies per step (default :data:`derive.verify.STEP_BUDGET`).
+``derive_modules`` (list of str)
+    extra modules of derivations to load: ``.py`` paths relative to ``conf.py`` or module names.
+``derive_require_all`` (bool)
+    warn (``derive.missing``) when a registered derivation is on no page (default True).
+``derive_bibfile`` (str)
+    where to write the BibTeX file, relative to the directory of ``conf.py`` (default ``_generated/refs.bib``);
+    empty to write none.
+
+Environment data (``env.derive_pages`` and ``env.derive_failures``: docname ->
+names) is purged and merged per document, so parallel reading is safe.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from sphinx.util import logging
+
+from .. import __version__
+
+logger = logging.getLogger(__name__)
+
+STATIC = Path(__file__).parent / "static"
+
+
+def _pages(env: Any) -> dict[str, set[str]]:
+    """docname -> names shown there (``env.derive_pages``)."""
+    if not hasattr(env, "derive_pages"):
+        env.derive_pages = {}
+    return env.derive_pages
+
+
+def _failures(env: Any) -> dict[str, set[str]]:
+    """docname -> names that failed verification there (``env.derive_failures``)."""
+    if not hasattr(env, "derive_failures"):
+        env.derive_failures = {}
+    return env.derive_failures
+
+
+def note_module_dependencies(directive: Any, *modules: str) -> None:
+    """Re-read the directive's page when the source of any of ``modules`` changes (incremental builds).
+
+    A package name stands for every ``.py`` file in it.
+    """
+    import importlib
+
+    for name in modules:
+        try:
+            module = importlib.import_module(name)
+        except ImportError:  # e.g. a derivation added from an interactive session
+            continue
+        origin = Path(getattr(module, "__file__", "") or "")
+        if not origin.name:
+            continue
+        files = sorted(origin.parent.glob("*.py")) if origin.name == "__init__.py" else [origin]
+        for path in files:
+            directive.env.note_dependency(str(path))
+
+
+def write_if_changed(path: Path, data: bytes) -> bool:
+    """Write ``data`` unless ``path`` already holds it (keeps mtimes, so Sphinx does not re-read)."""
+    if path.exists() and path.read_bytes() == data:
+        return False
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return True
+
+
+def _config_inited(app: Any, config: Any) -> None:
+    from ..references import bibtex
+
+    config.numfig_format.setdefault("derivation", "Derivation %s")
+    if config.derive_bibfile:
+        write_if_changed(Path(app.confdir) / config.derive_bibfile, bibtex().encode())
+        files = list(config.bibtex_bibfiles or [])
+        if config.derive_bibfile not in files:
+            config.bibtex_bibfiles = [*files, config.derive_bibfile]
+
+
+def _builder_inited(app: Any) -> None:
+    from .. import registry
+
+    for spec in app.config.derive_modules:
+        path = Path(app.confdir) / spec
+        registry.load_module(str(path) if spec.endswith(".py") else spec)
+    registry.load_catalog()
+    _pages(app.env)
+    _failures(app.env)
+
+
+def _copy_static(app: Any, exc: Exception | None) -> None:
+    """Copy the stylesheet into ``_static`` of an HTML build (without touching ``html_static_path``)."""
+    if exc is None and app.builder.format == "html":
+        from sphinx.util.fileutil import copy_asset_file
+
+        copy_asset_file(STATIC / "derive.css", Path(app.outdir) / "_static")
+
+
+def _purge_doc(app: Any, env: Any, docname: str) -> None:
+    _pages(env).pop(docname, None)
+    _failures(env).pop(docname, None)
+
+
+def _merge_info(app: Any, env: Any, docnames: set[str], other: Any) -> None:
+    for table in (_pages, _failures):
+        mine = table(env)
+        for docname, names in table(other).items():
+            if docname in docnames:
+                mine[docname] = set(names)
+
+
+def _check_consistency(app: Any, env: Any) -> None:
+    """A failed derivation fails the build; every registered derivation must be shown on some page."""
+    failed = sorted(set().union(*_failures(env).values())) if _failures(env) else []
+    if failed:
+        # whatever -W and suppress_warnings say: the errors were logged where they occurred
+        app.statuscode = 1
+        logger.info("derive: %d derivation(s) failed verification: %s", len(failed), ", ".join(failed))
+    if not app.config.derive_require_all:
+        return
+    from .. import registry
+
+    shown = set().union(*_pages(env).values()) if _pages(env) else set()
+    for name in registry.names():
+        if name not in shown:
+            logger.warning("derivation %r is registered but shown on no page (add it to a "
+                           "'derivation' or 'derivations' directive)", name, type="derive", subtype="missing")
+
+
+def setup(app: Any) -> dict[str, Any]:
+    """Register the directives, nodes, config values and event handlers."""
+    from ..numeric import DEFAULT_SEED
+    from ..verify import STEP_BUDGET
+    from . import cli_reference, params, plots
+    from .directives import DerivationDirective, DerivationsDirective
+    from .nodes import VISITORS, derivation_node, derivation_title, derivation_unnumbered, title_of
+
+    app.setup_extension("sphinxcontrib.bibtex")
+    app.add_config_value("derive_seed", DEFAULT_SEED, "env", types=frozenset({int}))
+    app.add_config_value("derive_step_budget", STEP_BUDGET, "env", types=frozenset({float, int}))
+    app.add_config_value("derive_modules", [], "env", types=frozenset({list, tuple}))
+    app.add_config_value("derive_require_all", True, "env", types=frozenset({bool}))
+    app.add_config_value("derive_bibfile", "_generated/refs.bib", "env", types=frozenset({str}))
+    app.add_enumerable_node(derivation_node, "derivation", title_of, **VISITORS["derivation"])
+    app.add_node(derivation_unnumbered, **VISITORS["derivation"])
+    app.add_node(derivation_title, **VISITORS["title"])
+    app.add_directive("derivation", DerivationDirective)
+    app.add_directive("derivations", DerivationsDirective)
+    cli_reference.setup(app)
+    plots.setup(app)
+    params.setup(app)
+    app.connect("config-inited", _config_inited, priority=400)
+    app.connect("builder-inited", _builder_inited)
+    app.connect("build-finished", _copy_static)
+    app.add_css_file("derive.css")
+    app.connect("env-purge-doc", _purge_doc)
+    app.connect("env-merge-info", _merge_info)
+    app.connect("env-check-consistency", _check_consistency)
+    return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True,
+            "env_version": 1}

@@ -1,0 +1,237 @@
+"""Docutils content of one derivation: claim, assumptions, steps, verdicts, checks.
+
+The functions here turn a :class:`~derive.core.Derivation` and its
+:class:`~derive.report.Report` into plain docutils nodes. Equations are
+``math_block`` nodes (numbered by the directive), text with ``$...$`` becomes
+text and inline ``math`` nodes, and citations are produced by a callback the
+directive supplies (sphinxcontrib-bibtex's ``cite:p`` role).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from docutils import nodes
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..core import Citation, Derivation
+    from ..report import CheckResult, Report
+
+_REL_TEX = {"=": "=", "<=": r"\le", "<": "<", ">=": r"\ge", ">": ">"}
+
+#: figures shown first, in this order (the rest follow alphabetically)
+_FIGURE_ORDER = ("n", "points", "trials", "estimate", "expected", "std_error", "bound", "seed")
+
+#: figures left out of the table (shown elsewhere, or internal)
+_FIGURE_SKIP = {"z", "false_rejection", "source"}
+
+CiteFn = Callable[["Citation"], list[nodes.Node]]
+
+
+def inline(text: str) -> list[nodes.Node]:
+    """``text`` with ``$...$`` spans as inline math nodes (an odd ``$`` stays literal)."""
+    parts = text.split("$")
+    if len(parts) % 2 == 0:  # unbalanced: no math
+        return [nodes.Text(text)]
+    out: list[nodes.Node] = []
+    for k, part in enumerate(parts):
+        if not part:
+            continue
+        out.append(nodes.math(part, part) if k % 2 else nodes.Text(part))
+    return out
+
+
+def paragraph(*children: nodes.Node | str, classes: tuple[str, ...] = ()) -> nodes.paragraph:
+    para = nodes.paragraph(classes=list(classes))
+    for child in children:
+        para += nodes.Text(child) if isinstance(child, str) else child
+    return para
+
+
+def labelled(label: str, body: list[nodes.Node], classes: tuple[str, ...] = ()) -> nodes.paragraph:
+    """A paragraph starting with a bold label: ``**Claim.** ...``."""
+    para = paragraph(nodes.strong(label, label), nodes.Text(" "), classes=classes)
+    for child in body:
+        para += child
+    return para
+
+
+def claim_latex(derivation: Derivation) -> str:
+    from ..render.latex import claim_latex as _claim
+
+    return _claim(derivation)
+
+
+def step_latex(derivation: Derivation, index: int) -> str:
+    """Display LaTeX of step ``index`` (1-based): ``start = e_1`` for the first, ``{} = e_k`` after."""
+    from ..render.latex import expr_latex
+
+    step = derivation.steps[index - 1]
+    rel = _REL_TEX[step.relation]
+    left = expr_latex(derivation.start) if index == 1 else "{}"
+    return f"{left} {rel} {expr_latex(step.expr)}"
+
+
+def verdict_badge(verdict: str) -> nodes.inline:
+    mark = {"proved": "✓ proved", "refuted": "✗ refuted", "undecided": "? undecided"}.get(verdict, verdict)
+    return nodes.inline(mark, mark, classes=["derive-verdict", f"derive-{verdict}"])
+
+
+def citation_nodes(cites: tuple[Citation, ...], cite: CiteFn) -> list[nodes.Node]:
+    out: list[nodes.Node] = []
+    for k, c in enumerate(cites):
+        if k:
+            out.append(nodes.Text("; "))
+        out += cite(c)
+    return out
+
+
+def header(derivation: Derivation, report: Report | None, *, claim_only: bool) -> list[nodes.Node]:
+    """Summary, claim, assumptions, definitions (what every display mode shows)."""
+    out: list[nodes.Node] = []
+    meta = [nodes.literal(derivation.name, derivation.name)]
+    if report is not None:
+        meta += [nodes.Text(" · "), verdict_badge(str(report.verdict)),
+                 nodes.Text(f" — {len(report.steps)} step{'s' if len(report.steps) != 1 else ''} checked "
+                            "when this page was built")]
+    out.append(paragraph(*meta, classes=("derive-meta",)))
+    if derivation.summary:
+        out.append(paragraph(*inline(derivation.summary)))
+    out.append(labelled("Claim.", [], ("derive-claim-label",)))
+    tex = claim_latex(derivation)
+    out.append(nodes.math_block(tex, tex, nowrap=False, number=None, label=None, classes=["derive-claim"]))
+    if claim_only:
+        return out
+    if derivation.assumptions:
+        items = nodes.bullet_list()
+        for a in derivation.assumptions:
+            item = nodes.list_item()
+            item += paragraph(*inline(a.text))
+            items += item
+        out.append(labelled("Assumptions.", [], ("derive-assumptions",)))
+        out.append(items)
+    if derivation.definitions:
+        from ..render.latex import expr_latex
+
+        defs: list[nodes.Node] = [nodes.Text("where ")]
+        for k, (lhs, rhs) in enumerate(derivation.definitions):
+            if k:
+                defs.append(nodes.Text(", "))
+            tex = f"{expr_latex(lhs)} = {expr_latex(rhs)}"
+            defs.append(nodes.math(tex, tex))
+        defs.append(nodes.Text("."))
+        out.append(paragraph(*defs, classes=("derive-definitions",)))
+    return out
+
+
+def step_caption(derivation: Derivation, report: Report, index: int, cite: CiteFn) -> nodes.paragraph:
+    """The words under step ``index``: justification, rule, source, verdict and strategy."""
+    step = derivation.steps[index - 1]
+    result = report.steps[index - 1]
+    para = paragraph(nodes.strong(f"Step {index}. ", f"Step {index}. "), classes=("derive-step",))
+    for child in inline(step.justification):
+        para += child
+    if step.citation is not None:
+        para += nodes.Text(" (")
+        for child in cite(step.citation):
+            para += child
+        para += nodes.Text(")")
+    para += nodes.Text(" ")
+    para += verdict_badge(str(result.verdict))
+    para += nodes.Text(" by ")
+    para += nodes.literal(result.strategy, result.strategy)
+    para += nodes.Text(".")
+    return para
+
+
+def _fmt(value: Any) -> str:
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, int):
+        return f"{value:,}"
+    if isinstance(value, float):
+        if math.isfinite(value) and value != 0 and (abs(value) >= 1e5 or abs(value) < 1e-3):
+            return f"{value:.4g}"
+        return f"{value:.6g}"
+    if isinstance(value, (list, tuple)):
+        return "[" + ", ".join(_fmt(v) for v in value) + "]"
+    return str(value)
+
+
+def figures_text(figures: dict[str, Any]) -> str:
+    """``n = 200,000; estimate = 64.02; ...`` in a fixed order (n, estimate, bound, seed first)."""
+    keys = [k for k in _FIGURE_ORDER if k in figures]
+    keys += sorted(k for k in figures if k not in keys and k not in _FIGURE_SKIP)
+    return "; ".join(f"{k} = {figures[k] if k == 'seed' else _fmt(figures[k])}" for k in keys)
+
+
+def _value_cell(check: Any, result: CheckResult) -> list[nodes.Node]:
+    """Exact value beside the rounded one: ``exact ≈ 0.0900316 → 0.0900 (printed 0.0900)``."""
+    from ..render.latex import expr_latex
+
+    tex = f"{expr_latex(check.exact)} \\approx {result.figures.get('value', '')}"
+    out: list[nodes.Node] = [nodes.math(tex, tex), nodes.Text(" rounds to "),
+                             nodes.literal(result.figures["rounded"], result.figures["rounded"]),
+                             nodes.Text(f"; printed {result.figures['printed']}")]
+    if result.figures.get("source"):
+        out.append(nodes.Text(f" ({result.figures['source']})"))
+    return out
+
+
+def checks_table(derivation: Derivation, report: Report) -> nodes.table:
+    """Table of the numeric cross-checks: check, outcome, figures (n, estimate, bound, seed...)."""
+    from ..numeric import ValueCheck
+
+    by_name = {getattr(c, "name", None): c for c in derivation.checks}
+    table = nodes.table(classes=["derive-checks", "colwidths-given"])
+    group = nodes.tgroup(cols=3)
+    table += group
+    for width in (30, 10, 60):
+        group += nodes.colspec(colwidth=width)
+    head = nodes.thead()
+    group += head
+    row = nodes.row()
+    for text in ("numeric cross-check", "outcome", "figures"):
+        row += nodes.entry("", paragraph(text))
+    head += row
+    body = nodes.tbody()
+    group += body
+    for result in report.checks:
+        row = nodes.row()
+        row += nodes.entry("", paragraph(*inline(result.name)))
+        outcome = "✓ passed" if result.passed else "✗ failed"
+        row += nodes.entry("", paragraph(outcome))
+        check = by_name.get(result.name)
+        cell = nodes.entry()
+        if isinstance(check, ValueCheck) and "rounded" in result.figures:
+            cell += paragraph(*_value_cell(check, result))
+        else:
+            cell += paragraph(figures_text(result.figures), classes=("derive-figures",))
+            if result.message:
+                cell += paragraph(result.message, classes=("derive-check-message",))
+        row += cell
+        body += row
+    return table
+
+
+def footer(derivation: Derivation, report: Report, cite: CiteFn, *, show_checks: bool) -> list[nodes.Node]:
+    """Verdict line, numeric table, sources, notes."""
+    out: list[nodes.Node] = []
+    steps = len(report.steps)
+    passed = sum(c.passed for c in report.checks)
+    n_checks = len(report.checks)
+    numeric = (f"{passed} of {n_checks} numeric cross-check{'s' if n_checks != 1 else ''} passed" if n_checks
+               else "no numeric cross-check applies")
+    verdict = labelled("Verdict.", [verdict_badge(str(report.verdict)), nodes.Text(
+        f": all {steps} step{'s' if steps != 1 else ''} proved symbolically; {numeric}.")],
+        ("derive-verdict-line",))
+    out.append(verdict)
+    if show_checks and report.checks:
+        out.append(checks_table(derivation, report))
+    if derivation.citations:
+        out.append(labelled("Sources.", citation_nodes(derivation.citations, cite), ("derive-sources",)))
+    for note in derivation.notes:
+        out.append(labelled("Note.", inline(note), ("derive-note",)))
+    return out

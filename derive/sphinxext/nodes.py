@@ -1,0 +1,96 @@
+"""Docutils nodes of the extension and their HTML/LaTeX/text visitors.
+
+A rendered derivation is one :class:`derivation_node` (numbered like a figure
+when it has a label: ``{numref}`` prints "Derivation 2.1") holding a
+:class:`derivation_title` and ordinary docutils content (paragraphs, math
+blocks, a table). Only the two wrappers need visitors of their own.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from docutils import nodes
+
+
+class derivation_node(nodes.General, nodes.Element):  # noqa: N801 - docutils naming
+    """A whole derivation: claim, assumptions, steps, checks. Enumerable as ``"derivation"``."""
+
+
+class derivation_unnumbered(derivation_node):  # noqa: N801
+    """A derivation shown without number or label (``:nonumber:``, ``:claim-only:``).
+
+    A separate class because Sphinx numbers every node of an enumerable class.
+    """
+
+
+class derivation_title(nodes.TextElement):  # noqa: N801
+    """The heading line of a derivation ("Derivation 2.1: Softmax is ...")."""
+
+
+def title_of(node: derivation_node) -> str | None:
+    """Title getter for numfig and ``{ref}``: the text of the derivation's title."""
+    for child in node.children:
+        if isinstance(child, derivation_title):
+            return child.astext()
+    return None
+
+
+# HTML ---------------------------------------------------------------------
+
+
+def visit_derivation_html(self: Any, node: derivation_node) -> None:
+    self.body.append(self.starttag(node, "div", CLASS="derive-derivation"))
+
+
+def depart_derivation_html(self: Any, node: derivation_node) -> None:
+    self.body.append("</div>\n")
+
+
+def visit_title_html(self: Any, node: derivation_title) -> None:
+    self.body.append(self.starttag(node, "p", CLASS="derive-title"))
+    if isinstance(node.parent, derivation_node) and node.parent.get("numbered"):
+        self.add_fignumber(node.parent)
+
+
+def depart_title_html(self: Any, node: derivation_title) -> None:
+    if isinstance(node.parent, derivation_node) and node.parent["ids"] and node.parent.get("numbered"):
+        self.add_permalink_ref(node.parent, "Link to this derivation")
+    self.body.append("</p>\n")
+
+
+# LaTeX / text: plain containers -------------------------------------------------
+
+
+def visit_plain(self: Any, node: nodes.Element) -> None:
+    pass
+
+
+def depart_plain(self: Any, node: nodes.Element) -> None:
+    pass
+
+
+def visit_title_text(self: Any, node: derivation_title) -> None:
+    self.new_state(0)
+
+
+def depart_title_text(self: Any, node: derivation_title) -> None:
+    self.end_state()
+
+
+VISITORS: dict[str, dict[str, tuple]] = {
+    "derivation": {
+        "html": (visit_derivation_html, depart_derivation_html),
+        "latex": (visit_plain, depart_plain),
+        "text": (visit_plain, depart_plain),
+        "man": (visit_plain, depart_plain),
+        "texinfo": (visit_plain, depart_plain),
+    },
+    "title": {
+        "html": (visit_title_html, depart_title_html),
+        "latex": (visit_plain, depart_plain),
+        "text": (visit_title_text, depart_title_text),
+        "man": (visit_plain, depart_plain),
+        "texinfo": (visit_plain, depart_plain),
+    },
+}

@@ -1,0 +1,151 @@
+"""Parameter-count tables of the presets (:mod:`derive.params`), rendered at build time.
+
+``derive-params PRESET [PRESET ...]``
+    for each preset (``*`` for all of them): a table with one row per component
+    (formula of one copy, copies, exact count, share), the total beside the
+    size the source reports, and the preset's notes. ``:no-formulas:`` drops the
+    formula column.
+``derive-presets``
+    one table of every preset: exact total, its short form, the reported size,
+    the 12·d_model²·layers rule of thumb, and the source.
+``{derive-count}`PRESET```
+    (role) the exact total of a preset inline, with thousands separators.
+
+The counts are the exact integers of :func:`derive.params.summarize`; nothing
+is typed into the page.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from sphinx.util.docutils import SphinxDirective, SphinxRole
+
+from .content import paragraph
+
+
+def _table(head: tuple[str, ...], rows: list[list[nodes.Node | str]], widths: tuple[int, ...],
+           classes: tuple[str, ...] = ()) -> nodes.table:
+    table = nodes.table(classes=["derive-params", "colwidths-given", *classes])
+    group = nodes.tgroup(cols=len(head))
+    table += group
+    for w in widths:
+        group += nodes.colspec(colwidth=w)
+    thead = nodes.thead()
+    group += thead
+    row = nodes.row()
+    for text in head:
+        row += nodes.entry("", paragraph(text))
+    thead += row
+    body = nodes.tbody()
+    group += body
+    for cells in rows:
+        row = nodes.row()
+        for cell in cells:
+            row += nodes.entry("", cell if isinstance(cell, nodes.paragraph) else paragraph(cell))
+        body += row
+    return table
+
+
+def breakdown_table(preset_name: str, *, formulas: bool = True) -> list[nodes.Node]:
+    """Nodes for one preset: a title line, the component table, total vs reported, notes.
+
+    Raises:
+        derive.exceptions.InputError: unknown preset.
+    """
+    from ..params import get_preset, summarize
+    from ..params.summary import human, percent
+
+    preset = get_preset(preset_name)
+    summary = summarize(preset.arch, formulas=formulas)
+    rows: list[list[nodes.Node | str]] = []
+    for r in summary.rows:
+        cells: list[nodes.Node | str] = [r.component]
+        if formulas:
+            cells.append(paragraph(nodes.math(r.latex, r.latex)))
+        cells += [f"× {r.copies:,}" if r.copies != 1 else "", f"{r.count:,}", f"{percent(r.share)} %"]
+        rows.append(cells)
+    total: list[nodes.Node | str] = [paragraph(nodes.strong("total", "total"))]
+    if formulas:
+        total.append("")
+    total += ["", paragraph(nodes.strong(f"{summary.total:,}", f"{summary.total:,}")), "100.0 %"]
+    rows.append(total)
+    head = ("component", "formula (one copy)", "copies", "parameters", "share") if formulas else (
+        "component", "copies", "parameters", "share")
+    widths = (30, 34, 8, 18, 10) if formulas else (46, 12, 28, 14)
+    title = paragraph(nodes.strong(preset.arch.name, preset.arch.name), nodes.Text(" ("),
+                      nodes.literal(preset.name, preset.name), nodes.Text(")"), classes=("derive-preset-title",))
+    out: list[nodes.Node] = [title, _table(head, rows, widths)]
+    line = f"Exact total {summary.total:,} (≈ {human(summary.total)})"
+    if preset.reported:
+        line += f"; the source reports {preset.reported}"
+    line += f". Source: {preset.source}."
+    out.append(paragraph(line))
+    for note in preset.notes:
+        out.append(paragraph(note, classes=("derive-preset-note",)))
+    return out
+
+
+class ParamsDirective(SphinxDirective):
+    """``derive-params PRESET ...``: the component table of each preset (``*``: all)."""
+
+    required_arguments = 1
+    optional_arguments = 50
+    option_spec: ClassVar[dict] = {"no-formulas": directives.flag}
+
+    def run(self) -> list[nodes.Node]:
+        from ..exceptions import InputError
+        from ..params import PRESETS
+        from . import note_module_dependencies
+
+        note_module_dependencies(self, "derive.params")
+        names = list(PRESETS) if self.arguments == ["*"] else self.arguments
+        out: list[nodes.Node] = []
+        for name in names:
+            try:
+                out += breakdown_table(name, formulas="no-formulas" not in self.options)
+            except InputError as exc:
+                raise self.error(str(exc)) from None
+        return out
+
+
+class PresetsDirective(SphinxDirective):
+    """``derive-presets``: every preset's exact total beside the reported size."""
+
+    def run(self) -> list[nodes.Node]:
+        from ..params import PRESETS, summarize
+        from ..params.summary import human
+        from . import note_module_dependencies
+
+        note_module_dependencies(self, "derive.params")
+        rows: list[list[nodes.Node | str]] = []
+        for name, preset in PRESETS.items():
+            s = summarize(preset.arch, formulas=False)
+            rows.append([paragraph(nodes.literal(name, name)), preset.arch.name, f"{s.total:,}", human(s.total),
+                         preset.reported or "—", human(s.rule_of_thumb), preset.source])
+        head = ("preset", "model", "exact count", "≈", "reported", "12·d²·layers", "source")
+        return [_table(head, rows, (12, 13, 15, 8, 8, 10, 34), ("derive-presets",))]
+
+
+class CountRole(SphinxRole):
+    """``{derive-count}`PRESET```: the exact parameter count of a preset, e.g. ``3,150,336``."""
+
+    def run(self) -> tuple[list[nodes.Node], list[nodes.system_message]]:
+        from ..exceptions import InputError
+        from ..params import get_preset, summarize
+
+        try:
+            total = summarize(get_preset(self.text.strip()).arch, formulas=False).total
+        except InputError as exc:
+            msg = self.inliner.reporter.error(str(exc), line=self.lineno)
+            return [nodes.problematic(self.rawtext, self.rawtext)], [msg]
+        text = f"{total:,}"
+        return [nodes.inline(text, text, classes=["derive-count"])], []
+
+
+def setup(app: Any) -> None:
+    app.add_directive("derive-params", ParamsDirective)
+    app.add_directive("derive-presets", PresetsDirective)
+    app.add_role("derive-count", CountRole())

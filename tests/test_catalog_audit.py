@@ -1,0 +1,44 @@
+"""Catalog-wide audit: no derivation says nothing.
+
+SymPy evaluates expressions as they are built, so a step written as ``(12d² + 13d − 12d²)/(12d²)`` is
+already ``13/(12d)`` and a derivation can silently prove ``x = x``. These tests catch that everywhere.
+"""
+
+from __future__ import annotations
+
+import pytest
+import sympy as sp
+
+from derive import Verdict
+
+
+def test_no_derivation_starts_at_its_claim(catalog):
+    vacuous = [name for name in catalog.names() if catalog.get(name).start == catalog.get(name).end]
+    assert not vacuous
+
+
+def test_no_equality_step_repeats_the_previous_expression(catalog):
+    repeated = []
+    for name in catalog.names():
+        d = catalog.get(name)
+        before = d.start
+        for k, step in enumerate(d.steps, 1):
+            if step.relation == "=" and step.expr == before:
+                repeated.append(f"{name} step {k}")
+            before = step.expr
+    assert not repeated
+
+
+def test_layer_approximation_derives_the_relative_error(catalog, refute_step):
+    d = catalog.get("params.layer-approximation")
+    dm = next(s for s in d.end.free_symbols if s.name == "d_model")
+    assert sp.simplify(d.end - sp.Rational(13, 12) / dm) == 0
+    assert d.start != d.end and len(d.start.atoms(sp.Add)) >= 1  # the unsimplified quotient
+    assert refute_step(d, 1, 13 / (12 * dm**2)).verdict is Verdict.REFUTED
+
+
+@pytest.mark.parametrize("name, index, wrong", [
+    ("example.exercise-causal-first-token", 3, sp.ImmutableMatrix([[sp.Rational(1, 2), sp.Rational(1, 2)]])),
+])
+def test_wrong_step_refuted(catalog, refute_step, name, index, wrong):
+    assert refute_step(catalog.get(name), index, wrong).verdict is Verdict.REFUTED

@@ -1,0 +1,107 @@
+"""The real site: ``sphinx-build -nW --keep-going docs`` once per session, then checks on its pages.
+
+Marked ``docs`` (``pytest -m "not docs"`` skips the build while iterating);
+it runs by default and in CI. The Chromium test opens pages with every
+network request refused and checks that MathJax, served from ``_static``,
+typeset the formulas.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("sphinx")
+
+pytestmark = pytest.mark.docs
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+
+
+@pytest.fixture(scope="session")
+def site(tmp_path_factory):
+    """Build the docs once (parallel read, warnings are errors); return the HTML directory."""
+    out = tmp_path_factory.mktemp("site")
+    proc = subprocess.run([sys.executable, "-m", "sphinx", "-nW", "--keep-going", "-q", "-j", "auto",
+                           "-d", str(out / "doctrees"), str(ROOT / "docs"), str(out / "html")],
+                          capture_output=True, text=True, timeout=900)
+    # -W: any Sphinx warning fails the build (stderr may hold other tools' notes, e.g. matplotlib's font cache)
+    assert proc.returncode == 0, proc.stderr
+    return out / "html"
+
+
+def _pages(site: Path) -> dict[str, str]:
+    return {str(p.relative_to(site)): p.read_text() for p in site.rglob("*.html")}
+
+
+def test_every_registered_derivation_is_on_a_numbered_page(site):
+    from derive import registry
+
+    registry.load_catalog()
+    catalog = [e.name for e in registry.entries() if e.module in registry.CATALOG_MODULES]
+    assert len(catalog) >= 3
+    html = "\n".join(_pages(site).values())
+    for name in [*catalog, "mine.square-of-sum"]:  # and the getting-started example
+        assert f'id="derivation-{name}"' in html, f"{name} has no numbered home on the site"
+
+
+def test_pages_have_plots_bibliography_cli_and_api(site):
+    pages = _pages(site)
+    for plot in ("pe-heatmap", "pe-waves", "softmax-temperature", "qk-histogram", "param-share"):
+        assert (site / "_images" / f"{plot}.png").stat().st_size > 5_000, plot
+    bib = pages["bibliography.html"]
+    for author in ("Vaswani", "Ba,", "He,", "Xiong", "Zhang", "Shazeer", "Brown", "Touvron"):
+        assert author in bib, author
+    cli = pages["cli.html"]
+    for command in ("derive list", "derive show", "derive check"):
+        assert command in cli
+    assert "--seed" in cli and "--module FILE_OR_MODULE" in cli
+    assert 'id="derive.core.Derivation"' in pages["api.html"]
+    params = pages["chapters/parameters.html"]
+    # exact counts from derive.params, beside the reported sizes
+    assert "3,150,336" in params and "18,902,016" in params and "63,045,632" in params and "65M" in params
+    for preset in ("gpt2", "llama-7b", "llama2-70b", "t5-small"):
+        assert f'<span class="pre">{preset}</span>' in params
+
+
+def test_math_is_served_locally(site):
+    pages = _pages(site)
+    assert (site / "_static" / "mathjax" / "tex-chtml.js").is_file()
+    for name, text in pages.items():
+        scripts = re.findall(r'<script[^>]*src="([^"]+)"', text)
+        assert not [s for s in scripts if "://" in s], f"{name} loads a remote script"
+    assert 'src="../_static/mathjax/tex-chtml.js?' in pages["chapters/softmax.html"]
+    assert pages["index.html"].count("window.MathJax") == 1  # one configuration
+
+
+def _dom(url: str, tmp: Path) -> str:
+    proc = subprocess.run(
+        [CHROMIUM, "--headless", "--no-sandbox", "--disable-gpu", "--user-data-dir=" + str(tmp / "profile"),
+         # the network is off: every host resolves nowhere and any proxy use fails
+         "--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=127.0.0.1:9",
+         "--virtual-time-budget=20000", "--dump-dom", url],
+        capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    return proc.stdout
+
+
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium package is not installed "
+                    "(.ci/run installs it with apt-get)")
+@pytest.mark.parametrize("page", ["chapters/softmax.html", "index.html"])
+def test_chromium_typesets_the_math_offline(site, tmp_path, page):
+    source = (site / page).read_text()
+    n_math = source.count('class="math notranslate nohighlight"')
+    assert n_math >= 5
+    dom = _dom((site / page).as_uri(), tmp_path)
+    typeset = dom.count("<mjx-container")
+    assert typeset >= n_math, f"{typeset} of {n_math} formulas typeset"
+    assert "<mjx-merror" not in dom and "data-mjx-error" not in dom
+    body = re.sub(r"<script.*?</script>", "", dom, flags=re.S)
+    text = re.sub(r"<[^>]+>", "", body)
+    assert "$$" not in text and "\\(" not in text and "\\[" not in text
