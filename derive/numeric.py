@@ -388,7 +388,7 @@ class MonteCarloCheck(CrossCheck):
 
     The estimate is the sample mean of ``n`` draws of the statistic, drawn in
     chunks so memory stays bounded whatever ``n`` and the dimension: a first
-    probe chunk of at most :data:`MC_PROBE` draws measures (with
+    probe chunk of at most ``MC_PROBE`` draws measures (with
     ``tracemalloc``, which sees numpy's buffers) the peak memory one draw
     costs inside the sampler, and the following chunks hold as many draws as
     fit in ``chunk_bytes`` (rounded down to a power of two so the chunking,
@@ -410,7 +410,7 @@ class MonteCarloCheck(CrossCheck):
         alternatives: wrong values the check must reject.
         false_rejection: probability of failing a true claim.
         chunk_bytes: memory one chunk may use inside the sampler (bytes,
-            default :data:`MC_CHUNK_BYTES`).
+            default ``MC_CHUNK_BYTES``).
     """
 
     name: str

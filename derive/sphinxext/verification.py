@@ -2,7 +2,7 @@
 
 Each derivation is verified once per process and seed (a build that shows it
 on two pages verifies it once), and a derivation that passed and has not
-changed since is served from the verification cache (:mod:`derive.cache`). When the report is not ``ok`` (a step refuted
+changed since is served from the verification cache (``derive.cache``). When the report is not ``ok`` (a step refuted
 or undecided, or a numeric cross-check failed) the directive logs a typed
 error, ``derive.refuted``, ``derive.undecided`` or ``derive.check-failed``,
 naming the page, the failing step, both sides and the counterexample; the page
