@@ -128,6 +128,40 @@ def _length_symbols(sp: Any, expr: Any) -> set:
     return out
 
 
+def _unroll_finite_sums(sp: Any, expr: Any) -> Any:
+    """Write every ``Sum`` whose bounds are integers as the explicit sum of its terms.
+
+    This is what ``Sum.doit`` ends up doing for such sums, without first
+    trying closed forms (partial fractions, hypergeometric forms), which made
+    it the slowest part of a random-point check. Sums it cannot unroll this
+    way (a bound that is not an integer yet, a reversed range, a bound
+    variable reused inside) are left to ``doit``.
+    """
+
+    def finite(node: Any) -> bool:
+        # the outermost range (the last limit) must be integers; inner ranges may depend on it
+        if not isinstance(node, sp.Sum):
+            return False
+        var, *bounds = node.limits[-1]
+        if len(bounds) != 2 or not (bounds[0].is_Integer and bounds[1].is_Integer) or bounds[1] < bounds[0] - 1:
+            return False
+        inner = node.function.atoms(sp.Sum, sp.Product, sp.Integral)
+        rebound = [lim[0] for lim in node.limits[:-1]] + [lim[0] for n in inner for lim in n.limits]
+        return var not in rebound
+
+    def unroll(node: Any) -> Any:
+        var, lo, hi = node.limits[-1]
+        body = sp.Sum(node.function, *node.limits[:-1]) if len(node.limits) > 1 else node.function
+        return sp.Add(*[body.xreplace({var: sp.Integer(k)}) for k in range(int(lo), int(hi) + 1)])
+
+    for _ in range(16):  # one pass per level of nesting
+        new = expr.replace(finite, unroll)
+        if new == expr:
+            break
+        expr = new
+    return expr
+
+
 def concretize(exprs: Sequence[Any], rng: np.random.Generator, max_len: int = 5) -> tuple[list, dict]:
     """Replace every free symbol and indexed value of ``exprs`` by an exact random value.
 
@@ -179,6 +213,7 @@ def concretize(exprs: Sequence[Any], rng: np.random.Generator, max_len: int = 5)
     out = []
     for e in exprs:
         v = e.xreplace(point) if point else e
+        v = _unroll_finite_sums(sp, v) if isinstance(v, sp.Basic) else v
         v = v.doit()
         out.append(v)
     indexed: set = set()
@@ -422,13 +457,50 @@ class IdentityCheck(CrossCheck):
 MC_FALSE_REJECTION = 1e-6
 
 
+#: Draws in the first chunk of a Monte Carlo check, whose memory is measured.
+MC_PROBE = 1024
+
+#: Memory a Monte Carlo chunk may use inside the sampler (bytes).
+MC_CHUNK_BYTES = 32 * 2**20
+
+
+def _measured(sampler: Callable, rng: np.random.Generator, size: int) -> tuple[np.ndarray, float]:
+    """Call ``sampler(rng, size)``; return the draws and the peak bytes it used per draw."""
+    import tracemalloc
+
+    started = not tracemalloc.is_tracing()
+    if started:
+        tracemalloc.start()
+    base = tracemalloc.get_traced_memory()[0]
+    tracemalloc.reset_peak()
+    try:
+        x = np.asarray(sampler(rng, size), dtype=np.float64)
+        peak = tracemalloc.get_traced_memory()[1] - base
+    finally:
+        if started:
+            tracemalloc.stop()
+    return x, max(peak, x.nbytes, 8) / max(size, 1)
+
+
+def _chunk_size(per_draw: float, budget: int, most: int) -> int:
+    """Draws per chunk: what fits in ``budget`` bytes, a power of two, between 1 and ``most``."""
+    fit = max(1, int(budget // per_draw))
+    return max(1, min(most, 1 << (fit.bit_length() - 1)))
+
+
 @dataclass(frozen=True)
 class MonteCarloCheck(CrossCheck):
     """Estimate E[X] by sampling and compare it with a claimed value.
 
     The estimate is the sample mean of ``n`` draws of the statistic, drawn in
-    chunks of ``chunk`` so memory stays bounded whatever ``n`` and the
-    dimension. The check passes when ``|estimate - expected| <= z·se`` where
+    chunks so memory stays bounded whatever ``n`` and the dimension: a first
+    probe chunk of at most ``MC_PROBE`` draws measures (with
+    ``tracemalloc``, which sees numpy's buffers) the peak memory one draw
+    costs inside the sampler, and the following chunks hold as many draws as
+    fit in ``chunk_bytes`` (rounded down to a power of two so the chunking,
+    and hence the seeded result, is reproducible), never more than ``chunk``.
+
+    The check passes when ``|estimate - expected| <= z·se`` where
     ``se`` is the estimated standard error and ``z`` the two-sided normal
     quantile for ``false_rejection`` (CLT approximation; z ≈ 4.89 for 1e-6).
     Each value in ``alternatives`` (a wrong claim) must be *outside* the
@@ -440,9 +512,11 @@ class MonteCarloCheck(CrossCheck):
         sampler: ``sampler(rng, size) -> ndarray`` of ``size`` draws of X.
         expected: the claimed E[X].
         n: number of draws.
-        chunk: draws per chunk.
+        chunk: most draws per chunk.
         alternatives: wrong values the check must reject.
         false_rejection: probability of failing a true claim.
+        chunk_bytes: memory one chunk may use inside the sampler (bytes,
+            default ``MC_CHUNK_BYTES``).
     """
 
     name: str
@@ -452,6 +526,7 @@ class MonteCarloCheck(CrossCheck):
     chunk: int = 50_000
     alternatives: tuple[float, ...] = ()
     false_rejection: float = MC_FALSE_REJECTION
+    chunk_bytes: int = MC_CHUNK_BYTES
     meta: dict = field(default_factory=dict, compare=False, hash=False)
 
     def estimate(self, seed: int) -> dict[str, float]:
@@ -459,9 +534,14 @@ class MonteCarloCheck(CrossCheck):
         rng = np.random.default_rng(seed)
         count, mean, m2 = 0, 0.0, 0.0
         remaining = self.n
+        chunk = min(self.chunk, MC_PROBE)
         while remaining > 0:
-            size = min(self.chunk, remaining)
-            x = np.asarray(self.sampler(rng, size), dtype=np.float64)
+            size = min(chunk, remaining)
+            if count == 0:
+                x, per_draw = _measured(self.sampler, rng, size)
+                chunk = _chunk_size(per_draw, self.chunk_bytes, self.chunk)
+            else:
+                x = np.asarray(self.sampler(rng, size), dtype=np.float64)
             c_mean = float(x.mean())
             c_m2 = float(((x - c_mean) ** 2).sum())
             total = count + size
@@ -471,7 +551,7 @@ class MonteCarloCheck(CrossCheck):
             count = total
             remaining -= size
         var = m2 / (count - 1) if count > 1 else float("inf")
-        return {"n": count, "estimate": mean, "std_error": math.sqrt(var / count)}
+        return {"n": count, "estimate": mean, "std_error": math.sqrt(var / count), "chunk": chunk}
 
     def run(self, seed: int) -> CheckResult:
         t0 = time.perf_counter()

@@ -151,6 +151,32 @@ class Report:
             s["verdict"] = str(s["verdict"])
         return data
 
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Report:
+        """Rebuild a report from :meth:`to_dict` output (e.g. after a JSON round trip).
+
+        Raises:
+            KeyError, TypeError, ValueError: ``data`` is not a report's dict.
+        """
+        steps = tuple(
+            StepResult(
+                index=int(s["index"]),
+                verdict=Verdict(s["verdict"]),
+                strategy=s["strategy"],
+                seconds=float(s["seconds"]),
+                counterexample=Counterexample(**s["counterexample"]) if s.get("counterexample") else None,
+                detail=s.get("detail", ""),
+                seed=s.get("seed"),
+            )
+            for s in data["steps"]
+        )
+        checks = tuple(
+            CheckResult(c["name"], bool(c["passed"]), dict(c.get("figures", {})), c.get("message", ""),
+                        float(c.get("seconds", 0.0)))
+            for c in data["checks"]
+        )
+        return cls(data["name"], steps, checks, float(data["seconds"]), data.get("error", ""), seed=data.get("seed"))
+
     def _repr_markdown_(self) -> str:
         from .render.text import report_text
 

@@ -132,6 +132,21 @@ def test_report_json_is_stable_across_runs():
     assert a == b
 
 
+def test_finite_sums_are_unrolled_for_random_points():
+    import sympy as sp
+
+    from derive.numeric import _unroll_finite_sums
+
+    i, j = sp.symbols("i j", integer=True)
+    n = sp.Symbol("n", integer=True, positive=True)
+    assert _unroll_finite_sums(sp, sp.Sum(i**2, (i, 1, 3))) == 14
+    nested = sp.Sum(sp.Sum(i * j, (j, 1, i)), (i, 1, 3))  # inner bound depends on the outer index
+    assert _unroll_finite_sums(sp, nested) == nested.doit() == 25
+    assert _unroll_finite_sums(sp, sp.Sum(i, (i, 1, 0))) == 0  # empty range
+    for untouched in (sp.Sum(i, (i, 1, n)), sp.Sum(i, (i, 5, 1))):  # symbolic bound, reversed range
+        assert _unroll_finite_sums(sp, untouched) == untouched
+
+
 # -- honest undecided: true claims beyond the strategies, and float64 that lies ------------------
 
 t = sp.Symbol("t", positive=True)

@@ -24,20 +24,27 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     for name in ("atol", "rtol"):
         p.add_argument(f"--{name}", type=float, default=None, metavar="X", help=OPTION_HELP[name])
     p.add_argument("--no-numeric", action="store_true", help="skip the numeric cross-checks")
+    p.add_argument("--cache", action=argparse.BooleanOptionalAction, default=True,
+                   help="reuse stored reports of unchanged derivations that passed (default: on; see derive.cache)")
+    p.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
+                   help="worker processes for the derivations to verify (default: one per CPU)")
     p.add_argument("--verbose", "-v", action="store_true", help="print every step's verdict and strategy")
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from .. import registry
+    from ..batch import verify_many
+    from ..cache import STATS as cache_stats
     from ..exceptions import InputError
     from ..numeric import DEFAULT_SEED
     from ..render.text import check_table, failed_checks_text, failure_text, report_text, summary_line
     from ..settings import Settings
-    from ..verify import STEP_BUDGET, verify
 
     if args.budget is not None and not (0 < args.budget <= 3600):
         raise InputError(f"--budget must be between 0 and 3600 seconds, got {args.budget}")
+    if args.jobs is not None and not (1 <= args.jobs <= 256):
+        raise InputError(f"--jobs must be between 1 and 256, got {args.jobs}")
     user = load(args)
     # with --module and no names, check just the user's derivations
     wanted = args.names or user or registry.names()
@@ -46,12 +53,11 @@ def run(args: argparse.Namespace) -> int:
     seed = DEFAULT_SEED if args.seed is None else args.seed
     settings = Settings().merged(seed=seed, atol=args.atol, rtol=args.rtol)  # validated before any work
     t0 = time.perf_counter()
-    pairs = []
-    for name in wanted:
-        d = registry.get(name)
-        pairs.append((d, verify(d, seed=seed, budget=args.budget or STEP_BUDGET, numeric=not args.no_numeric,
-                                atol=settings.atol, rtol=settings.rtol)))
-    reports = [r for _, r in pairs]
+    hits0 = cache_stats.hits
+    derivations = [registry.get(name) for name in wanted]
+    reports = verify_many(derivations, seed=seed, budget=args.budget, numeric=not args.no_numeric,
+                          jobs=args.jobs, cache=args.cache, atol=settings.atol, rtol=settings.rtol)
+    pairs = list(zip(derivations, reports, strict=True))
     elapsed = time.perf_counter() - t0
     if args.json:
         print_json({"seed": seed, "atol": settings.atol, "rtol": settings.rtol, "ok": all(r.ok for r in reports),
@@ -69,4 +75,7 @@ def run(args: argparse.Namespace) -> int:
                 if not r.numeric_ok:
                     print(failed_checks_text(r))
         print(summary_line(reports, elapsed))
+        if args.cache and cache_stats.hits > hits0:
+            print(f"({cache_stats.hits - hits0} unchanged and passing before: served from the cache; "
+                  "--no-cache re-verifies)")
     return 0 if all(r.ok for r in reports) else 1

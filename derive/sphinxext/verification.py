@@ -1,7 +1,8 @@
 """Verify derivations during a Sphinx build; refuse to publish a failing one.
 
 Each derivation is verified once per process and seed (a build that shows it
-on two pages verifies it once). When the report is not ``ok`` (a step refuted
+on two pages verifies it once), and a derivation that passed and has not
+changed since is served from the verification cache (``derive.cache``). When the report is not ``ok`` (a step refuted
 or undecided, or a numeric cross-check failed) the directive logs a typed
 error, ``derive.refuted``, ``derive.undecided`` or ``derive.check-failed``,
 naming the page, the failing step, both sides and the counterexample; the page
@@ -48,7 +49,7 @@ def failure_message(derivation: Derivation, report: Report) -> str:
 
 def report_for(derivation: Derivation, *, seed: int, budget: float) -> Report:
     """The verification report of ``derivation`` (computed once per object, seed and budget)."""
-    from ..verify import verify
+    from ..cache import cached_verify as verify  # unchanged derivations that passed are not proved again
 
     # keyed on the object too: a user module may register another derivation under a used name
     key = (derivation.name, id(derivation), seed, budget)

@@ -1,0 +1,107 @@
+"""Run the benchmarks: ``python benchmarks/run.py [--quick] [--only KEY,...]``.
+
+Every figure is a ratio against a baseline measured in the same run (absolute times on shared
+machines are not stable; ratios are). Prints a table per figure, writes
+``benchmarks/results/latest.json`` and the generated page ``docs/benchmarks.md``. A figure whose
+part of derive is not on this checkout yet is skipped with a line saying so.
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import datetime
+import importlib
+import json
+import sys
+import time
+import traceback
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.common import Figure, machine  # noqa: E402
+from benchmarks.page import render  # noqa: E402
+
+#: figure key -> module, in the order they are run and printed
+FIGURES = {
+    "catalog": "benchmarks.fig_catalog",
+    "variance": "benchmarks.fig_variance",
+    "params": "benchmarks.fig_params",
+    "montecarlo": "benchmarks.fig_montecarlo",
+    "startup": "benchmarks.fig_startup",
+    "docs": "benchmarks.fig_docs",
+}
+
+
+def print_figure(n: int, fig: Figure) -> None:
+    print(f"\n== {n}. {fig.title}")
+    if fig.status != "ok":
+        print(f"   skipped: {fig.reason}")
+        return
+    table = [fig.columns, *fig.rows] if fig.columns else fig.rows
+    widths = [max(len(str(r[i])) for r in table if i < len(r)) for i in range(len(table[0]))] if table else []
+    for k, row in enumerate(table):
+        print("   " + "  ".join(str(c).ljust(w) for c, w in zip(row, widths, strict=False)).rstrip())
+        if k == 0 and fig.columns:
+            print("   " + "  ".join("-" * w for w in widths))
+    for t in fig.targets:
+        unit = t["unit"]
+        verdict = "OK  " if t["met"] else "MISS"
+        print(f"   {verdict} {t['what']}: {t['value']:.3g} {unit} (target <= {t['limit']:g} {unit})")
+    for note in fig.notes:
+        print(f"   - {note}")
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="benchmarks/run.py", description=__doc__.split("\n\n")[0])
+    parser.add_argument("--quick", action="store_true", help="small sizes and few repeats (about a minute)")
+    parser.add_argument("--only", default="", help=f"comma-separated figures to run: {', '.join(FIGURES)}")
+    parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "latest.json",
+                        help="where to write the JSON results")
+    parser.add_argument("--page", type=Path, default=ROOT / "docs" / "benchmarks.md",
+                        help="where to write the generated Markdown page ('-' for none)")
+    args = parser.parse_args(argv)
+    wanted = [k.strip() for k in args.only.split(",") if k.strip()] or list(FIGURES)
+    unknown = [k for k in wanted if k not in FIGURES]
+    if unknown:
+        parser.error(f"unknown figure(s) {', '.join(unknown)}; choose from {', '.join(FIGURES)}")
+    t0 = time.perf_counter()
+    figures = []
+    for n, key in enumerate(wanted, 1):
+        module = importlib.import_module(FIGURES[key])
+        try:
+            fig = module.run(args.quick)
+        except Exception as exc:  # noqa: BLE001 - one broken figure must not hide the others
+            traceback.print_exc()
+            fig = Figure(key, key).skip(f"failed: {type(exc).__name__}: {exc}")
+        print_figure(n, fig)
+        figures.append(fig.to_dict())
+    now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    for fig in figures:
+        fig["date"] = now
+    if args.only and args.out.exists():
+        # a partial run updates its figures in the last results and keeps the others
+        with contextlib.suppress(ValueError, KeyError, TypeError):
+            last = json.loads(args.out.read_text())
+            previous = {f["key"]: {"date": last["date"], **f} for f in last["figures"]}
+            previous.update({f["key"]: f for f in figures})
+            figures = [previous[k] for k in FIGURES if k in previous]
+    results = {
+        "date": now, "quick": args.quick, "seconds": time.perf_counter() - t0, "machine": machine(),
+        "figures": figures,
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    args.out.write_text(json.dumps(results, indent=2, default=str) + "\n")
+    print(f"\nresults: {args.out}")
+    if str(args.page) != "-":
+        args.page.parent.mkdir(parents=True, exist_ok=True)
+        args.page.write_text(render(results))
+        print(f"page: {args.page}")
+    failed = [f["key"] for f in figures if f["reason"].startswith("failed")]
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

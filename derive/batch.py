@@ -1,0 +1,110 @@
+"""Check many derivations: cached reports first, the rest verified on every core.
+
+``derive check`` of the whole catalog is CPU-bound sympy work that is
+independent from one derivation to the next (each step and check derives its
+seed from the derivation's name, so the order does not change any result).
+:func:`verify_many` looks every derivation up in the verification cache
+(:mod:`derive.cache`) in this process, then verifies the misses in a pool of
+forked worker processes, one derivation at a time, and stores the passing
+reports. Where ``fork`` is not available, or one job is asked for, it
+verifies in this process.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # pragma: no cover
+    from .core import Derivation
+    from .report import Report
+
+#: the work of the current pool, inherited by the forked workers
+_PENDING: list = []
+
+
+def default_jobs() -> int:
+    """Worker processes to use: the CPUs this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not on Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def _verify_pending(index: int) -> tuple[int, Report]:
+    from .verify import verify
+
+    derivation, seed, budget, numeric, atol, rtol = _PENDING[index]
+    return index, verify(derivation, seed=seed, budget=budget, numeric=numeric, atol=atol, rtol=rtol)
+
+
+def verify_many(
+    derivations: Sequence[Derivation],
+    *,
+    seed: int | None = None,
+    budget: float | None = None,
+    numeric: bool = True,
+    jobs: int | None = None,
+    cache: bool = True,
+    atol: float | None = None,
+    rtol: float | None = None,
+) -> list[Report]:
+    """Verify ``derivations``; return their reports in the same order.
+
+    Args:
+        derivations: what to check.
+        seed: base seed (default :data:`derive.numeric.DEFAULT_SEED`).
+        budget: per-step symbolic budget in seconds (default :data:`derive.verify.STEP_BUDGET`).
+        numeric: run the numeric cross-checks.
+        jobs: worker processes (default :func:`default_jobs`; 1 verifies in this process).
+        cache: serve unchanged passing derivations from the cache and store new passing reports.
+        atol, rtol: tolerances of the float screen (default: the active :mod:`derive.settings`).
+
+    Returns:
+        One :class:`~derive.report.Report` per derivation, exactly as
+        :func:`derive.verify.verify` (or the cache) gives it.
+    """
+    from . import cache as report_cache
+    from .numeric import DEFAULT_SEED
+    from .settings import current
+    from .verify import STEP_BUDGET, verify
+
+    seed = DEFAULT_SEED if seed is None else seed
+    budget = STEP_BUDGET if budget is None else budget
+    atol = current().atol if atol is None else atol
+    rtol = current().rtol if rtol is None else rtol
+    reports: list[Report | None] = [None] * len(derivations)
+    keys: list[str | None] = [None] * len(derivations)
+    todo: list[int] = []
+    for i, d in enumerate(derivations):
+        if cache:
+            keys[i] = report_cache.derivation_key(d, seed=seed, budget=budget, numeric=numeric, atol=atol, rtol=rtol)
+            hit = report_cache.load(keys[i])
+            if hit is not None and hit.name == d.name and hit.ok:
+                report_cache.STATS.hits += 1
+                reports[i] = hit
+                continue
+            report_cache.STATS.misses += 1
+        todo.append(i)
+    jobs = min(default_jobs() if jobs is None else max(1, jobs), len(todo))
+    fork = "fork" in multiprocessing.get_all_start_methods()
+    if jobs > 1 and fork:
+        global _PENDING
+        _PENDING = [(derivations[i], seed, budget, numeric, atol, rtol) for i in todo]
+        try:
+            with multiprocessing.get_context("fork").Pool(jobs) as pool:
+                for k, report in pool.imap_unordered(_verify_pending, range(len(todo))):
+                    reports[todo[k]] = report
+        finally:
+            _PENDING = []
+    else:
+        for i in todo:
+            reports[i] = verify(derivations[i], seed=seed, budget=budget, numeric=numeric, atol=atol, rtol=rtol)
+    for i in todo:
+        report = reports[i]
+        assert report is not None
+        if cache and report.ok and report_cache.store(keys[i], report):
+            report_cache.STATS.stored += 1
+    return [r for r in reports if r is not None]
