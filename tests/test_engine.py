@@ -292,3 +292,16 @@ def test_a_transform_that_changes_the_value_is_refuted():
     assert step.counterexample is not None
     fine = Transform(sp.expand, "expand")
     assert verify(one_step((x + y) ** 2, x**2 + 2 * x * y + y**2, rule=fine), numeric=False).ok
+
+
+def test_report_cache_key_depends_on_the_screen_tolerances():
+    """A report verified with one rtol must not be served for another."""
+    from derive.cache import derivation_key
+
+    d = one_step((x + y) ** 2, x**2 + 2 * x * y + y**2)
+
+    def key(**kw):
+        return derivation_key(d, seed=1, budget=5.0, **kw)
+
+    assert key() == key(atol=1e-12, rtol=1e-9)  # the defaults
+    assert key(rtol=1e-6) != key() != key(atol=1e-3)
