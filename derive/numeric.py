@@ -212,7 +212,14 @@ def concretize(exprs: Sequence[Any], rng: np.random.Generator, max_len: int = 5)
                                           [_rational(sp, rng.uniform(-3.0, 3.0)) for _ in range(rows * cols)])
     out = []
     for e in exprs:
-        v = e.xreplace(point) if point else e
+        # derivatives are taken before the point is put in (d/dx at x = 9/16 is not "d/d(9/16)")
+        if isinstance(e, sp.Basic) and e.has(sp.Derivative):
+            e = e.replace(lambda node: isinstance(node, sp.Derivative), lambda node: node.doit())
+        try:
+            v = e.xreplace(point) if point else e
+        except (ValueError, TypeError):  # an unevaluated derivative of an undefined function
+            out.append(e)
+            continue
         v = _unroll_finite_sums(sp, v) if isinstance(v, sp.Basic) else v
         v = v.doit()
         out.append(v)

@@ -74,6 +74,7 @@ def _strategies(sp: Any) -> list[tuple[str, Callable[[Any], Any]]]:
         ("structural", lambda d: d),
         ("expand", lambda d: sp.expand(d)),
         ("cancel", lambda d: sp.cancel(sp.together(d))),
+        ("evaluate-derivatives", lambda d: sp.expand(d.doit(deep=True)) if d.has(sp.Derivative) else d),
         ("expand-power-exp", lambda d: sp.expand(sp.powsimp(sp.expand(d, power_exp=True)))),
         ("trigsimp-fu", lambda d: sp.trigsimp(d, method="fu")),
         ("expand-trig", lambda d: sp.expand(sp.expand_trig(sp.expand(d, trig=True)))),

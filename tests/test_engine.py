@@ -305,3 +305,15 @@ def test_report_cache_key_depends_on_the_screen_tolerances():
 
     assert key() == key(atol=1e-12, rtol=1e-9)  # the defaults
     assert key(rtol=1e-6) != key() != key(atol=1e-3)
+
+
+def test_derivative_steps_are_evaluated_and_checked_at_points():
+    # the derivative is taken before the random point is put in
+    good = one_step(sp.Derivative(sp.sin(x) ** 2, x), 2 * sp.sin(x) * sp.cos(x))
+    report = verify(good)
+    assert report.ok, report
+    assert report.steps[0].strategy == "evaluate-derivatives"
+    assert report.checks[0].figures["points"] > 0
+    bad = one_step(sp.Derivative(sp.sin(x) ** 2, x), 2 * sp.sin(x))
+    report = verify(bad, numeric=False)
+    assert report.steps[0].verdict is Verdict.REFUTED
