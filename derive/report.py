@@ -116,6 +116,12 @@ class Report:
     error: str = ""
     seed: int | None = None
 
+    def __str__(self) -> str:
+        """The report as :func:`derive.render.text.report_text` writes it (verdict, strategy, counterexample)."""
+        from .render.text import report_text
+
+        return report_text(self)
+
     @property
     def symbolic_ok(self) -> bool:
         return not self.error and all(s.ok for s in self.steps)

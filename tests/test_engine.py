@@ -317,3 +317,10 @@ def test_derivative_steps_are_evaluated_and_checked_at_points():
     bad = one_step(sp.Derivative(sp.sin(x) ** 2, x), 2 * sp.sin(x))
     report = verify(bad, numeric=False)
     assert report.steps[0].verdict is Verdict.REFUTED
+
+
+def test_report_str_is_readable():
+    report = verify(one_step((x + y) ** 2, x**2 + y**2), numeric=False)
+    text = str(report)
+    assert text.splitlines()[0].startswith("test.one-step: FAIL")
+    assert "step 1: refuted" in text and "at x=" in text

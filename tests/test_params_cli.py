@@ -124,3 +124,14 @@ def test_renderers_escape_and_total():
     assert markdown_table(rows).splitlines()[-1] == "| **total** | | | **63,045,632** | 100.0 % |"
     plain = text_table(rows, formulas=False)
     assert "formula" not in plain and plain.splitlines()[-1].split()[:2] == ["total", "63,045,632"]
+
+
+def test_overridden_preset_says_so_and_drops_the_reported_figure(capsys):
+    from derive.cli import main
+
+    assert main(["params", "--preset", "gpt2", "--d-model", "1536"]) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines()[0] == "GPT-2 small — preset gpt2 with d_model=1536 (modified)"
+    assert "reported 124M" not in out
+    assert main(["params", "--preset", "gpt2"]) == 0
+    assert "reported 124M" in capsys.readouterr().out

@@ -102,6 +102,7 @@ def _architecture(args: argparse.Namespace) -> tuple[Any, dict[str, Any]]:
     if over:
         arch = replace(arch, **over)
         info["overridden"] = sorted(over)
+        info.pop("reported", None)  # the source's figure is for the unmodified model
     return arch, info
 
 
@@ -137,6 +138,8 @@ def run(args: argparse.Namespace) -> int:
         print(markdown_table(s.rows))
         return 0
     title = arch.name + (f" — preset {info['preset']}" if "preset" in info else "")
+    if info.get("overridden"):
+        title += " with " + ", ".join(f"{k}={getattr(arch, k)}" for k in info["overridden"]) + " (modified)"
     print(title)
     for key in ("source", "counted_class", "model_type"):
         if info.get(key):

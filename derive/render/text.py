@@ -102,11 +102,11 @@ def _numeric_cell(report: Report) -> str:
 
 def check_table(reports: Sequence[Report]) -> str:
     """The table of ``derive check``: name, symbolic verdict, numeric checks, time."""
-    rows = [("derivation", "symbolic", "numeric", "time")]
+    rows = [("derivation", "symbolic", "steps proved", "numeric", "time")]
     for r in reports:
-        steps = f"{r.verdict} ({sum(s.ok for s in r.steps)}/{len(r.steps)})"
-        rows.append((r.name, steps, _numeric_cell(r), f"{r.seconds:.2f} s"))
-    widths = [max(len(row[i]) for row in rows) for i in range(4)]
+        steps = f"{sum(s.ok for s in r.steps)}/{len(r.steps)}"
+        rows.append((r.name, str(r.verdict), steps, _numeric_cell(r), f"{r.seconds:.2f} s"))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
     out = []
     for k, row in enumerate(rows):
         out.append("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False)).rstrip())
