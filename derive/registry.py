@@ -112,7 +112,7 @@ def register(name: str, *, title: str, summary: str = "") -> Callable[[Builder],
         existing = _ENTRIES.get(name)
         if existing is not None and existing.module != builder.__module__:
             raise DerivationDefinitionError(
-                f"derivation {name!r} is registered twice ({existing.module} and {builder.__module__})")
+                f"derivation {name!r} is registered twice ({_where(existing.module)} and {_where(builder.__module__)})")
         _ENTRIES[name] = Entry(name, title, summary, builder, builder.__module__)
         return builder
 
@@ -124,10 +124,19 @@ def add(derivation: Derivation, module: str = "__main__") -> None:
     existing = _ENTRIES.get(derivation.name)
     if existing is not None and existing.module != module:
         raise DerivationDefinitionError(
-            f"derivation {derivation.name!r} is registered twice ({existing.module} and {module})")
+            f"derivation {derivation.name!r} is registered twice ({_where(existing.module)} and {_where(module)})")
     entry = Entry(derivation.name, derivation.title, derivation.summary, lambda: derivation, module)
     entry._built = derivation
     _ENTRIES[derivation.name] = entry
+
+
+#: internal module name of a user's file -> the path the user gave (for messages)
+_SOURCES: dict[str, str] = {}
+
+
+def _where(module: str) -> str:
+    """How to name ``module`` in a message: the user's file path, or the module name."""
+    return _SOURCES.get(module, module)
 
 
 def load_catalog() -> None:
@@ -183,6 +192,7 @@ def _load_module(spec: str | os.PathLike[str]) -> list[str]:
             raise ModuleLoadError(f"{spec}: not a .py file; expected a .py file or a module name")
         stem = re.sub(r"\W", "_", path.stem)
         mod_name = f"derive_user_{stem}_{zlib.crc32(str(path.resolve()).encode()):08x}"
+        _SOURCES[mod_name] = str(path)
         try:
             module_spec = importlib.util.spec_from_file_location(mod_name, path)
             assert module_spec is not None and module_spec.loader is not None
@@ -195,10 +205,17 @@ def _load_module(spec: str | os.PathLike[str]) -> list[str]:
     else:
         if not _MODULE_NAME_RE.match(spec):
             raise ModuleLoadError(f"{spec}: is neither a .py file nor a module name (dotted Python identifiers)")
+        # like `python -m`, look in the current directory too (a console script does not)
+        added = os.getcwd() not in sys.path and "" not in sys.path
+        if added:
+            sys.path.insert(0, os.getcwd())
         try:
             module = importlib.import_module(spec)
         except Exception as exc:  # noqa: BLE001
             raise ModuleLoadError(f"{spec}: failed to import: {type(exc).__name__}: {exc}") from exc
+        finally:
+            if added:
+                sys.path.remove(os.getcwd())
     from .core import Derivation
 
     for value in list(vars(module).values()):
@@ -208,7 +225,8 @@ def _load_module(spec: str | os.PathLike[str]) -> list[str]:
         if existing is None:
             add(value, module.__name__)
         elif existing.module != module.__name__ and existing._built is not value:
-            raise ModuleLoadError(f"{spec}: defines {value.name!r}, a name already registered by {existing.module}")
+            raise ModuleLoadError(
+                f"{spec}: defines {value.name!r}, a name already registered by {_where(existing.module)}")
     found = sorted(set(_ENTRIES) - before) or sorted(
         e.name for e in _ENTRIES.values() if e.module == module.__name__)
     if not found:

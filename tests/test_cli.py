@@ -138,3 +138,30 @@ def test_help_does_not_import_sympy():
 def test_console_script_runs():
     proc = subprocess.run([sys.executable, "-m", "derive", "check", "nosuchname"], capture_output=True, text=True)
     assert proc.returncode == 2 and "unknown derivation 'nosuchname'" in proc.stderr
+
+
+def _derive_exe():
+    from pathlib import Path
+
+    exe = Path(sys.executable).with_name("derive")
+    return [str(exe)] if exe.exists() else [sys.executable, "-m", "derive"]
+
+
+def test_module_name_is_found_in_the_current_directory(tmp_path):
+    # a console script does not put the current directory on sys.path; --module NAME must still work
+    (tmp_path / "my_derivation.py").write_text(RIGHT_MODULE)
+    proc = subprocess.run([*_derive_exe(), "check", "--module", "my_derivation"], cwd=tmp_path,
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    assert "mine.ok" in proc.stdout
+
+
+def test_name_clash_between_user_files_names_the_files(tmp_path):
+    a, b = tmp_path / "first.py", tmp_path / "second.py"
+    a.write_text(RIGHT_MODULE)
+    b.write_text(RIGHT_MODULE)
+    proc = subprocess.run([*_derive_exe(), "check", "--module", str(a), "--module", str(b)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr
+    assert str(a) in proc.stderr and "derive_user_" not in proc.stderr
