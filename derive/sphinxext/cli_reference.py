@@ -18,6 +18,8 @@ from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.nodes import make_id
 
+from .content import table_with_head
+
 #: width of the usage lines (argparse wraps at the terminal width otherwise)
 USAGE_WIDTH = 78
 
@@ -62,19 +64,7 @@ def _argument_rows(parser: argparse.ArgumentParser) -> list[tuple[str, str, str]
 
 
 def _table(rows: list[tuple[str, str, str]]) -> nodes.table:
-    table = nodes.table(classes=["derive-cli-args", "colwidths-given"])
-    group = nodes.tgroup(cols=3)
-    table += group
-    for width in (30, 55, 15):
-        group += nodes.colspec(colwidth=width)
-    head = nodes.thead()
-    group += head
-    row = nodes.row()
-    for text in ("argument", "meaning", "default"):
-        row += nodes.entry("", nodes.paragraph(text, text))
-    head += row
-    body = nodes.tbody()
-    group += body
+    table, body = table_with_head(["derive-cli-args"], ("argument", "meaning", "default"), (30, 55, 15))
     for flags, help_text, default in rows:
         row = nodes.row()
         row += nodes.entry("", nodes.paragraph("", "", nodes.literal(flags, flags)))

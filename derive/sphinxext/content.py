@@ -50,6 +50,26 @@ def paragraph(*children: nodes.Node | str, classes: tuple[str, ...] = ()) -> nod
     return para
 
 
+def table_with_head(
+    classes: list[str], head: tuple[str, ...], widths: tuple[int, ...]
+) -> tuple[nodes.table, nodes.tbody]:
+    """An empty docutils table with a header row; returns the table and its body to fill with rows."""
+    table = nodes.table(classes=[*classes, "colwidths-given"])
+    group = nodes.tgroup(cols=len(head))
+    table += group
+    for width in widths:
+        group += nodes.colspec(colwidth=width)
+    thead = nodes.thead()
+    group += thead
+    row = nodes.row()
+    for text in head:
+        row += nodes.entry("", paragraph(text))
+    thead += row
+    body = nodes.tbody()
+    group += body
+    return table, body
+
+
 def labelled(label: str, body: list[nodes.Node], classes: tuple[str, ...] = ()) -> nodes.paragraph:
     """A paragraph starting with a bold label: ``**Claim.** ...``."""
     para = paragraph(nodes.strong(label, label), nodes.Text(" "), classes=classes)
@@ -185,19 +205,7 @@ def checks_table(derivation: Derivation, report: Report) -> nodes.table:
     from ..numeric import ValueCheck
 
     by_name = {getattr(c, "name", None): c for c in derivation.checks}
-    table = nodes.table(classes=["derive-checks", "colwidths-given"])
-    group = nodes.tgroup(cols=3)
-    table += group
-    for width in (30, 10, 60):
-        group += nodes.colspec(colwidth=width)
-    head = nodes.thead()
-    group += head
-    row = nodes.row()
-    for text in ("numeric cross-check", "outcome", "figures"):
-        row += nodes.entry("", paragraph(text))
-    head += row
-    body = nodes.tbody()
-    group += body
+    table, body = table_with_head(["derive-checks"], ("numeric cross-check", "outcome", "figures"), (30, 10, 60))
     for result in report.checks:
         row = nodes.row()
         row += nodes.entry("", paragraph(*inline(result.name)))

@@ -23,24 +23,12 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
-from .content import paragraph
+from .content import paragraph, table_with_head
 
 
 def _table(head: tuple[str, ...], rows: list[list[nodes.Node | str]], widths: tuple[int, ...],
            classes: tuple[str, ...] = ()) -> nodes.table:
-    table = nodes.table(classes=["derive-params", "colwidths-given", *classes])
-    group = nodes.tgroup(cols=len(head))
-    table += group
-    for w in widths:
-        group += nodes.colspec(colwidth=w)
-    thead = nodes.thead()
-    group += thead
-    row = nodes.row()
-    for text in head:
-        row += nodes.entry("", paragraph(text))
-    thead += row
-    body = nodes.tbody()
-    group += body
+    table, body = table_with_head(["derive-params", *classes], head, widths)
     for cells in rows:
         row = nodes.row()
         for cell in cells:
