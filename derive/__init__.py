@@ -52,3 +52,8 @@ def setup(app: Any) -> dict[str, Any]:
     from .sphinxext import setup as _setup
 
     return _setup(app)
+
+
+# Jupyter display of a Derivation (``_repr_latex_`` ...) is attached from the render side, so that
+# derive.core imports no renderer; this import is cheap (no sympy).
+from .render import jupyter as _jupyter  # noqa: E402, F401

@@ -199,19 +199,3 @@ class Derivation:
         if self.relation == "=":
             return sympy.Eq(self.start, self.end, evaluate=False)
         return ops[self.relation](self.start, self.end, evaluate=False)
-
-    # Jupyter display --------------------------------------------------
-    def _repr_latex_(self) -> str:
-        from .render.latex import derivation_latex
-
-        return "$$" + derivation_latex(self, environment="aligned", math_in_text=False) + "$$"
-
-    def _repr_markdown_(self) -> str:
-        from .render.markdown import derivation_markdown
-
-        return derivation_markdown(self)
-
-    def _repr_html_(self) -> str:
-        from .render.html import derivation_html
-
-        return derivation_html(self)

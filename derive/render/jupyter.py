@@ -1,0 +1,50 @@
+"""Jupyter display of a :class:`~derive.core.Derivation`, attached from the render side.
+
+:mod:`derive.core` holds the data and imports no renderer; this module gives
+``Derivation`` its ``_repr_latex_``, ``_repr_markdown_`` and ``_repr_html_``
+methods (what IPython looks for when it displays an object). It is imported
+by ``derive/__init__.py``, so the methods are in place as soon as any part of
+derive is imported (``from derive.core import Derivation`` runs the package's
+``__init__`` first). Each method imports its renderer (and so sympy) only when
+called.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..core import Derivation
+
+
+def repr_latex(derivation: Derivation) -> str:
+    """The chain as one ``$$\\begin{aligned} ... \\end{aligned}$$`` block (text: ``str``)."""
+    from .latex import derivation_latex
+
+    return "$$" + derivation_latex(derivation, environment="aligned", math_in_text=False) + "$$"
+
+
+def repr_markdown(derivation: Derivation) -> str:
+    """The derivation as Markdown with ``$$`` math (:func:`derive.render.markdown.derivation_markdown`)."""
+    from .markdown import derivation_markdown
+
+    return derivation_markdown(derivation)
+
+
+def repr_html(derivation: Derivation) -> str:
+    """The derivation as an HTML fragment with MathML (:func:`derive.render.html.derivation_html`)."""
+    from .html import derivation_html
+
+    return derivation_html(derivation)
+
+
+#: IPython's method name -> the function above
+REPRS: dict[str, Any] = {"_repr_latex_": repr_latex, "_repr_markdown_": repr_markdown, "_repr_html_": repr_html}
+
+
+def install() -> None:
+    """Set the Jupyter display methods on :class:`~derive.core.Derivation` (idempotent)."""
+    for name, function in REPRS.items():
+        setattr(Derivation, name, function)
+
+
+install()
