@@ -92,6 +92,10 @@ _ENTRIES: dict[str, Entry] = {}
 _MODULE_NAME_RE = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
 _CATALOG_LOADED = False
 
+#: A user's ``.py`` file larger than this is refused before it is compiled (2 MB: about 60,000 lines;
+#: CPython needs about 250 bytes of memory per byte of source to compile it).
+MAX_MODULE_BYTES = 2_000_000
+
 
 Builder = Callable[[], "Derivation"]
 
@@ -159,12 +163,13 @@ def load_module(spec: str | os.PathLike[str]) -> list[str]:
         The names of the derivations the module registered or defined.
 
     Raises:
-        ModuleLoadError: the file is missing, is a directory, is not a ``.py``
-            file, is not valid Python (binary, bad encoding), the text is
-            neither a path nor a dotted module name, the module raised while
-            importing, or it defines no derivation (the message names the
-            file and the error). The text is never evaluated: it is a path or
-            a module name, nothing else.
+        ModuleLoadError: the file is missing, is a directory or a device, is
+            not a ``.py`` file, is larger than :data:`MAX_MODULE_BYTES`, is not
+            valid Python (binary, bad encoding), the text is neither a path
+            nor a dotted module name, the module raised (or called
+            ``sys.exit``) while importing, or it defines no derivation (the
+            message names the file and the error, on one line). The text is
+            never evaluated: it is a path or a module name, nothing else.
     """
     saved = dict(_ENTRIES)
     try:
@@ -186,10 +191,19 @@ def _load_module(spec: str | os.PathLike[str]) -> list[str]:
     if spec.endswith(".py") or path.exists() or "/" in spec or "\\" in spec:
         if path.is_dir():
             raise ModuleLoadError(f"{spec}: is a directory; expected a .py file or a module name")
+        if path.exists() and not path.is_file():  # /dev/zero, a pipe: would read forever or block
+            raise ModuleLoadError(f"{spec}: not a regular file (a device, pipe or socket); expected a .py file")
         if not path.is_file():
             raise ModuleLoadError(f"{spec}: no such file; expected a .py file or a module name")
         if path.suffix != ".py":
             raise ModuleLoadError(f"{spec}: not a .py file; expected a .py file or a module name")
+        try:
+            size = path.stat().st_size
+        except OSError as exc:
+            raise ModuleLoadError(f"{spec}: cannot read: {exc.strerror or exc}") from None
+        if size > MAX_MODULE_BYTES:
+            raise ModuleLoadError(f"{spec}: {size:,} bytes, larger than {MAX_MODULE_BYTES:,}; "
+                                  "too large for a module of derivations (compiling it would take gigabytes of memory)")
         stem = re.sub(r"\W", "_", path.stem)
         mod_name = f"derive_user_{stem}_{zlib.crc32(str(path.resolve()).encode()):08x}"
         _SOURCES[mod_name] = str(path)
@@ -201,7 +215,10 @@ def _load_module(spec: str | os.PathLike[str]) -> list[str]:
             module_spec.loader.exec_module(module)
         except Exception as exc:  # noqa: BLE001 - any failure of the user's code is reported in one line
             sys.modules.pop(mod_name, None)
-            raise ModuleLoadError(f"{spec}: failed to import: {type(exc).__name__}: {exc}") from exc
+            raise ModuleLoadError(f"{spec}: failed to import: {type(exc).__name__}: {_short(exc)}") from exc
+        except SystemExit as exc:  # sys.exit() at import: not an exit status of derive
+            sys.modules.pop(mod_name, None)
+            raise ModuleLoadError(f"{spec}: failed to import: it called sys.exit({exc.code!r:.40})") from None
     else:
         if not _MODULE_NAME_RE.match(spec):
             raise ModuleLoadError(f"{spec}: is neither a .py file nor a module name (dotted Python identifiers)")
@@ -212,7 +229,9 @@ def _load_module(spec: str | os.PathLike[str]) -> list[str]:
         try:
             module = importlib.import_module(spec)
         except Exception as exc:  # noqa: BLE001
-            raise ModuleLoadError(f"{spec}: failed to import: {type(exc).__name__}: {exc}") from exc
+            raise ModuleLoadError(f"{spec}: failed to import: {type(exc).__name__}: {_short(exc)}") from exc
+        except SystemExit as exc:
+            raise ModuleLoadError(f"{spec}: failed to import: it called sys.exit({exc.code!r:.40})") from None
         finally:
             if added:
                 sys.path.remove(os.getcwd())
@@ -232,6 +251,16 @@ def _load_module(spec: str | os.PathLike[str]) -> list[str]:
     if not found:
         raise ModuleLoadError(f"{spec}: defines no derivation (no Derivation at module level, no @register)")
     return found
+
+
+def _short(exc: BaseException) -> str:
+    """An exception's message on one line, at most 300 characters (a user's error can be anything)."""
+    try:
+        text = str(exc)
+    except Exception:  # noqa: BLE001 - a broken __str__ of a user's exception
+        text = "<message not printable>"
+    text = " ".join(text.split())
+    return text if len(text) <= 300 else text[:297] + "..."
 
 
 def names() -> list[str]:

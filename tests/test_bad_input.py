@@ -7,6 +7,7 @@ half-written; text from files or the command line is data, never code.
 from __future__ import annotations
 
 import ast
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -58,6 +59,13 @@ def files(tmp_path):
     (tmp_path / "clash.py").write_text(
         "import sympy as sp\nfrom derive import Derivation, Step\nx = sp.Symbol('x')\n"
         "d = Derivation(name='softmax.shift-invariance', title='t', start=x, steps=(Step(x, 'same'),))\n")
+    (tmp_path / "syntax.py").write_text("def f(:\n    pass\n")
+    (tmp_path / "raises.py").write_text("raise ValueError('first line\\nsecond line')\n")
+    (tmp_path / "exits.py").write_text("import sys\nsys.exit(3)\n")
+    (tmp_path / "deep.py").write_text("x = " + "+".join(["1"] * 300_000) + "\n")  # the compiler's recursion limit
+    (tmp_path / "huge.py").write_bytes(b"x = 1\n" * 400_000)  # 2.4 MB: refused before compiling
+    os.mkfifo(tmp_path / "fifo.py")  # reading it would block for ever
+    (tmp_path / "zero.py").symlink_to("/dev/zero")  # reading it would never end
     return tmp_path
 
 
@@ -74,6 +82,13 @@ MODULE_CASES = [
     (".relative", "neither a .py file nor a module name"),
     ("os", "defines no derivation"),
     ("no_such_module_xyz", "failed to import: ModuleNotFoundError"),
+    ("syntax.py", "syntax.py: failed to import: SyntaxError: invalid syntax (syntax.py, line 1)"),
+    ("raises.py", "raises.py: failed to import: ValueError: first line second line"),  # one line
+    ("exits.py", "exits.py: failed to import: it called sys.exit(3)"),
+    ("deep.py", "deep.py: failed to import: RecursionError"),
+    ("huge.py", "huge.py: 2,400,000 bytes, larger than 2,000,000; too large for a module of derivations"),
+    ("fifo.py", "fifo.py: not a regular file (a device, pipe or socket)"),
+    ("zero.py", "zero.py: not a regular file (a device, pipe or socket)"),
 ]
 
 
@@ -110,7 +125,12 @@ def test_a_builder_that_fails_is_one_line(name, command, body, message, tmp_path
         (["show", "softmax.shift-invariant"], "did you mean 'softmax.shift-invariance'"),
         (["show", ""], "unknown derivation ''"),
         (["check", "softmax.max-trick", "nope.nope"], "unknown derivation 'nope.nope'"),
-        (["check", "--seed", "-1", "softmax.max-trick"], "seed must be a non-negative integer"),
+        (["check", "--seed", "-1", "softmax.max-trick"], "seed must be a non-negative integer, got -1"),
+        (["check", "--seed=-1"], "seed must be a non-negative integer, got -1"),
+        (["check", "--seed=-1", "--no-cache", "softmax.max-trick"], "seed must be a non-negative integer"),
+        (["check", "--seed", "0x10"], "invalid int value: '0x10'"),
+        (["check", "--seed", "1e3"], "invalid int value: '1e3'"),
+        (["check", "--seed", "9" * 5000], "invalid int value"),
         (["check", "--seed", "1.5"], "invalid int value"),
         (["check", "--seed", "ten"], "invalid int value"),
         (["check", "--budget", "0"], "--budget must be between 0 and 3600"),
@@ -319,6 +339,12 @@ CONFIGS = {
     "negative.json": (LLAMA % ("-4096", 2), "hidden_size must be a positive integer"),
     "zero-layers.json": (LLAMA % ("4096", 0), "num_hidden_layers must be a positive integer"),
     "payload.json": (LLAMA % ('"__import__(\'os\').system(\'touch pwned\')"', 2), "must be a positive integer"),
+    "nested.json": ("[" * 100_000 + "]" * 100_000, "malformed JSON: nested too deeply"),  # 200 kB
+    "nested-value.json": (LLAMA % ("[" * 5000 + "]" * 5000, 2), "malformed JSON: nested too deeply"),
+    "shallow-value.json": (LLAMA % ("[" * 500 + "]" * 500, 2), "hidden_size must be a positive integer, got [[[["),
+    "huge-int.json": (LLAMA % ("9" * 5000, 2), "malformed JSON"),  # beyond Python's int-from-text limit
+    "huge-layers.json": (LLAMA % ("4096", "1e30"), "num_hidden_layers must be a positive integer"),
+    "big.json": ('{"model_type": "llama", "pad": "' + "x" * 1_000_001 + '"}', "larger than 1,000,000 bytes"),
 }
 
 
@@ -337,6 +363,31 @@ def test_params_bad_config(name, tmp_path, capsys, monkeypatch):
     assert out == "" and not (tmp_path / "pwned").exists()
 
 
+@pytest.mark.parametrize("kind", ["fifo", "device"])
+def test_params_config_that_is_not_a_file_is_refused_without_reading(kind, tmp_path, capsys):
+    path = tmp_path / "config.json"
+    if kind == "fifo":
+        os.mkfifo(path)  # opening it for reading would block until a writer comes
+    else:
+        path.symlink_to("/dev/zero")  # reading it would never end
+    code, out, err = run(["params", "--config", str(path)], capsys)
+    assert_one_line_error(code, err, f"{path}: not a regular file (a device, pipe or socket)")
+    assert out == ""
+
+
+def test_deeply_nested_config_in_a_fresh_process_is_one_line():
+    """The 200 kB ``[[[...]]]`` of issue 11, through the installed command (no traceback, exit 2)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        config = Path(tmp) / "config.json"
+        config.write_text("[" * 100_000 + "]" * 100_000)
+        proc = subprocess.run([sys.executable, "-m", "derive", "params", "--config", str(config)],
+                              capture_output=True, text=True, timeout=60)
+    assert (proc.returncode, proc.stdout) == (2, "")
+    assert proc.stderr == f"derive: error: {config}: malformed JSON: nested too deeply for a config.json\n"
+
+
 SIZES = ["--d-model", "512", "--n-heads", "8", "--d-ff", "2048"]
 
 
@@ -347,6 +398,12 @@ SIZES = ["--d-model", "512", "--n-heads", "8", "--d-ff", "2048"]
         ([*SIZES, "--n-layers", "-3"], "must be a positive integer"),
         ([*SIZES, "--n-layers", "1.5"], "must be a positive integer, got '1.5'"),
         ([*SIZES, "--n-layers", "1e3"], "must be a positive integer, got '1e3'"),
+        ([*SIZES, "--n-layers", "1e30"], "must be a positive integer, got '1e30'"),
+        ([*SIZES, "--n-layers", "-1"], "must be a positive integer, got '-1'"),
+        ([*SIZES, "--n-layers", "inf"], "must be a positive integer, got 'inf'"),
+        (["--d-model", "0", "--n-heads", "8", "--d-ff", "2048", "--n-layers", "2"], "must be a positive integer"),
+        ([*SIZES, "--n-layers", "2", "--vocab-size", "0"], "must be a positive integer, got '0'"),
+        ([*SIZES, "--n-layers", "2", "--n-kv-heads", "3"], "n_kv_heads = 3 does not divide n_heads = 8"),
         ([*SIZES, "--n-layers", "9" * 200], "must be a positive integer"),
         ([*SIZES, "--n-layers", PAYLOAD.format(canary="pwned")], "must be a positive integer"),
         (["--d-model", "7", "--n-heads", "2", "--d-ff", "8", "--n-layers", "1"], "does not divide"),
@@ -421,6 +478,9 @@ EXPORT = ["export", "softmax.max-trick"]
         (["export", "--all", "softmax.max-trick", "-f", "latex"], "names or --all, not both"),
         ([*EXPORT, "-f", "latex", "--module", "missing.py"], "missing.py: no such file"),
         ([*EXPORT, "-f", "latex", "-o", "missing-dir/x.tex"], "missing-dir does not exist"),
+        ([*EXPORT, "-f", "latex", "-o", ""], "-o/--output is empty"),
+        ([*EXPORT, "-f", "png", "-o", "newdir/"], "newdir/: no such directory"),  # never a file named newdir
+        ([*EXPORT, "-f", "latex", "-o", "a" * 300 + ".tex"], "File name too long"),
         ([*EXPORT, "-f", "latex", "-o", "/proc/derive-test.tex"], "/proc/derive-test.tex: cannot write"),
         ([*EXPORT, "-f", "latex", "-o", "/dev/null", "--force"], "/dev/null: not a regular file"),
         (["export", PAYLOAD.format(canary="pwned"), "-f", "latex"], "unknown derivation"),

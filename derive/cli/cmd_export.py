@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from pathlib import Path
 
@@ -128,6 +129,8 @@ def _targets(fmt: str, names: list[str], args: argparse.Namespace) -> list[Path]
             raise InputError(f"--format {fmt} {'of several derivations ' if len(names) > 1 else ''}"
                              "needs -o " + ("DIR" if len(names) > 1 else "FILE_OR_DIR"))
         return None
+    if not args.output.strip():
+        raise InputError("-o/--output is empty; give a file or directory name")
     out = Path(args.output)
     if fmt in _IMAGES and len(names) > 1:
         if out.exists() and not out.is_dir():
@@ -137,6 +140,8 @@ def _targets(fmt: str, names: list[str], args: argparse.Namespace) -> list[Path]
                 raise InputError(f"{out}: directory {out.parent} does not exist")
             out.mkdir()
         return [out / f"{n}.{ext}" for n in names]
+    if args.output.endswith(("/", os.sep)) and not out.is_dir():  # "out/" names a directory, never a file "out"
+        raise InputError(f"{args.output}: no such directory")
     if out.is_dir():
         stem = names[0] if len(names) == 1 else "derive-deck"
         return [out / f"{stem}.{ext}"]

@@ -208,9 +208,13 @@ def load_config(path: str | Path) -> LoadedConfig:
     """
     p = Path(path)
     try:
-        if p.stat().st_size > MAX_BYTES:
+        if p.exists() and not p.is_dir() and not p.is_file():  # /dev/zero, a pipe: would read forever or block
+            raise InputError(f"{p}: not a regular file (a device, pipe or socket); expected a config.json file")
+        with p.open("rb") as fh:
+            raw = fh.read(MAX_BYTES + 1)  # never more, whatever stat says
+        if len(raw) > MAX_BYTES:
             raise InputError(f"{p}: larger than {MAX_BYTES:,} bytes; not a config.json")
-        text = p.read_text(encoding="utf-8")
+        text = raw.decode("utf-8")
     except FileNotFoundError:
         raise InputError(f"{p}: no such file") from None
     except IsADirectoryError:
@@ -223,4 +227,6 @@ def load_config(path: str | Path) -> LoadedConfig:
         raise InputError(f"{p}: malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
     except ValueError as exc:
         raise InputError(f"{p}: malformed JSON: {exc}") from None
+    except RecursionError:  # [[[...]]] deeper than the parser's stack
+        raise InputError(f"{p}: malformed JSON: nested too deeply for a config.json") from None
     return from_dict(data, str(p))
