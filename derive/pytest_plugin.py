@@ -2,12 +2,15 @@
 
 What it adds to pytest:
 
-* ``pytest --derive`` (or ``derive = true`` in the ini file) collects every
-  registered derivation as a test item whose id is the derivation's name
-  (``derive::softmax.shift-invariance``): the catalog, plus the user's
-  modules listed in the ini setting ``derive_modules`` (``.py`` paths relative
-  to the ini file, or importable module names, one per line). Select with
-  ``-k`` as usual (``pytest --derive -k softmax``), or ``-m derivation``.
+* ``pytest --derive`` (or ``derive = true`` in the ini file) collects the
+  user's derivations as test items whose id is the derivation's name
+  (``derive::mine.square-of-sum``): those of the modules listed in the ini
+  setting ``derive_modules`` (``.py`` paths relative to the ini file, or
+  importable module names, one per line) and any other derivation registered
+  outside derive's own catalog. The 62 derivations of the built-in catalog
+  are collected only on request: ``--derive-catalog`` (which implies
+  ``--derive``) or ``derive_catalog = true`` in the ini file. Select with
+  ``-k`` as usual (``pytest --derive -k square``), or ``-m derivation``.
 * the ``derive_check`` fixture: ``derive_check(derivation_or_name)`` fails the
   test unless every step is proved and every cross-check passes, with a
   readable message (step number, justification, both sides, strategies,
@@ -39,17 +42,22 @@ pytest.register_assert_rewrite("derive.testing")
 
 _SETTINGS = pytest.StashKey[Settings]()
 _ENABLED = pytest.StashKey[bool]()
+_CATALOG = pytest.StashKey[bool]()
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("derive", "derive: derivations as tests")
     group.addoption("--derive", action="store_true", default=False,
-                    help="collect every registered derivation (catalog and derive_modules) as a test")
+                    help="collect your derivations (derive_modules) as tests")
+    group.addoption("--derive-catalog", action="store_true", default=False,
+                    help="also collect the built-in catalog of derivations (implies --derive)")
     for name, kind, metavar in (("seed", int, "N"), ("atol", float, "X"), ("rtol", float, "X"),
                                 ("budget", float, "SECONDS")):
         group.addoption(f"--derive-{name}", type=kind, default=None, metavar=metavar, help=OPTION_HELP[name])
     parser.addini("derive", type="bool", default=False,
-                  help="collect every registered derivation as a test (same as --derive)")
+                  help="collect your derivations as tests (same as --derive)")
+    parser.addini("derive_catalog", type="bool", default=False,
+                  help="with --derive, also collect the built-in catalog (same as --derive-catalog)")
     parser.addini("derive_modules", type="linelist", default=[],
                   help="your derivation modules: .py paths (relative to the ini file) or module names")
 
@@ -65,7 +73,9 @@ def pytest_configure(config: pytest.Config) -> None:
             rtol=config.getoption("derive_rtol"), budget=config.getoption("derive_budget"))
     except DeriveError as exc:
         raise pytest.UsageError(f"derive: {exc}") from None
-    config.stash[_ENABLED] = bool(config.getoption("derive") or config.getini("derive"))
+    config.stash[_CATALOG] = bool(config.getoption("derive_catalog") or config.getini("derive_catalog"))
+    config.stash[_ENABLED] = bool(config.getoption("derive") or config.getini("derive")
+                                  or config.getoption("derive_catalog"))
     if config.stash[_ENABLED]:
         config.pluginmanager.register(_Summary(config), "derive-summary")
 
@@ -73,7 +83,12 @@ def pytest_configure(config: pytest.Config) -> None:
 def pytest_report_header(config: pytest.Config) -> str:
     line = f"derive: {config.stash[_SETTINGS].header()}"
     if config.stash[_ENABLED]:
-        line += "; collecting derivations"
+        if config.stash[_CATALOG]:
+            line += "; collecting derivations (with the catalog)"
+        elif config.getini("derive_modules"):
+            line += "; collecting derivations"
+        else:
+            line += "; collecting derivations (none listed in derive_modules; --derive-catalog for the catalog)"
     return line
 
 
@@ -124,12 +139,14 @@ def _user_modules(config: pytest.Config) -> list[str]:
 
 
 class DerivationCollector(pytest.Collector):
-    """The collector of the registered derivations (node id ``derive``)."""
+    """The collector of the registered derivations (node id ``derive``): the user's, and the catalog on request."""
 
     def collect(self) -> list[pytest.Item]:
         from . import registry
 
-        return [DerivationItem.from_parent(self, name=e.name) for e in registry.entries()]
+        catalog = self.config.stash[_CATALOG]
+        return [DerivationItem.from_parent(self, name=e.name) for e in registry.entries()
+                if catalog or e.module not in registry.CATALOG_MODULES]
 
 
 class DerivationItem(pytest.Item):
@@ -168,7 +185,8 @@ def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config
     from . import registry
 
     try:
-        registry.load_catalog()
+        if config.stash[_CATALOG]:  # first, so a user's module that reuses a catalog name is the one reported
+            registry.load_catalog()
         for spec in _user_modules(config):
             registry.load_module(spec)
     except DeriveError as exc:

@@ -6,10 +6,14 @@ installed through the ``pytest11`` entry point, as a user gets it).
 
 from __future__ import annotations
 
+import functools
 import json
+import os
+import re
 import subprocess
 import sys
 import textwrap
+from pathlib import Path
 
 import pytest
 import sympy as sp
@@ -62,27 +66,51 @@ def test_loading_the_plugin_imports_neither_sympy_nor_numpy(pytester):
     result.stdout.fnmatch_lines(["derive: seed 20170612, atol 1e-12, rtol 1e-09, budget 5 s"])
 
 
-def test_derive_collects_every_registered_derivation_with_ids_equal_to_names(pytester):
+def _collected(result):
+    return [line for line in result.stdout.lines if line.startswith("derive::")]
+
+
+def test_derive_collects_only_the_users_derivations_by_default(pytester):
     pytester.makefile(".py", mine=RIGHT)
     pytester.makeini("[pytest]\nderive = true\nderive_modules =\n    mine.py\n")
-    result = pytester.runpytest_subprocess("--co", "-q")
+    result = pytester.runpytest_subprocess("--co", "-q", "-p", "no:cacheprovider")
+    assert _collected(result) == ["derive::mine.ok"]
+    result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
+    result.assert_outcomes(passed=1)
+    result.stdout.fnmatch_lines(["derive: seed 20170612, *; collecting derivations",
+                                 "derive: 1 derivation(s) checked, 1 proved, 0 failed (*)"])
+
+
+def test_derive_without_modules_collects_nothing_and_says_why(pytester):
+    result = pytester.runpytest_subprocess("--derive", "--co", "-p", "no:cacheprovider")
+    assert "collected 0 items" in result.stdout.str()
+    result.stdout.fnmatch_lines(["derive: *; collecting derivations (none listed in derive_modules; "
+                                 "--derive-catalog for the catalog)"])
+
+
+@pytest.mark.parametrize("how", ["ini", "flag"])
+def test_derive_collects_the_catalog_on_request_with_ids_equal_to_names(pytester, how):
+    pytester.makefile(".py", mine=RIGHT)
+    ini = "derive_catalog = true\nderive = true\n" if how == "ini" else ""
+    pytester.makeini(f"[pytest]\n{ini}derive_modules =\n    mine.py\n")
+    result = pytester.runpytest_subprocess("--co", "-q", *([] if how == "ini" else ["--derive-catalog"]))
     # the catalog as the command lists it (in a subprocess: pytester restores sys.modules afterwards)
     listed = subprocess.run([sys.executable, "-m", "derive", "list", "--json"], capture_output=True, text=True,
                             check=True).stdout
     expected = sorted([row["name"] for row in json.loads(listed)] + ["mine.ok"])
-    collected = [line for line in result.stdout.lines if line.startswith("derive::")]
-    assert collected == [f"derive::{name}" for name in expected]
+    assert len(expected) > 60
+    assert _collected(result) == [f"derive::{name}" for name in expected]
 
 
 def test_fresh_project_passes_the_catalog_and_fails_a_wrong_derivation_readably(pytester):
     pytester.makefile(".py", wrong=WRONG)
     pytester.makeini("[pytest]\nderive_modules = wrong.py\n")
-    result = pytester.runpytest_subprocess("--derive", "--derive-seed", "11", "-k",
+    result = pytester.runpytest_subprocess("--derive-catalog", "--derive-seed", "11", "-k",
                                            "softmax.shift-invariance or positional.rotation or mine")
     result.assert_outcomes(passed=2, failed=1)
     out = result.stdout.str()
     result.stdout.fnmatch_lines([
-        "derive: seed 11, atol 1e-12, rtol 1e-09, budget 5 s; collecting derivations",
+        "derive: seed 11, atol 1e-12, rtol 1e-09, budget 5 s; collecting derivations (with the catalog)",
         "*derivation not proved: mine.square: refuted at step 2 of 2",
         "  step 2 refuted: expand the product (forgetting the cross term)",
         "    previous: (x + y)**2",
@@ -214,3 +242,53 @@ def test_tolerances_reach_the_screen_of_identity_checks_but_never_the_verdict():
     with using(rtol=1e-3):
         report = assert_refuted(one(t * (1 + sp.Rational(1, 10**7)), t))
     assert report.seed == 20170612
+
+
+# -- the README's snippets, pasted as they are -----------------------------------------------------
+
+README = Path(__file__).resolve().parents[1] / "README.md"
+
+
+def _fenced(text: str, language: str, first_line: str) -> str:
+    """The body of the README's first ``language`` code block whose first line starts with ``first_line``."""
+    blocks = re.findall(rf"^```{language}\n(.*?)^```$", text, flags=re.M | re.S)
+    found = [b for b in blocks if b.startswith(first_line)]
+    assert found, f"README.md has no ```{language} block starting with {first_line!r}"
+    return found[0]
+
+
+def test_the_readme_pytest_ini_works_pasted_as_is(tmp_path):
+    """The README's ``pytest.ini`` and ``my_derivation.py``, in a fresh project: pytest passes, and collects
+    only the user's derivation (not derive's catalog)."""
+    readme = README.read_text(encoding="utf-8")
+    ini = _fenced(readme, "ini", "# pytest.ini")
+    module = _fenced(readme, "python", "# my_derivation.py")
+    assert "derive_modules = my_derivation.py" in ini
+    (tmp_path / "pytest.ini").write_text(ini)
+    (tmp_path / "my_derivation.py").write_text(module)
+    env = {**os.environ, "PYTHONPATH": str(README.parent) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    run = functools.partial(subprocess.run, capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
+    listed = run([sys.executable, "-m", "pytest", "--co", "-q", "-p", "no:cacheprovider"])
+    assert listed.returncode == 0, listed.stdout + listed.stderr
+    assert [line for line in listed.stdout.splitlines() if line.startswith("derive::")] == [
+        "derive::mine.square-of-sum"]
+    proc = run([sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-rA"])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "invalid truth value" not in proc.stderr
+    assert "PASSED derive::mine.square-of-sum" in proc.stdout
+    assert re.search(r"^=+ 1 passed in ", proc.stdout, flags=re.M), proc.stdout
+    assert "derive: 1 derivation(s) checked, 1 proved, 0 failed" in proc.stdout
+
+
+def test_the_readme_pyproject_form_works_too(tmp_path):
+    readme = README.read_text(encoding="utf-8")
+    (tmp_path / "pyproject.toml").write_text(
+        '[tool.pytest.ini_options]\nderive = true\nderive_modules = ["my_derivation.py"]\n')
+    assert '`derive = true` and `derive_modules = ["my_derivation.py"]`' in " ".join(readme.split())
+    (tmp_path / "my_derivation.py").write_text(_fenced(readme, "python", "# my_derivation.py"))
+    env = {**os.environ, "PYTHONPATH": str(README.parent) + os.pathsep + os.environ.get("PYTHONPATH", "")}
+    proc = subprocess.run([sys.executable, "-m", "pytest", "--co", "-q", "-p", "no:cacheprovider"],
+                          capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert [line for line in proc.stdout.splitlines() if line.startswith("derive::")] == [
+        "derive::mine.square-of-sum"]
