@@ -34,6 +34,8 @@ numfig_secnum_depth = 1
 
 # The getting-started page shows this user module next to the catalog.
 derive_modules = ["examples/my_derivation.py"]
+# This site publishes derive's own catalog: each of its derivations must be shown on some page.
+derive_catalog = True
 
 # Bibliography: derive writes _generated/refs.bib from derive.references at build time.
 bibtex_bibfiles: list[str] = []

@@ -233,3 +233,95 @@ def test_plots_are_deterministic_pngs():
     dots, d_k = qk_samples(n=4_000)
     # the Monte Carlo sampler's scores at d_k = 512 spread like √512 ≈ 22.6, not like 1
     assert d_k == 512 and 20.5 < dots.std() < 24.5 and abs(dots.mean()) < 1.5
+
+
+# -- "Publish it" of getting-started, followed by a user in a project of their own -----------------
+
+GETTING_STARTED = Path(__file__).resolve().parents[1] / "docs" / "getting-started.md"
+EXAMPLE = Path(__file__).resolve().parents[1] / "docs" / "examples" / "my_derivation.py"
+
+SECOND = '''
+
+difference = Derivation(
+    name="mine.difference-of-squares",
+    title="Difference of squares",
+    start=x**2 - y**2,
+    steps=(Step((x + y) * (x - y), "factor"),),
+)
+'''
+
+
+def _publish_it_project(root: Path, *, conf_extra: str = "") -> Path:
+    """A project written from the "Publish it" section: its conf.py and directive, as the page gives them."""
+    text = GETTING_STARTED.read_text(encoding="utf-8")
+    section = text[text.index("## Publish it"):]
+    conf = re.search(r"```python\n(# conf\.py\n.*?)```", section, flags=re.S).group(1)
+    directive = re.search(r"````md\n(.*?)````", section, flags=re.S).group(1)
+    assert 'extensions = ["myst_parser", "derive"]' in conf and 'derive_modules = ["my_derivation.py"]' in conf
+    assert directive == "```{derivation} mine.square-of-sum\n```\n"
+    src = root / "src"
+    src.mkdir(parents=True)
+    (src / "conf.py").write_text(conf + conf_extra)
+    (src / "my_derivation.py").write_text(EXAMPLE.read_text(encoding="utf-8") + SECOND)
+    (src / "index.md").write_text("# My notes\n\n" + directive + "\nand a second one:\n\n"
+                                  + directive.replace("mine.square-of-sum", "mine.difference-of-squares"))
+    return src
+
+
+def _sphinx(src: Path, out: Path, *flags: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "sphinx", *flags, "-q", "-b", "html", str(src), str(out)],
+                          capture_output=True, text=True, timeout=600)
+
+
+def test_a_users_project_built_with_nW_warns_about_nothing_of_the_catalog(tmp_path):
+    """Issue 11: "Publish it" in a project of one's own failed -nW with 62 derive.missing warnings."""
+    src = _publish_it_project(tmp_path)
+    proc = _sphinx(src, tmp_path / "out", "-nW", "--keep-going")
+    assert (proc.returncode, proc.stderr) == (0, "")
+    page = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
+    assert "Square of a sum" in page and "Difference of squares" in page
+    assert page.count('class="derive-derivation') == 2 and page.count('class="derive-step"') == 4  # 3 + 1 steps
+
+
+def test_a_users_project_still_warns_about_its_own_derivation_shown_nowhere(tmp_path):
+    src = _publish_it_project(tmp_path)
+    (src / "index.md").write_text("# My notes\n\n```{derivation} mine.square-of-sum\n```\n")
+    proc = _sphinx(src, tmp_path / "out", "-n")
+    assert proc.returncode == 0
+    missing = re.findall(r"derivation '([^']+)' is registered but shown on no page", proc.stderr)
+    assert missing == ["mine.difference-of-squares"], proc.stderr
+
+
+def test_a_project_that_opts_into_the_catalog_must_show_it(tmp_path):
+    src = _publish_it_project(tmp_path, conf_extra="derive_catalog = True\n")
+    proc = _sphinx(src, tmp_path / "out", "-n")
+    missing = re.findall(r"derivation '([^']+)' is registered but shown on no page", proc.stderr)
+    listed = subprocess.run([sys.executable, "-m", "derive", "list", "--json"], capture_output=True, text=True,
+                            check=True).stdout
+    import json
+
+    assert sorted(missing) == sorted(row["name"] for row in json.loads(listed))
+    assert len(missing) > 60 and "mine.square-of-sum" not in missing
+
+
+@pytest.mark.parametrize(
+    "conf_extra, message",
+    [
+        ("derive_seed = -1\n", "derive_seed / derive_step_budget in conf.py: seed must be a non-negative integer, "
+                               "got -1"),
+        ("derive_step_budget = 0\n", "derive_seed / derive_step_budget in conf.py: budget must be between 0 and 3600 "
+                                      "seconds, got 0"),
+        ('derive_modules = ["nope.py"]\n', "derive_modules in conf.py: {src}/nope.py: no such file"),
+        ('derive_modules = ["syntax_error.py"]\n', "derive_modules in conf.py: {src}/syntax_error.py: failed to "
+                                                   "import: SyntaxError"),
+    ],
+    ids=["negative-seed", "zero-budget", "missing-module", "syntax-error"],
+)
+def test_bad_derive_configuration_is_a_configuration_error_before_any_page(tmp_path, conf_extra, message):
+    src = _publish_it_project(tmp_path, conf_extra=conf_extra)
+    (src / "syntax_error.py").write_text("def f(:\n")
+    proc = _sphinx(src, tmp_path / "out", "-nW")
+    assert proc.returncode == 2, proc.stderr
+    assert "Configuration error!" in proc.stderr
+    assert f"ConfigError: {message.format(src=src)}" in proc.stderr, proc.stderr
+    assert not (tmp_path / "out" / "index.html").exists()

@@ -24,7 +24,13 @@ Configuration values:
 ``derive_modules`` (list of str)
     extra modules of derivations to load: ``.py`` paths relative to ``conf.py`` or module names.
 ``derive_require_all`` (bool)
-    warn (``derive.missing``) when a registered derivation is on no page (default True).
+    warn (``derive.missing``) when one of the project's derivations is on no page (default True): those
+    of ``derive_modules`` (and any other registered outside derive's catalog), and the catalog's own only
+    when ``derive_catalog`` is true.
+``derive_catalog`` (bool)
+    the project publishes derive's built-in catalog (default False; derive's own site sets it). Catalog
+    derivations can be shown by name or pattern either way; this only decides whether each one *must* be
+    shown somewhere.
 ``derive_bibfile`` (str)
     where to write the BibTeX file, relative to the directory of ``conf.py`` (default ``_generated/refs.bib``);
     empty to write none.
@@ -91,7 +97,16 @@ def write_if_changed(path: Path, data: bytes) -> bool:
 
 
 def _config_inited(app: Any, config: Any) -> None:
+    from sphinx.errors import ConfigError
+
+    from ..exceptions import DeriveError
     from ..references import bibtex
+    from ..settings import Settings
+
+    try:  # a bad value is one line from sphinx-build (exit 2), not a crash in the middle of a page
+        Settings(seed=config.derive_seed, budget=config.derive_step_budget)
+    except DeriveError as exc:
+        raise ConfigError(f"derive_seed / derive_step_budget in conf.py: {exc}") from None
 
     config.numfig_format.setdefault("derivation", "Derivation %s")
     if config.derive_bibfile:
@@ -102,14 +117,30 @@ def _config_inited(app: Any, config: Any) -> None:
 
 
 def _builder_inited(app: Any) -> None:
-    from .. import registry
+    from sphinx.errors import ConfigError
 
-    for spec in app.config.derive_modules:
-        path = Path(app.confdir) / spec
-        registry.load_module(str(path) if spec.endswith(".py") else spec)
+    from .. import registry
+    from ..exceptions import DeriveError
+
+    try:
+        for spec in app.config.derive_modules:
+            if not isinstance(spec, str):
+                raise DeriveError(f"{spec!r:.60}: expected a .py path or a module name (text)")
+            path = Path(app.confdir) / spec
+            registry.load_module(str(path) if spec.endswith(".py") else spec)
+    except DeriveError as exc:
+        raise ConfigError(f"derive_modules in conf.py: {exc}") from None
     registry.load_catalog()
     _pages(app.env)
     _failures(app.env)
+
+
+def published(config: Any) -> list[str]:
+    """The names the project must show (``derive_require_all``): its own, and the catalog's if it opts in."""
+    from .. import registry
+
+    catalog = bool(config.derive_catalog)
+    return [e.name for e in registry.entries() if catalog or e.module not in registry.CATALOG_MODULES]
 
 
 def _copy_static(app: Any, exc: Exception | None) -> None:
@@ -142,10 +173,8 @@ def _check_consistency(app: Any, env: Any) -> None:
         logger.info("derive: %d derivation(s) failed verification: %s", len(failed), ", ".join(failed))
     if not app.config.derive_require_all:
         return
-    from .. import registry
-
     shown = set().union(*_pages(env).values()) if _pages(env) else set()
-    for name in registry.names():
+    for name in published(app.config):
         if name not in shown:
             logger.warning("derivation %r is registered but shown on no page (add it to a "
                            "'derivation' or 'derivations' directive)", name, type="derive", subtype="missing")
@@ -164,6 +193,7 @@ def setup(app: Any) -> dict[str, Any]:
     app.add_config_value("derive_step_budget", STEP_BUDGET, "env", types=frozenset({float, int}))
     app.add_config_value("derive_modules", [], "env", types=frozenset({list, tuple}))
     app.add_config_value("derive_require_all", True, "env", types=frozenset({bool}))
+    app.add_config_value("derive_catalog", False, "env", types=frozenset({bool}))
     app.add_config_value("derive_bibfile", "_generated/refs.bib", "env", types=frozenset({str}))
     app.add_enumerable_node(derivation_node, "derivation", title_of, **VISITORS["derivation"])
     app.add_node(derivation_unnumbered, **VISITORS["derivation"])
