@@ -6,9 +6,14 @@ The public API is re-exported lazily so that ``import derive`` (and
 
 from __future__ import annotations
 
+import time as _time
 from typing import Any
 
 __version__ = "0.1.0"
+
+#: When this process imported derive (``time.time()``): the verification cache does not trust a user
+#: file modified later to be the code in memory (:mod:`derive.dependencies`).
+IMPORTED_AT: float = _time.time()
 
 _EXPORTS = {
     "Derivation": "derive.core",

@@ -81,6 +81,10 @@ def verify_many(
     for i, d in enumerate(derivations):
         if cache:
             keys[i] = report_cache.derivation_key(d, seed=seed, budget=budget, numeric=numeric, atol=atol, rtol=rtol)
+            if keys[i] is None:  # its user code cannot be pinned down: verified, never stored
+                report_cache.STATS.uncached += 1
+                todo.append(i)
+                continue
             hit = report_cache.load(keys[i])
             if hit is not None and hit.name == d.name and hit.ok:
                 report_cache.STATS.hits += 1
@@ -105,6 +109,7 @@ def verify_many(
     for i in todo:
         report = reports[i]
         assert report is not None
-        if cache and report.ok and report_cache.store(keys[i], report):
+        key = keys[i]
+        if cache and key is not None and report.ok and report_cache.store(key, report):
             report_cache.STATS.stored += 1
     return [r for r in reports if r is not None]

@@ -16,11 +16,19 @@ outcome has changed, and verifies (and stores) otherwise.
   free-form checks) by a fingerprint of their byte code, constants and
   closure values; and whether the claim's identity check is added;
 * the verification settings: seed, per-step budget, ``numeric`` on/off;
-* the versions of derive, sympy, numpy and Python, and a hash of the
-  package's own source (every ``.py`` file under ``derive/``), so editing a
-  strategy or a catalog helper invalidates every entry even without a
-  version bump; functions defined elsewhere (a user's module) bring the hash
-  of the file that defines them.
+* the versions of derive, sympy, numpy, mpmath and Python, and a hash of the
+  package's own source (every ``.py`` file under ``derive/``, the proof
+  kernel included), so editing a strategy, the kernel or a catalog helper
+  invalidates every entry even without a version bump;
+* the **user code** the result can depend on (:mod:`derive.dependencies`):
+  the source hash of the module that registered the derivation, of the
+  module of every function, class and object in it, and of every user
+  module those import, transitively. When that set cannot be established
+  reliably (a module that imports dynamically, a derivation defined in an
+  interactive session, a user file changed after this process loaded it),
+  :func:`derivation_key` returns ``None`` and the derivation is verified
+  without the cache: never served, never stored. So editing a helper module
+  that a derivation's module imports re-verifies it.
 
 **What is stored.** Only reports that *pass* (every step proved and every
 cross-check passed). A refuted or undecided step is verified again on every
@@ -38,6 +46,7 @@ from __future__ import annotations
 
 import atexit
 import contextlib
+import contextvars
 import dataclasses
 import functools
 import hashlib
@@ -55,7 +64,16 @@ if TYPE_CHECKING:  # pragma: no cover
     from .report import Report
 
 #: Bump when the layout of a stored entry or of the key changes.
-CACHE_FORMAT = 1
+CACHE_FORMAT = 2
+
+#: modules met while hashing a derivation (``__module__`` of its functions, classes and objects)
+_MODULES: contextvars.ContextVar[set[str] | None] = contextvars.ContextVar("derive_cache_modules", default=None)
+
+
+def _note_module(name: Any) -> None:
+    seen = _MODULES.get()
+    if seen is not None and isinstance(name, str) and name:
+        seen.add(name)
 
 
 @dataclasses.dataclass
@@ -66,6 +84,10 @@ class CacheStats:
     misses: int = 0
     stored: int = 0
     verify_seconds: float = 0.0
+    #: derivations verified without the cache because their user code could not be established
+    uncached: int = 0
+    #: name -> why it was not cached (the last reason per derivation)
+    uncached_reasons: dict[str, str] = dataclasses.field(default_factory=dict)
 
 
 def _write_stats() -> None:
@@ -73,7 +95,8 @@ def _write_stats() -> None:
     target = os.environ.get("DERIVE_CACHE_STATS")
     if target and (STATS.hits or STATS.misses):
         with contextlib.suppress(OSError), open(target, "a", encoding="utf-8") as fh:
-            fh.write(json.dumps({"pid": os.getpid(), **dataclasses.asdict(STATS)}) + "\n")
+            counts = {k: v for k, v in dataclasses.asdict(STATS).items() if k != "uncached_reasons"}
+            fh.write(json.dumps({"pid": os.getpid(), **counts}) + "\n")
 
 
 #: Lookups made by this process.
@@ -118,8 +141,10 @@ def _sympy_hash(expr: Any, memo: dict) -> str:
         order.setdefault(expr, len(order))
         text = f"Dummy#{order[expr]}({expr.name!r}, {sorted(expr.assumptions0.items())!r})"
     elif not expr.args:
+        _note_module(type(expr).__module__)
         text = srepr(expr)
     else:
+        _note_module(type(expr).__module__)  # a user's Function subclass: its file is part of the key
         head = srepr(expr.func) if isinstance(expr, AppliedUndef) else type(expr).__qualname__
         text = head + "(" + ",".join(_sympy_hash(a, memo) for a in expr.args) + ")"
     digest = hashlib.sha256(text.encode()).hexdigest()[:32]
@@ -151,6 +176,7 @@ def _fingerprint(obj: Any, depth: int = 0) -> Any:
     if isinstance(obj, (set, frozenset)):
         return ["set", sorted(str(_fingerprint(x, depth + 1)) for x in obj)]
     if isinstance(obj, types.ModuleType):  # sympy, numpy, a helper module: its name (and file, below)
+        _note_module(obj.__name__)
         return ["module", obj.__name__, _file_hash(getattr(obj, "__file__", None) or "")]
     if isinstance(obj, functools.partial):
         return ["partial", _fingerprint(obj.func, depth + 1), _fingerprint(obj.args, depth + 1),
@@ -158,6 +184,7 @@ def _fingerprint(obj: Any, depth: int = 0) -> Any:
     if isinstance(obj, types.MethodType):
         return ["method", _fingerprint(obj.__func__, depth + 1), _fingerprint(obj.__self__, depth + 1)]
     if isinstance(obj, types.FunctionType):
+        _note_module(obj.__module__)
         cells = []
         for cell in obj.__closure__ or ():
             try:
@@ -168,10 +195,13 @@ def _fingerprint(obj: Any, depth: int = 0) -> Any:
                 _file_hash(obj.__code__.co_filename), cells,
                 _fingerprint(obj.__defaults__, depth + 1), _fingerprint(obj.__kwdefaults__, depth + 1)]
     if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        _note_module(type(obj).__module__)  # a rule class in a helper module: its methods are in that file
         fields = [[f.name, _fingerprint(getattr(obj, f.name), depth + 1)]
                   for f in dataclasses.fields(obj) if f.compare]
         return ["dataclass", type(obj).__module__, type(obj).__qualname__, fields]
     if isinstance(obj, type) or callable(obj):  # classes, builtins, numpy ufuncs, sympy functions
+        _note_module(getattr(obj, "__module__", None))
+        _note_module(type(obj).__module__)
         return ["callable", getattr(obj, "__module__", ""), getattr(obj, "__qualname__", repr(obj))]
     try:
         import numpy as np
@@ -184,22 +214,33 @@ def _fingerprint(obj: Any, depth: int = 0) -> Any:
         pass
     state = getattr(obj, "__dict__", None)
     if state is not None:  # a plain object: its class and attributes (its repr may hold an address)
+        _note_module(type(obj).__module__)
         return ["object", type(obj).__module__, type(obj).__qualname__, _fingerprint(dict(state), depth + 1)]
+    _note_module(type(obj).__module__)
     return ["repr", type(obj).__qualname__, repr(obj)]
 
 
-@functools.lru_cache(maxsize=256)
+#: (file, mtime_ns, size) -> hash: a file edited in this process is hashed again
+_FILE_HASHES: dict[tuple[str, int, int], str] = {}
+
+
 def _file_hash(filename: str) -> str:
     """Hash of a source file, so a change to a helper a check calls invalidates it too."""
     try:
-        return hashlib.sha256(Path(filename).read_bytes()).hexdigest()[:16]
+        st = os.stat(filename)
+        memo = (filename, st.st_mtime_ns, st.st_size)
+        got = _FILE_HASHES.get(memo)
+        if got is None:
+            got = _FILE_HASHES[memo] = hashlib.sha256(Path(filename).read_bytes()).hexdigest()[:16]
+        return got
     except OSError:
         return "<no source>"
 
 
 @functools.lru_cache(maxsize=1)
 def environment_fingerprint() -> dict[str, str]:
-    """Versions of derive, sympy, numpy and Python, and a hash of the engine's source files."""
+    """Versions of derive, sympy, numpy, mpmath and Python, and a hash of derive's source files (the kernel too)."""
+    import mpmath
     import numpy
     import sympy
 
@@ -215,34 +256,66 @@ def environment_fingerprint() -> dict[str, str]:
         "derive": __version__,
         "sympy": sympy.__version__,
         "numpy": numpy.__version__,
+        "mpmath": mpmath.__version__,
         "python": sys.version.split()[0],
         "engine": engine.hexdigest()[:16],
     }
 
 
 def derivation_key(derivation: Derivation, *, seed: int, budget: float, numeric: bool = True,
-                   atol: float | None = None, rtol: float | None = None) -> str:
+                   atol: float | None = None, rtol: float | None = None) -> str | None:
     """The SHA-256 hex key of verifying ``derivation`` with these settings in this environment.
 
     ``atol``/``rtol`` (the float screen's tolerances) default to the active :mod:`derive.settings`.
+
+    Returns:
+        The key, or ``None`` when the user code the result depends on cannot be established
+        (:mod:`derive.dependencies`): then the derivation must be verified without the cache. The
+        reason is kept in ``STATS.uncached_reasons[derivation.name]``.
     """
+    from .dependencies import Unknown, user_sources
     from .settings import current
 
     atol = current().atol if atol is None else atol
     rtol = current().rtol if rtol is None else rtol
     d = derivation
-    payload = {
-        "env": environment_fingerprint(),
-        "settings": {"seed": seed, "budget": repr(float(budget)), "numeric": bool(numeric),
-                     "atol": repr(float(atol)), "rtol": repr(float(rtol))},
-        "name": d.name,
-        "start": _fingerprint(d.start),
-        "steps": [[_fingerprint(s.expr), s.relation, _fingerprint(s.rule)] for s in d.steps],
-        "checks": [_fingerprint(c) for c in d.checks],
-        "auto_identity_check": d.auto_identity_check,
-    }
+    token = _MODULES.set(set())
+    try:
+        payload = {
+            "env": environment_fingerprint(),
+            "settings": {"seed": seed, "budget": repr(float(budget)), "numeric": bool(numeric),
+                         "atol": repr(float(atol)), "rtol": repr(float(rtol))},
+            "name": d.name,
+            "start": _fingerprint(d.start),
+            "steps": [[_fingerprint(s.expr), s.relation, _fingerprint(s.rule)] for s in d.steps],
+            "checks": [_fingerprint(c) for c in d.checks],
+            "auto_identity_check": d.auto_identity_check,
+        }
+        modules = set(_MODULES.get() or ())
+    finally:
+        _MODULES.reset(token)
+    modules.add(_registered_module(d) or "")
+    try:
+        payload["user_sources"] = user_sources(modules, loaded_since=_loaded_since())
+    except Unknown as why:
+        STATS.uncached_reasons[d.name] = str(why)
+        return None
     text = json.dumps(payload, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _registered_module(derivation: Derivation) -> str | None:
+    """The module that registered this very object (``derive check --module``, ``derive_modules``), if any."""
+    from . import registry
+
+    return registry.module_of(derivation)
+
+
+def _loaded_since() -> float:
+    """When derive was imported in this process (user files modified later are not trusted to be in memory)."""
+    import derive
+
+    return derive.IMPORTED_AT
 
 
 # ----------------------------------------------------------------------------
@@ -314,7 +387,9 @@ def cached_verify(
 
     Returns:
         The report; a passing report is stored for next time. A served report
-        is the stored one, with the timings of the run that produced it.
+        is the stored one, with the timings of the run that produced it. A
+        derivation whose key is ``None`` (see :func:`derivation_key`) is
+        verified every time.
     """
     from .numeric import DEFAULT_SEED
     from .verify import STEP_BUDGET, verify
@@ -322,6 +397,9 @@ def cached_verify(
     seed = DEFAULT_SEED if seed is None else seed
     budget = STEP_BUDGET if budget is None else budget
     key = derivation_key(derivation, seed=seed, budget=budget, numeric=numeric, atol=atol, rtol=rtol)
+    if key is None:  # its user code cannot be pinned down: never served, never stored
+        STATS.uncached += 1
+        return verify(derivation, seed=seed, budget=budget, numeric=numeric, atol=atol, rtol=rtol)
     hit = load(key, directory)
     if hit is not None and hit.name == derivation.name and hit.ok:
         STATS.hits += 1

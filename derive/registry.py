@@ -211,8 +211,10 @@ def _load_module(spec: str | os.PathLike[str]) -> list[str]:
             module_spec = importlib.util.spec_from_file_location(mod_name, path)
             assert module_spec is not None and module_spec.loader is not None
             module = importlib.util.module_from_spec(module_spec)
+            loaded_before = set(sys.modules)
             sys.modules[mod_name] = module
             module_spec.loader.exec_module(module)
+            _remember(mod_name, loaded_before)
         except Exception as exc:  # noqa: BLE001 - any failure of the user's code is reported in one line
             sys.modules.pop(mod_name, None)
             raise ModuleLoadError(f"{spec}: failed to import: {type(exc).__name__}: {_short(exc)}") from exc
@@ -227,7 +229,9 @@ def _load_module(spec: str | os.PathLike[str]) -> list[str]:
         if added:
             sys.path.insert(0, os.getcwd())
         try:
+            loaded_before = set(sys.modules)
             module = importlib.import_module(spec)
+            _remember(spec, loaded_before)
         except Exception as exc:  # noqa: BLE001
             raise ModuleLoadError(f"{spec}: failed to import: {type(exc).__name__}: {_short(exc)}") from exc
         except SystemExit as exc:
@@ -253,6 +257,13 @@ def _load_module(spec: str | os.PathLike[str]) -> list[str]:
     return found
 
 
+def _remember(module_name: str, loaded_before: set[str]) -> None:
+    """Note the file hashes of the user modules this import loaded (the verification cache compares them)."""
+    from .dependencies import remember
+
+    remember({module_name}, set(sys.modules) - loaded_before)
+
+
 def _short(exc: BaseException) -> str:
     """An exception's message on one line, at most 300 characters (a user's error can be anything)."""
     try:
@@ -261,6 +272,14 @@ def _short(exc: BaseException) -> str:
         text = "<message not printable>"
     text = " ".join(text.split())
     return text if len(text) <= 300 else text[:297] + "..."
+
+
+def module_of(derivation: Derivation) -> str | None:
+    """The module that registered this very object (by identity), or None if it is not registered built."""
+    for e in _ENTRIES.values():
+        if e._built is derivation:
+            return e.module
+    return None
 
 
 def names() -> list[str]:

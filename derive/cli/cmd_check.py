@@ -53,7 +53,7 @@ def run(args: argparse.Namespace) -> int:
     seed = DEFAULT_SEED if args.seed is None else args.seed
     settings = Settings().merged(seed=seed, atol=args.atol, rtol=args.rtol)  # validated before any work
     t0 = time.perf_counter()
-    hits0 = cache_stats.hits
+    hits0, uncached0 = cache_stats.hits, cache_stats.uncached
     derivations = [registry.get(name) for name in wanted]
     reports = verify_many(derivations, seed=seed, budget=args.budget, numeric=not args.no_numeric,
                           jobs=args.jobs, cache=args.cache, atol=settings.atol, rtol=settings.rtol)
@@ -78,4 +78,8 @@ def run(args: argparse.Namespace) -> int:
         if args.cache and cache_stats.hits > hits0:
             print(f"({cache_stats.hits - hits0} unchanged and passing before: served from the cache; "
                   "--no-cache re-verifies)")
+        if args.cache and cache_stats.uncached > uncached0:
+            why = [f"{n}: {cache_stats.uncached_reasons[n]}" for n in wanted if n in cache_stats.uncached_reasons]
+            print(f"({cache_stats.uncached - uncached0} verified without the cache, their code cannot be pinned "
+                  f"down: {why[0] if why else 'see derive.dependencies'})")
     return 0 if all(r.ok for r in reports) else 1
