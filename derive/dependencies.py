@@ -212,7 +212,21 @@ def user_sources(roots: set[str], *, loaded_since: float | None = None) -> list[
     return _closure(roots, loaded_since=loaded_since)
 
 
-def _closure(roots: set[str], *, loaded_since: float | None) -> list[list[str]]:
+def user_files(roots: set[str]) -> list[str]:
+    """The paths of the user source files reachable from ``roots`` (empty if they cannot be established).
+
+    For Sphinx's incremental builds: a page that shows a derivation is read again when any of them changes.
+    """
+    files: dict[str, str] = {}
+    try:
+        _closure(roots, loaded_since=None, files=files)
+    except Unknown:
+        return sorted(files.values())
+    return sorted(files.values())
+
+
+def _closure(roots: set[str], *, loaded_since: float | None, files: dict[str, str] | None = None
+             ) -> list[list[str]]:
     seen: dict[str, str] = {}
     pending: list[tuple[str, bool]] = []  # (module name, must exist: a root)
     for name in sorted(r for r in roots if r):
@@ -247,6 +261,8 @@ def _closure(roots: set[str], *, loaded_since: float | None) -> list[list[str]]:
             if (known is not None and known != digest[:32]) or (known is None and mtime > loaded_since):
                 raise Unknown(f"{origin} changed after this process loaded it")
         seen[name] = digest[:32]
+        if files is not None:
+            files[name] = str(path)
         imports, dynamic = _analyse(digest, data, origin)
         if dynamic is not None:
             raise Unknown(f"{origin} loads code dynamically ({dynamic})")

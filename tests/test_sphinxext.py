@@ -325,3 +325,23 @@ def test_bad_derive_configuration_is_a_configuration_error_before_any_page(tmp_p
     assert "Configuration error!" in proc.stderr
     assert f"ConfigError: {message.format(src=src)}" in proc.stderr, proc.stderr
     assert not (tmp_path / "out" / "index.html").exists()
+
+
+def test_an_incremental_build_reads_the_page_again_when_a_helper_module_changes(tmp_path):
+    """The page of a derivation depends on the helper modules its module imports (and the cache key too)."""
+    src = _publish_it_project(tmp_path)
+    (src / "my_helper.py").write_text("def cross(x, y):\n    return 2 * x * y\n")
+    module = (src / "my_derivation.py").read_text(encoding="utf-8")
+    module = module.replace("import sympy as sp\n", "import sympy as sp\n\nfrom my_helper import cross\n", 1)
+    module = module.replace("Step(x**2 + 2 * x * y + y**2,", "Step(x**2 + cross(x, y) + y**2,")
+    assert "cross(x, y)" in module
+    (src / "my_derivation.py").write_text(module)
+    (src / "conf.py").write_text("import sys, os\nsys.path.insert(0, os.path.dirname(__file__))\n"
+                                 + (src / "conf.py").read_text())
+    out = tmp_path / "out"
+    first = _sphinx(src, out, "-nW", "--keep-going")
+    assert (first.returncode, first.stderr) == (0, "")
+    (src / "my_helper.py").write_text("def cross(x, y):\n    return x * y\n")  # the step is now false
+    second = _sphinx(src, out, "-nW", "--keep-going")
+    assert second.returncode == 1
+    assert "ERROR: derivation mine.square-of-sum is refuted; it is not published" in second.stderr

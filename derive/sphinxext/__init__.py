@@ -70,7 +70,8 @@ def _failures(env: Any) -> dict[str, set[str]]:
 def note_module_dependencies(directive: Any, *modules: str) -> None:
     """Re-read the directive's page when the source of any of ``modules`` changes (incremental builds).
 
-    A package name stands for every ``.py`` file in it.
+    A package name stands for every ``.py`` file in it; a user's module brings the user modules it
+    imports, transitively (:func:`derive.dependencies.user_files`).
     """
     import importlib
 
@@ -85,6 +86,10 @@ def note_module_dependencies(directive: Any, *modules: str) -> None:
         files = sorted(origin.parent.glob("*.py")) if origin.name == "__init__.py" else [origin]
         for path in files:
             directive.env.note_dependency(str(path))
+    from ..dependencies import user_files
+
+    for path in user_files(set(modules)):  # the user's helper modules, imported at any depth
+        directive.env.note_dependency(path)
 
 
 def write_if_changed(path: Path, data: bytes) -> bool:
