@@ -229,4 +229,7 @@ def load_config(path: str | Path) -> LoadedConfig:
         raise InputError(f"{p}: malformed JSON: {exc}") from None
     except RecursionError:  # [[[...]]] deeper than the parser's stack
         raise InputError(f"{p}: malformed JSON: nested too deeply for a config.json") from None
-    return from_dict(data, str(p))
+    try:
+        return from_dict(data, str(p))
+    except RecursionError:  # a value nested just below the parser's limit, shown in a message
+        raise InputError(f"{p}: malformed JSON: nested too deeply for a config.json") from None
