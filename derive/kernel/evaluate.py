@@ -173,6 +173,8 @@ class Evaluator:
         self.element = element
         #: set when an approximating operator (quadrature, nsum, diff, limit) was used
         self.approximate = False
+        #: set when a limit was evaluated numerically: a heuristic, never grounds for a refutation
+        self.heuristic = False
 
     def value(self, expr: Any) -> Value:
         """The value of ``expr`` (a scalar sympy expression) at the point."""
@@ -586,6 +588,7 @@ class Evaluator:
 
     def _Limit(self, e: Any, env: dict) -> Value:
         self.approximate = True
+        self.heuristic = True
         f, var, x0, direction = e.args
         point = to_mp(self.ev(x0, env))
         d = str(direction)

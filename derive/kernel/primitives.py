@@ -155,20 +155,24 @@ class Substitute(Rule):
                     return f"the definition of {old} is not declared by the derivation"
                 continue
             if isinstance(old, sp.Symbol) and old in bound:
-                # renaming a bound index (alpha-conversion) is sound when old occurs only bound and
-                # new is a symbol that occurs nowhere in the expression
-                if (old not in expr.free_symbols and isinstance(new, sp.Symbol) and new not in bound
-                        and new not in expr.free_symbols):
+                # renaming a bound index (alpha-conversion): sound exactly when the result is alpha-equal
+                from .strategies import alpha_equal
+
+                if old not in expr.free_symbols and alpha_equal(expr, expr.xreplace({old: new})):
                     continue
-                return f"{old} is a bound variable inside the expression and also free, or {new} clashes"
+                return f"{old} is bound inside the expression and the renaming to {new} is not a pure renaming"
             if any(_same(old, a) and _same(new, b) or _same(old, b) and _same(new, a) for a, b in declared):
                 continue
             if prove_equal(old, new):
                 continue
             # old = new follows from the declared definitions of symbols (σ² := Σ(x − μ)²/d gives Σ(x − μ)² = d·σ²)
             defs = {a: b for a, b in declared if isinstance(a, sp.Symbol)}
-            if defs and prove_equal(sp.sympify(old).xreplace(defs), sp.sympify(new).xreplace(defs)):
-                continue
+            if defs:
+                o, n = sp.sympify(old), sp.sympify(new)
+                for _ in range(5):  # definitions may use each other (σ² uses μ)
+                    o, n = o.xreplace(defs), n.xreplace(defs)
+                if prove_equal(o, n):
+                    continue
             return (f"{old} = {new} is neither declared by the derivation (definitions or an Eq premise) "
                     "nor provable")
         return None

@@ -238,8 +238,15 @@ CLOSERS: list[tuple[str, Callable[[Any], Any]]] = [
     ("factor", lambda d: sp.factor(d)),
 ]
 
+#: closers for the arguments of two applications of one operator (cheap, and exp-aware)
+CONGRUENCE_CLOSERS: list[tuple[str, Callable[[Any], Any]]] = [
+    *CLOSERS,
+    ("cancel-power-exp", lambda e: sp.cancel(sp.expand(e, power_exp=True))),
+]
+
 REWRITES: list[tuple[str, Callable[[Any], Any]]] = [
     ("expand-power-exp", lambda d: sp.powsimp(sp.expand(d, power_exp=True))),
+    ("cancel-power-exp", lambda d: sp.cancel(sp.expand(d, power_exp=True))),
     ("expand-log", lambda d: sp.expand_log(d, force=False)),
     ("trigsimp-fu", lambda d: sp.trigsimp(d, method="fu")),
     ("expand-trig", lambda d: sp.expand_trig(sp.expand(d, trig=True))),
@@ -247,6 +254,7 @@ REWRITES: list[tuple[str, Callable[[Any], Any]]] = [
     ("powdenest", lambda d: sp.powdenest(sp.powsimp(d), force=False)),
     ("logcombine", lambda d: sp.logcombine(d, force=False)),
     ("sums", _sums_normal),
+    ("cases", lambda d: cases(d)),
     ("rewrite-piecewise", lambda d: sp.piecewise_fold(d.rewrite(sp.Piecewise))),
     ("radsimp", sp.radsimp),
 ]
@@ -297,7 +305,40 @@ def sign_ok(d: Any, relation: str) -> bool:
 
 
 def _closed(out: Any, relation: str) -> bool:
+    if isinstance(out, sp.Basic) and out.has(sp.Sum, sp.Product):
+        out = canonical_indices(out)  # a rewriting may move a sum to another height: rename again
     return _is_zero(out) if relation == "=" else sign_ok(out, relation)
+
+
+def _sign_atoms(d: Any) -> list:
+    """Real symbols whose sign decides an Abs, Max, Min, sign or Heaviside in ``d``."""
+    out: set = set()
+    for node in sp.preorder_traversal(d):
+        if isinstance(node, (sp.Abs, sp.Max, sp.Min, sp.sign, sp.Heaviside)):
+            for a in node.args:
+                out |= {s for s in a.free_symbols if isinstance(s, sp.Symbol) and s.is_real is True
+                        and s.is_positive is not True and s.is_negative is not True}
+    return sorted(out, key=str)
+
+
+def cases(d: Any) -> Any:
+    """Split on the sign of each real symbol inside Abs/Max/Min/sign/Heaviside (s > 0, s < 0, s = 0).
+
+    Sound: the three cases cover the real line, so a difference that is zero in
+    every case is zero. Returns 0 when every case closes, else ``d`` unchanged.
+    """
+    atoms = _sign_atoms(d)
+    if not atoms or len(atoms) > 2:
+        return d
+    variants = [d]
+    for s in atoms:
+        p = sp.Dummy(f"{s}_pos", positive=True)
+        variants = [v.xreplace({s: r}) for v in variants for r in (p, -p, sp.Integer(0))]
+    for v in variants:
+        limits.checkpoint()
+        if not any(_is_zero(fn(v)) for _, fn in CLOSERS):
+            return d
+    return sp.Integer(0)
 
 
 def _apply(fn: Callable, d: Any) -> Any:
@@ -308,6 +349,8 @@ def congruent(before: Any, after: Any, budget: float, depth: int = 0) -> bool:
     """Same head, same non-expression arguments, arguments pairwise provably equal (cheap closers only)."""
     if before == after:
         return True
+    if isinstance(before, sp.MatrixBase) and isinstance(after, sp.MatrixBase):
+        return before.shape == after.shape and all(congruent(x, y, budget, depth) for x, y in zip(before, after))
     if depth > 3 or not (isinstance(before, sp.Basic) and isinstance(after, sp.Basic)):
         return False
     if type(before) is not type(after) or len(before.args) != len(after.args) or not before.args:
@@ -323,7 +366,7 @@ def congruent(before: Any, after: Any, budget: float, depth: int = 0) -> bool:
             continue
         d = sp.sympify(y - x)
         ok = False
-        for _name, fn in CLOSERS:
+        for _name, fn in CONGRUENCE_CLOSERS:
             done, out = limits.run_limited(budget / 4, "congruence", fn, d)
             if done and _is_zero(out):
                 ok = True

@@ -63,7 +63,9 @@ def prepare(expr: Any, point: Point) -> list:
     if isinstance(expr, sp.MatrixExpr) and not isinstance(expr, sp.MatrixBase):
         expr = expr.xreplace(sizes) if sizes else expr
         try:
-            expr = sp.ImmutableMatrix(expr.as_explicit())
+            # doit() multiplies explicit matrices directly (as_explicit would build and evaluate Sums)
+            done = expr.doit()
+            expr = sp.ImmutableMatrix(done if isinstance(done, sp.MatrixBase) else done.as_explicit())
         except (ValueError, TypeError, AttributeError) as exc:
             raise NotEvaluable(f"a matrix expression of symbolic shape ({exc})") from None
     return _flat(expr)
@@ -129,6 +131,9 @@ def compare_at(lhs: Any, rhs: Any, relation: str, point: Point, digits: tuple[in
             return PointResult("unknown", point, reason=str(exc), digits=d)
         if worst is None:
             return PointResult("agree", point, digits=d)
+        if ev.heuristic:
+            # a numeric limit (extrapolated from samples) may settle on a wrong value at every precision
+            return PointResult("unknown", point, digits=d, reason="a numeric limit disagrees; limits are heuristic")
         gaps.append(worst[0])
         with mpmath.workdps(d):
             shown = (mpmath.nstr(worst[1], 15), mpmath.nstr(worst[2], 15), mpmath.nstr(worst[3], 6))
