@@ -152,8 +152,9 @@ def test_strict_build_fails_on_refuted_unknown_and_missing_derivations(built):
                      r"it is not published\n"
                      r"  cross-check failed: one third: 1/3 = 0\.3333333333 rounds to 0\.333, not the printed 0\.334 "
                      r"\[derive\.check-failed\]", err), err
-    # a registered derivation that no page shows
+    # a registered derivation that no page shows (the failed ones are shown, as their reports)
     assert re.search(r"derivation 'mine\.square' is registered but shown on no page .*\[derive\.missing\]", err)
+    assert re.findall(r"derivation '([^']+)' is registered but shown on no page", err) == ["mine.square"]
 
 
 def test_refuted_derivation_fails_without_w_and_when_its_warning_is_suppressed(built):

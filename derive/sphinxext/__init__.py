@@ -178,7 +178,8 @@ def _check_consistency(app: Any, env: Any) -> None:
         logger.info("derive: %d derivation(s) failed verification: %s", len(failed), ", ".join(failed))
     if not app.config.derive_require_all:
         return
-    shown = set().union(*_pages(env).values()) if _pages(env) else set()
+    # a failed derivation is on its page too (as its report): warn about it once, as the failure
+    shown = set().union(*_pages(env).values(), *_failures(env).values())
     for name in published(app.config):
         if name not in shown:
             logger.warning("derivation %r is registered but shown on no page (add it to a "
