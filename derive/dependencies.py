@@ -86,6 +86,11 @@ def _system_roots() -> tuple[str, ...]:
 
 def is_user_file(path: str | os.PathLike[str]) -> bool:
     """True unless ``path`` is in the standard library, a ``site-packages`` directory, or derive itself."""
+    return _is_user_path(os.fspath(path))
+
+
+@functools.lru_cache(maxsize=8192)
+def _is_user_path(path: str) -> bool:
     real = os.path.realpath(path)
     if {"site-packages", "dist-packages"} & set(Path(real).parts):
         return False
