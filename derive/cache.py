@@ -300,6 +300,9 @@ def derivation_key(derivation: Derivation, *, seed: int, budget: float, numeric:
     except Unknown as why:
         STATS.uncached_reasons[d.name] = str(why)
         return None
+    except Exception as exc:  # noqa: BLE001 - an odd module object: not cached, never a crash of the check
+        STATS.uncached_reasons[d.name] = f"its modules could not be followed ({type(exc).__name__}: {exc})"
+        return None
     text = json.dumps(payload, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
 

@@ -62,7 +62,7 @@ DYNAMIC_LOADERS = frozenset({
 MAX_FILES = 2000
 
 
-class Unknown(Exception):  # noqa: N818 - the name says what it reports
+class Unknown(Exception):
     """The user code a derivation depends on cannot be established reliably (the message says why)."""
 
 
@@ -194,8 +194,8 @@ def remember(roots: set[str], newly_loaded: set[str]) -> None:
     """
     try:
         found = _closure(roots, loaded_since=None)
-    except Unknown:
-        return  # user_sources will say why, when a key is asked for
+    except Exception:  # noqa: BLE001 - never fail the user's import; user_sources says why, when asked
+        return
     for name, digest in found:
         if name in newly_loaded and digest not in ("<absent>", "<namespace>"):
             _LOADED.setdefault(name, digest)
@@ -225,8 +225,8 @@ def user_files(roots: set[str]) -> list[str]:
     files: dict[str, str] = {}
     try:
         _closure(roots, loaded_since=None, files=files)
-    except Unknown:
-        return sorted(files.values())
+    except Exception:  # noqa: BLE001 - the files found so far are still dependencies; the cache says why
+        pass
     return sorted(files.values())
 
 
