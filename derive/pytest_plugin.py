@@ -7,7 +7,7 @@ What it adds to pytest:
   (``derive::mine.square-of-sum``): those of the modules listed in the ini
   setting ``derive_modules`` (``.py`` paths relative to the ini file, or
   importable module names, one per line) and any other derivation registered
-  outside derive's own catalog. The 62 derivations of the built-in catalog
+  outside derive's own catalog. The derivations of the built-in catalog
   are collected only on request: ``--derive-catalog`` (which implies
   ``--derive``) or ``derive_catalog = true`` in the ini file. Select with
   ``-k`` as usual (``pytest --derive -k square``), or ``-m derivation``.

@@ -261,3 +261,17 @@ def test_a_derivation_defined_interactively_with_a_function_is_not_cached():
         assert derivation_key(plain, seed=1, budget=1.0) is not None  # sympy objects only: fully hashed
     finally:
         del sys.modules["scratch_session"]
+
+
+def test_a_package_of_the_users_with_relative_imports_is_followed(project):
+    package = project / "mathlib"
+    package.mkdir()
+    write(package / "__init__.py", "")
+    write(package / "algebra.py", "from .expansions import expanded  # noqa: F401\n")
+    write(package / "expansions.py", HELPER_TRUE)
+    write(project / "helper.py", "from mathlib.algebra import expanded  # noqa: F401\n")
+    assert check(project)[0] == 0
+    assert SERVED in check(project)[1]
+    write(package / "expansions.py", HELPER_FALSE)  # two imports away, one of them relative
+    code, out = check(project)
+    assert code == 1 and SERVED not in out and "step 1 refuted" in out
