@@ -35,8 +35,9 @@ served nor stored):
   could be stored under the hash of code that did not produce it.
 
 Known limit: data files that a derivation's functions read (``open``,
-``numpy.load``) are not part of the key; give their content to the
-derivation (a constant, an expression) if it decides a verdict.
+``numpy.load``) and environment variables they consult are not part of the
+key; give such values to the derivation (a constant, an expression) if they
+decide a verdict, or run ``derive check --no-cache``.
 """
 
 from __future__ import annotations
