@@ -342,7 +342,9 @@ CONFIGS = {
     "nested.json": ("[" * 100_000 + "]" * 100_000, "malformed JSON: nested too deeply"),  # 200 kB
     "nested-value.json": (LLAMA % ("[" * 5000 + "]" * 5000, 2), "malformed JSON: nested too deeply"),
     "shallow-value.json": (LLAMA % ("[" * 500 + "]" * 500, 2), "hidden_size must be a positive integer, got [[[["),
-    "huge-int.json": (LLAMA % ("9" * 5000, 2), "malformed JSON"),  # beyond Python's int-from-text limit
+    "huge-int.json": (LLAMA % ("9" * 5000, 2), "malformed JSON: a number of more than 4300 digits"),
+    "4000-digits.json": (LLAMA % ("9" * 4000, 2), "hidden_size must be below 10^100, got about 10^3999"),
+    "101-digits.json": (LLAMA % ("1" + "0" * 100, 2), "hidden_size must be below 10^100, got about 10^100"),
     "huge-layers.json": (LLAMA % ("4096", "1e30"), "num_hidden_layers must be a positive integer"),
     "big.json": ('{"model_type": "llama", "pad": "' + "x" * 1_000_001 + '"}', "larger than 1,000,000 bytes"),
 }
@@ -404,7 +406,7 @@ SIZES = ["--d-model", "512", "--n-heads", "8", "--d-ff", "2048"]
         (["--d-model", "0", "--n-heads", "8", "--d-ff", "2048", "--n-layers", "2"], "must be a positive integer"),
         ([*SIZES, "--n-layers", "2", "--vocab-size", "0"], "must be a positive integer, got '0'"),
         ([*SIZES, "--n-layers", "2", "--n-kv-heads", "3"], "n_kv_heads = 3 does not divide n_heads = 8"),
-        ([*SIZES, "--n-layers", "9" * 200], "must be a positive integer"),
+        ([*SIZES, "--n-layers", "9" * 200], "argument --n-layers: must be below 10^100, got a number of 200 digits"),
         ([*SIZES, "--n-layers", PAYLOAD.format(canary="pwned")], "must be a positive integer"),
         (["--d-model", "7", "--n-heads", "2", "--d-ff", "8", "--n-layers", "1"], "does not divide"),
         (["--n-layers", "2"], "give --d-model"),
@@ -417,6 +419,17 @@ def test_params_bad_sizes(argv, message, capsys, tmp_path, monkeypatch):
     code, out, err = run(["params", *argv], capsys)
     assert code == 2 and message in err and "Traceback" not in err, err
     assert err.count("\n") == 1 and out == "" and not (tmp_path / "pwned").exists()
+
+
+def test_params_largest_sizes_are_exact_and_printable(capsys):
+    import json
+
+    big = "9" * 100  # the largest size accepted: 10^100 - 1
+    code, out, err = run(["params", "--d-model", big, "--n-heads", "1", "--d-ff", big, "--n-layers", big,
+                          "--vocab-size", big, "--json"], capsys)
+    assert code == 0, err
+    total = json.loads(out)["total"]
+    assert type(total) is int and 10**299 < total < 10**302
 
 
 def test_params_10_to_the_18_layers_is_exact(capsys):

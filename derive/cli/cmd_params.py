@@ -37,6 +37,9 @@ CHOICE_OPTIONS = (
 def _size(text: str) -> int:
     """A size from the command line: decimal digits only (no floats, no expressions)."""
     if not _DIGITS.match(text.strip()):
+        digits = text.strip().lstrip("+")
+        if digits.isascii() and digits.isdigit():  # a positive integer, but of more than 100 digits
+            raise argparse.ArgumentTypeError(f"must be below 10^100, got a number of {len(digits)} digits")
         raise argparse.ArgumentTypeError(f"must be a positive integer, got {text[:40]!r}")
     value = int(text)
     if value < 1:

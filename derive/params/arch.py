@@ -38,19 +38,26 @@ def _shown(value: object) -> str:
     return text if len(text) <= 60 else text[:57] + "..."
 
 
+#: Every size is below this (10^100): the counts of the largest sizes still print as exact integers.
+MAX_SIZE = 10**100
+
+
 def check_int(name: str, value: object, minimum: int = 1) -> int:
     """``value`` as an int ≥ ``minimum``; anything else (float, str, bool) is rejected as data.
 
     Raises:
         InputError: ``value`` is not an ``int`` (``True``, ``768.0`` and ``"768"``
-            are refused) or is below ``minimum``.
+            are refused), is below ``minimum`` or is not below :data:`MAX_SIZE`.
     """
     if isinstance(value, bool) or not isinstance(value, int):
         kind = "a positive integer" if minimum >= 1 else f"an integer ≥ {minimum}"
         raise InputError(f"{name} must be {kind}, got {_shown(value)}")
     if value < minimum:
         kind = "a positive integer" if minimum >= 1 else f"an integer ≥ {minimum}"
-        raise InputError(f"{name} must be {kind}, got {value}")
+        raise InputError(f"{name} must be {kind}, got {_shown(value)}")
+    if value >= MAX_SIZE:  # counts stay printable (Python refuses to print integers of over 4300 digits)
+        exponent = len(str(value)) - 1 if value.bit_length() < 14_000 else int(value.bit_length() * 0.30103)
+        raise InputError(f"{name} must be below 10^100, got about 10^{exponent}")
     return value
 
 

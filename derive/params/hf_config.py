@@ -226,6 +226,8 @@ def load_config(path: str | Path) -> LoadedConfig:
     except json.JSONDecodeError as exc:
         raise InputError(f"{p}: malformed JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
     except ValueError as exc:
+        if "integer string conversion" in str(exc):  # Python's limit on the digits of an integer in text
+            raise InputError(f"{p}: malformed JSON: a number of more than 4300 digits") from None
         raise InputError(f"{p}: malformed JSON: {exc}") from None
     except RecursionError:  # [[[...]]] deeper than the parser's stack
         raise InputError(f"{p}: malformed JSON: nested too deeply for a config.json") from None
