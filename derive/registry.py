@@ -83,6 +83,7 @@ class Entry:
             if d.name != self.name:
                 raise DerivationDefinitionError(
                     f"builder for {self.name!r} returned a derivation named {d.name!r}")
+            check_text(d)
             self._built = d
         return self._built
 
@@ -123,8 +124,33 @@ def register(name: str, *, title: str, summary: str = "") -> Callable[[Builder],
     return deco
 
 
+def check_text(derivation: Derivation) -> None:
+    """The words of a derivation are text: title (not empty), summary, notes.
+
+    Every surface prints them (``derive show``, the site, slides), so a wrong type is refused when the
+    derivation is registered rather than as a crash of one of them.
+
+    Raises:
+        DerivationDefinitionError: naming the derivation and the field.
+    """
+    d = derivation
+    if not isinstance(d.title, str) or not d.title.strip():
+        raise DerivationDefinitionError(f"{d.name}: title must be non-empty text, got {type(d.title).__name__}")
+    if not isinstance(d.summary, str):
+        raise DerivationDefinitionError(f"{d.name}: summary must be text, got {type(d.summary).__name__}")
+    for k, note in enumerate(d.notes, 1):
+        if not isinstance(note, str):
+            raise DerivationDefinitionError(f"{d.name}: note {k} must be text, got {type(note).__name__}")
+
+
 def add(derivation: Derivation, module: str = "__main__") -> None:
-    """Register an already built derivation (e.g. one defined in a user's file)."""
+    """Register an already built derivation (e.g. one defined in a user's file).
+
+    Raises:
+        DerivationDefinitionError: the name is registered by another module, or the words are not text
+            (:func:`check_text`).
+    """
+    check_text(derivation)
     existing = _ENTRIES.get(derivation.name)
     if existing is not None and existing.module != module:
         raise DerivationDefinitionError(
@@ -246,7 +272,10 @@ def _load_module(spec: str | os.PathLike[str]) -> list[str]:
             continue
         existing = _ENTRIES.get(value.name)
         if existing is None:
-            add(value, module.__name__)
+            try:
+                add(value, module.__name__)
+            except DerivationDefinitionError as exc:
+                raise ModuleLoadError(f"{spec}: {exc}") from None
         elif existing.module != module.__name__ and existing._built is not value:
             raise ModuleLoadError(
                 f"{spec}: defines {value.name!r}, a name already registered by {_where(existing.module)}")

@@ -59,6 +59,9 @@ def files(tmp_path):
     (tmp_path / "clash.py").write_text(
         "import sympy as sp\nfrom derive import Derivation, Step\nx = sp.Symbol('x')\n"
         "d = Derivation(name='softmax.shift-invariance', title='t', start=x, steps=(Step(x, 'same'),))\n")
+    (tmp_path / "untitled.py").write_text(
+        "import sympy as sp\nfrom derive import Derivation, Step\nx = sp.Symbol('x')\n"
+        "d = Derivation(name='mine.untitled', title=None, start=x, steps=(Step(x, 'same'),))\n")
     (tmp_path / "syntax.py").write_text("def f(:\n    pass\n")
     (tmp_path / "raises.py").write_text("raise ValueError('first line\\nsecond line')\n")
     (tmp_path / "exits.py").write_text("import sys\nsys.exit(3)\n")
@@ -83,6 +86,7 @@ MODULE_CASES = [
     ("os", "defines no derivation"),
     ("no_such_module_xyz", "failed to import: ModuleNotFoundError"),
     ("syntax.py", "syntax.py: failed to import: SyntaxError: invalid syntax (syntax.py, line 1)"),
+    ("untitled.py", "untitled.py: mine.untitled: title must be non-empty text, got NoneType"),
     ("raises.py", "raises.py: failed to import: ValueError: first line second line"),  # one line
     ("exits.py", "exits.py: failed to import: it called sys.exit(3)"),
     ("deep.py", "deep.py: failed to import: RecursionError"),
@@ -109,12 +113,16 @@ def test_bad_module_for_every_command(command, spec, message, files, capsys, mon
         ("mine.raises-check", ["check"], "1 / 0", "mine.raises-check: building it failed: ZeroDivisionError"),
         ("mine.raises-show", ["show", "mine.raises-show"], "1 / 0", "mine.raises-show: building it failed"),
         ("mine.none", ["check"], "None", "builder for 'mine.none' returned NoneType, not a Derivation"),
+        ("mine.summary", ["show", "mine.summary"],
+         "Derivation(name='mine.summary', title='t', summary=3, start=S(1), steps=(Step(S(1), 'same'),))",
+         "mine.summary: summary must be text, got int"),
     ],
-    ids=["check-raises", "show-raises", "returns-none"],
+    ids=["check-raises", "show-raises", "returns-none", "summary-not-text"],
 )
 def test_a_builder_that_fails_is_one_line(name, command, body, message, tmp_path, capsys):
     module = tmp_path / "builder.py"
-    module.write_text(f"from derive import register\n@register({name!r}, title='t')\ndef b():\n    return {body}\n")
+    module.write_text("from sympy import S\nfrom derive import Derivation, Step, register\n"
+                      f"@register({name!r}, title='t')\ndef b():\n    return {body}\n")
     code, out, err = run([*command, "--module", str(module)], capsys)
     assert_one_line_error(code, err, message)
 
