@@ -315,8 +315,10 @@ def test_a_project_that_opts_into_the_catalog_must_show_it(tmp_path):
         ('derive_modules = ["nope.py"]\n', "derive_modules in conf.py: {src}/nope.py: no such file"),
         ('derive_modules = ["syntax_error.py"]\n', "derive_modules in conf.py: {src}/syntax_error.py: failed to "
                                                    "import: SyntaxError"),
+        ('derive_modules = "my_derivation.py"\n', 'derive_modules in conf.py must be a list of .py paths or module '
+                                                    'names, e.g. ["my_derivation.py"], got str'),
     ],
-    ids=["negative-seed", "zero-budget", "missing-module", "syntax-error"],
+    ids=["negative-seed", "zero-budget", "missing-module", "syntax-error", "not-a-list"],
 )
 def test_bad_derive_configuration_is_a_configuration_error_before_any_page(tmp_path, conf_extra, message):
     src = _publish_it_project(tmp_path, conf_extra=conf_extra)

@@ -127,8 +127,12 @@ def _builder_inited(app: Any) -> None:
     from .. import registry
     from ..exceptions import DeriveError
 
+    specs = app.config.derive_modules
+    if not isinstance(specs, (list, tuple)):
+        raise ConfigError(f"derive_modules in conf.py must be a list of .py paths or module names, "
+                          f"e.g. [\"my_derivation.py\"], got {type(specs).__name__}")
     try:
-        for spec in app.config.derive_modules:
+        for spec in specs:
             if not isinstance(spec, str):
                 raise DeriveError(f"{spec!r:.60}: expected a .py path or a module name (text)")
             path = Path(app.confdir) / spec
