@@ -135,7 +135,8 @@ def _decide(before: Any, step: Any, budget: float, seed: int, ctx: primitives.Co
                                    relation, seed)
         phase[0] = "the symbolic strategies"
         if ok and w.differ is not None:
-            again = witness.compare_at(lhs_for_witness, claimed, relation, w.differ.point, witness.SEARCH_DIGITS)
+            again = witness.compare_at(lhs_for_witness, claimed, relation, w.differ.point, witness.SEARCH_DIGITS,
+                                       limits_allowed=False)
             if again.status == "differ":
                 found.append(again)
                 return True

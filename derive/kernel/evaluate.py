@@ -162,13 +162,17 @@ class Evaluator:
     Args:
         dps: working precision (decimal digits).
         point: value of each free symbol (``Fraction`` or mpmath number).
+        limits_allowed: evaluate ``Limit`` by extrapolation (a heuristic); when
+            false (a counterexample search) a limit makes the point undecidable.
         element: ``element(key, obj) -> value`` for an indexed element or a
             matrix entry not in ``point`` (key: ``(base, indices)``); the
             caller draws and remembers it so both sides of a step share it.
     """
 
-    def __init__(self, dps: int, point: dict, element: Callable[[tuple, Any], Value]) -> None:
+    def __init__(self, dps: int, point: dict, element: Callable[[tuple, Any], Value], *,
+                 limits_allowed: bool = True) -> None:
         self.dps = dps
+        self.limits_allowed = limits_allowed
         self.point = point
         self.element = element
         #: set when an approximating operator (quadrature, nsum, diff, limit) was used
@@ -587,6 +591,8 @@ class Evaluator:
             raise Unreliable(f"numeric differentiation failed ({exc})") from None
 
     def _Limit(self, e: Any, env: dict) -> Value:
+        if not self.limits_allowed:
+            raise Unreliable("a numeric limit is a heuristic: it cannot refute")
         self.approximate = True
         self.heuristic = True
         f, var, x0, direction = e.args
