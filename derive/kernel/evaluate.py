@@ -179,6 +179,8 @@ class Evaluator:
         self.approximate = False
         #: set when a limit was evaluated numerically: a heuristic, never grounds for a refutation
         self.heuristic = False
+        #: most decimal digits lost to cancellation in one sum (the result is that much less precise)
+        self.lost_digits = 0.0
 
     def value(self, expr: Any) -> Value:
         """The value of ``expr`` (a scalar sympy expression) at the point."""
@@ -241,7 +243,19 @@ class Evaluator:
         vals = [self.ev(a, env) for a in e.args]
         if all(_is_exact(v) for v in vals):
             return sum(vals, Fraction(0))
-        return mpmath.fsum([to_mp(v) for v in vals])
+        mps = [to_mp(v) for v in vals]
+        total = mpmath.fsum(mps)
+        # cancellation: the sum is much smaller than its terms, so digits were lost (and a term
+        # below the working precision may have been absorbed); past the precision nothing is left
+        biggest = max(abs(v) for v in mps)
+        if biggest > 0:
+            if total == 0:
+                raise Unreliable("complete cancellation at this precision")
+            lost = float(mpmath.log10(biggest / abs(total)))
+            if lost > self.dps - 12:
+                raise Unreliable("cancellation beyond the working precision")
+            self.lost_digits = max(self.lost_digits, lost)
+        return total
 
     def _Mul(self, e: Any, env: dict) -> Value:
         vals = [self.ev(a, env) for a in e.args]

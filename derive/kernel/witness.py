@@ -119,7 +119,8 @@ def compare_at(lhs: Any, rhs: Any, relation: str, point: Point, digits: tuple[in
                         return PointResult("differ", point, _num(a), _num(b), _num(g), d, "exact", rel)
                     ma, mb = to_mp(a), to_mp(b)
                     scale = max(1, abs(ma), abs(mb))
-                    tol = mpmath.mpf(10) ** (-(d // 2 if ev.approximate else d - 10)) * scale
+                    good = (d // 2 if ev.approximate else d - 10) - int(ev.lost_digits + 1)
+                    tol = mpmath.mpf(10) ** (-good) * scale
                     if not _holds(relation, ma, mb, tol):
                         g = _gap(relation, ma, mb)
                         if worst is None or g / scale > worst[0]:
