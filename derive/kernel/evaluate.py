@@ -179,8 +179,8 @@ class Evaluator:
         self.approximate = False
         #: set when a limit was evaluated numerically: a heuristic, never grounds for a refutation
         self.heuristic = False
-        #: most decimal digits lost to cancellation in one sum (the result is that much less precise)
-        self.lost_digits = 0.0
+        #: the largest magnitude of a term of an inexact sum (the scale of the rounding error)
+        self.magnitude = mpmath.mpf(0)
 
     def value(self, expr: Any) -> Value:
         """The value of ``expr`` (a scalar sympy expression) at the point."""
@@ -244,18 +244,12 @@ class Evaluator:
         if all(_is_exact(v) for v in vals):
             return sum(vals, Fraction(0))
         mps = [to_mp(v) for v in vals]
-        total = mpmath.fsum(mps)
-        # cancellation: the sum is much smaller than its terms, so digits were lost (and a term
-        # below the working precision may have been absorbed); past the precision nothing is left
+        # the rounding error of a sum is relative to its largest term, not to the result: remember the
+        # largest magnitude seen, so that a cancelled result is compared with the error it can carry
         biggest = max(abs(v) for v in mps)
-        if biggest > 0:
-            if total == 0:
-                raise Unreliable("complete cancellation at this precision")
-            lost = float(mpmath.log10(biggest / abs(total)))
-            if lost > self.dps - 12:
-                raise Unreliable("cancellation beyond the working precision")
-            self.lost_digits = max(self.lost_digits, lost)
-        return total
+        if biggest > self.magnitude:
+            self.magnitude = biggest
+        return mpmath.fsum(mps)
 
     def _Mul(self, e: Any, env: dict) -> Value:
         vals = [self.ev(a, env) for a in e.args]

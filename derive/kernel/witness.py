@@ -118,13 +118,14 @@ def compare_at(lhs: Any, rhs: Any, relation: str, point: Point, digits: tuple[in
                         rel = float(g / max(1, abs(a), abs(b)))
                         return PointResult("differ", point, _num(a), _num(b), _num(g), d, "exact", rel)
                     ma, mb = to_mp(a), to_mp(b)
-                    scale = max(1, abs(ma), abs(mb))
-                    good = (d // 2 if ev.approximate else d - 10) - int(ev.lost_digits + 1)
+                    # error scale: the values, and the largest term a sum cancelled (digits lost there)
+                    scale = max(1, abs(ma), abs(mb), ev.magnitude)
+                    good = d // 2 if ev.approximate else d - 10
                     tol = mpmath.mpf(10) ** (-good) * scale
                     if not _holds(relation, ma, mb, tol):
                         g = _gap(relation, ma, mb)
                         if worst is None or g / scale > worst[0]:
-                            worst = (g / scale, ma, mb, g)
+                            worst = (g / max(1, abs(ma), abs(mb)), ma, mb, g)
         except NotEvaluable as exc:
             return PointResult("not-evaluable", point, reason=str(exc))
         except Undefined as exc:
