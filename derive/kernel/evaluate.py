@@ -599,10 +599,22 @@ class Evaluator:
             raise Unreliable(f"numeric differentiation failed ({exc})") from None
 
     def _Limit(self, e: Any, env: dict) -> Value:
-        if not self.limits_allowed:
-            raise Unreliable("a numeric limit is a heuristic: it cannot refute")
         self.approximate = True
+        if not self.limits_allowed:
+            # to refute, a numeric limit is not enough: sympy's limit of the same expression at this exact
+            # point must agree with it (two independent methods; either alone may settle on a wrong value)
+            numeric = self._numeric_limit(e, env)
+            ok, exact = limits.run_limited(0.5, "sympy's limit at the point", _sympy_limit_at, e, env, self)
+            if not ok or exact is None:
+                raise Unreliable("a numeric limit that sympy could not confirm at this point")
+            value = to_mp(self.ev(exact, {}))
+            if abs(value - numeric) > _tolerance(value) ** 0.5:
+                raise Unreliable("sympy's limit and the numeric limit disagree")
+            return numeric
         self.heuristic = True
+        return self._numeric_limit(e, env)
+
+    def _numeric_limit(self, e: Any, env: dict) -> Value:
         f, var, x0, direction = e.args
         point = to_mp(self.ev(x0, env))
         d = str(direction)
@@ -629,6 +641,31 @@ class Evaluator:
                 raise Undefined("the one-sided limits differ")
             return right
         return one(1 if d == "+" else -1)
+
+
+def _sympy_limit_at(e: Any, env: dict, ev: Evaluator) -> Any:
+    """sympy's value of the limit ``e`` with the point's exact values put in (``None`` if it has none)."""
+    f, var, x0, direction = e.args
+    subs = {}
+    for s in e.free_symbols:
+        if not isinstance(s, sp.Symbol):
+            continue  # an indexed element: below
+        v = env.get(s)
+        if not isinstance(v, Fraction):
+            return None
+        subs[s] = sp.Rational(v.numerator, v.denominator)
+    for idx in e.atoms(sp.Indexed):
+        v = ev.ev(idx, env)
+        if not isinstance(v, Fraction):
+            return None
+        subs[idx] = sp.Rational(v.numerator, v.denominator)
+    try:
+        out = sp.Limit(f.xreplace(subs), var, x0.xreplace(subs), str(direction)).doit()
+    except limits.TimeLimit:
+        raise
+    except Exception:  # noqa: BLE001 - no value from sympy: no confirmation
+        return None
+    return None if out.has(sp.Limit) or not out.is_number else out
 
 
 def _tolerance(value: Any) -> Any:
