@@ -158,6 +158,14 @@ RATIONAL: list[Formula] = [
     ("linear-over-quadratic", "real",
      lambda x, a, b: (log(x**2 + a**2) / 2 + b / a * atan(x / a), (x + b) / (x**2 + a**2))),
     ("reciprocal-x", "positive", lambda x, a, b: (a * log(x), a / x)),
+    ("sum-of-cubes", "positive",
+     lambda x, a, b: (log((x + a)**2 / (x**2 - a * x + a**2)) / (6 * a**2)
+                      + atan((2 * x - a) / (a * sqrt(3))) / (a**2 * sqrt(3)), 1 / (x**3 + a**3))),
+    ("sum-of-fourth-powers", "positive",
+     lambda x, a, b: ((log((x**2 + sqrt(2) * a * x + a**2) / (x**2 - sqrt(2) * a * x + a**2))
+                       + 2 * atan(sqrt(2) * a * x / (a**2 - x**2))) / (4 * sqrt(2) * a**3), 1 / (x**4 + a**4))),
+    ("x-over-quartic", "real", lambda x, a, b: (atan(x**2 / a**2) / (2 * a**2), x / (x**4 + a**4))),
+    ("log-abs", "real", lambda x, a, b: (a * log(sp.Abs(x)), a / x)),
 ]
 
 ROOT: list[Formula] = [
@@ -213,6 +221,22 @@ ROOT: list[Formula] = [
      lambda x, a, b: (2 * sqrt(x) - 2 * sqrt(a) * atan(sqrt(x) / sqrt(a)), sqrt(x) / (x + a))),
     ("sqrt-quadratic-over-x", "positive",
      lambda x, a, b: (sqrt(x**2 + a**2) - a * log((a + sqrt(x**2 + a**2)) / x), sqrt(x**2 + a**2) / x)),
+    ("sqrt-a2-minus-x2-over-x", "positive",
+     lambda x, a, b: (sqrt(a**2 - x**2) - a * log((a + sqrt(a**2 - x**2)) / x), sqrt(a**2 - x**2) / x)),
+    ("x-sqrt-a2-minus-x2-reciprocal", "positive",
+     lambda x, a, b: (-log((a + sqrt(a**2 - x**2)) / x) / a, 1 / (x * sqrt(a**2 - x**2)))),
+    ("sqrt-x2-minus-a2-over-x", "positive",
+     lambda x, a, b: (sqrt(x**2 - a**2) - a * asec(x / a), sqrt(x**2 - a**2) / x)),
+    ("x2-over-sqrt-a2-minus-x2", "positive",
+     lambda x, a, b: (-x * sqrt(a**2 - x**2) / 2 + a**2 / 2 * asin(x / a), x**2 / sqrt(a**2 - x**2))),
+    ("x2-sqrt-a2-minus-x2", "positive",
+     lambda x, a, b: (x * (2 * x**2 - a**2) * sqrt(a**2 - x**2) / 8 + a**4 / 8 * asin(x / a),
+                      x**2 * sqrt(a**2 - x**2))),
+    ("sqrt-quadratic-over-x2", "positive",
+     lambda x, a, b: (-sqrt(a**2 + x**2) / x + asinh(x / a), sqrt(a**2 + x**2) / x**2)),
+    ("general-quadratic-leading", "positive",
+     lambda x, a, b: (log(2 * sqrt(a) * sqrt(a * x**2 + b * x + 1) + 2 * a * x + b) / sqrt(a),
+                      1 / sqrt(a * x**2 + b * x + 1))),
 ]
 
 LOG: list[Formula] = [
@@ -244,6 +268,10 @@ LOG: list[Formula] = [
     ("log-over-shifted-squared", "positive",
      lambda x, a, b: (-log(x) / (a + x) + (log(x) - log(a + x)) / a, log(x) / (a + x)**2)),
     ("log-base-b", "positive", lambda x, a, b: (log(a * x) / log(b + 1), 1 / (x * log(b + 1)))),
+    ("reciprocal-log-squared", "positive", lambda x, a, b: (-1 / log(a * x), 1 / (x * log(a * x)**2))),
+    ("integral-log-asinh-form", "real",
+     lambda x, a, b: (x * log(x + sqrt(x**2 + a**2)) - sqrt(x**2 + a**2), log(x + sqrt(x**2 + a**2)))),
+    ("log-abs-affine", "real", lambda x, a, b: (log(sp.Abs(a * x - b)) / a, 1 / (a * x - b))),
 ]
 
 EXP: list[Formula] = [
@@ -274,6 +302,10 @@ EXP: list[Formula] = [
     ("double-exp", "real", lambda x, a, b: (exp(a * exp(x)), a * exp(x + a * exp(x)))),
     ("x-exp-over-affine-squared", "positive",
      lambda x, a, b: (exp(a * x) / (a**2 * (1 + a * x)), x * exp(a * x) / (1 + a * x)**2)),
+    ("exp-over-exp2-plus-a2", "real", lambda x, a, b: (atan(exp(x) / a) / a, exp(x) / (exp(2 * x) + a**2))),
+    ("x3-gaussian", "real", lambda x, a, b: (-(a * x**2 + 1) * exp(-a * x**2) / (2 * a**2), x**3 * exp(-a * x**2))),
+    ("exp-cosh", "real",
+     lambda x, a, b: (exp(a * x) * (a * cosh(b * x) - b * sinh(b * x)) / (a**2 - b**2), exp(a * x) * cosh(b * x))),
 ]
 
 TRIG: list[Formula] = [
@@ -316,6 +348,23 @@ TRIG: list[Formula] = [
     ("sin-cos-double-angle", "real", lambda x, a, b: (-cos(2 * a * x) / (4 * a), sin(a * x) * cos(a * x))),
     ("sec-quotient-form", "real", lambda x, a, b: (log((1 + sin(a * x)) / cos(a * x)) / a, sec(a * x))),
     ("tan-cubed-form", "real", lambda x, a, b: (tan(a * x)**3 / (3 * a), tan(a * x)**2 * sec(a * x)**2)),
+    ("one-over-a-plus-b-cos", "real",
+     lambda x, a, b: (2 / sqrt(a**2 + 2 * a * b) * atan(sqrt(a / (a + 2 * b)) * tan(x / 2)),
+                      1 / (a + b + b * cos(x)))),
+    ("a2-sin2-plus-b2-cos2", "real",
+     lambda x, a, b: (atan(a * tan(x) / b) / (a * b), 1 / (a**2 * sin(x)**2 + b**2 * cos(x)**2))),
+    ("sec-fourth", "real", lambda x, a, b: (tan(a * x) / a + tan(a * x)**3 / (3 * a), sec(a * x)**4)),
+    ("tan-cubed", "real", lambda x, a, b: (tan(a * x)**2 / (2 * a) + log(cos(a * x)) / a, tan(a * x)**3)),
+    ("cot-squared", "positive", lambda x, a, b: (-cot(a * x) / a - x, cot(a * x)**2)),
+    ("sin-fifth", "real",
+     lambda x, a, b: ((-cos(a * x) + 2 * cos(a * x)**3 / 3 - cos(a * x)**5 / 5) / a, sin(a * x)**5)),
+    ("sin-double-over-shifted-cos2", "real",
+     lambda x, a, b: (-log(a + cos(x)**2), sin(2 * x) / (a + cos(x)**2))),
+    ("x-over-one-plus-cos", "real",
+     lambda x, a, b: (x * tan(x / 2) + 2 * log(cos(x / 2)), x / (1 + cos(x)))),
+    ("one-over-one-plus-tan", "real",
+     lambda x, a, b: (x / 2 + log(sin(x) + cos(x)) / 2, 1 / (1 + tan(x)))),
+    ("sec-abs", "real", lambda x, a, b: (log(sp.Abs(sec(a * x) + tan(a * x))) / a, sec(a * x))),
 ]
 
 INVERSE_TRIG: list[Formula] = [
@@ -345,6 +394,13 @@ INVERSE_TRIG: list[Formula] = [
     ("x-atan-alternative", "real", lambda x, a, b: ((a**2 * x**2 + 1) * atan(a * x) / (2 * a**2) - x / (2 * a),
                                                     x * atan(a * x))),
     ("atan-exp-half", "real", lambda x, a, b: (2 * atan(exp(x / a)), 1 / (a * cosh(x / a)))),
+    ("x-asin", "positive",
+     lambda x, a, b: ((2 * x**2 - a**2) / 4 * asin(x / a) + x * sqrt(a**2 - x**2) / 4, x * asin(x / a))),
+    ("asin-over-x2", "positive",
+     lambda x, a, b: (-asin(x) / x - log((1 + sqrt(1 - x**2)) / x), asin(x) / x**2)),
+    ("asin-of-sin-ratio", "real", lambda x, a, b: (asin(sin(x) / (a + 1)), cos(x) / sqrt((a + 1)**2 - sin(x)**2))),
+    ("integral-atan-sqrt", "positive",
+     lambda x, a, b: ((x + a) * atan(sqrt(x / a)) - sqrt(a * x), atan(sqrt(x / a)))),
 ]
 
 HYPERBOLIC: list[Formula] = [
@@ -379,6 +435,10 @@ HYPERBOLIC: list[Formula] = [
     ("acosh-shifted", "positive", lambda x, a, b: (acosh(x + a), 1 / sqrt((x + a)**2 - 1))),
     ("atanh-of-tanh-ratio", "real", lambda x, a, b: (atanh(tanh(x) / (a + 1)),
                                                      (a + 1) * sech(x)**2 / ((a + 1)**2 - tanh(x)**2))),
+    ("one-over-one-plus-cosh", "real", lambda x, a, b: (tanh(a * x / 2) / a, 1 / (1 + cosh(a * x)))),
+    ("asinh-over-sqrt", "real", lambda x, a, b: (asinh(x / a)**2 / 2, asinh(x / a) / sqrt(x**2 + a**2))),
+    ("x-atanh", "real",
+     lambda x, a, b: ((x**2 - a**2) / 2 * atanh(x / a) + a * x / 2, x * atanh(x / a))),
 ]
 
 COMPOSITE: list[Formula] = [
@@ -422,6 +482,8 @@ COMPOSITE: list[Formula] = [
     ("log-of-exp-plus-exp", "real", lambda x, a, b: (log(exp(a * x) + exp(-a * x)), a * tanh(a * x))),
     ("cube-root-of-sin", "real",
      lambda x, a, b: (3 * (a + 1 + sin(x))**Rational(4, 3) / 4, cos(x) * sp.cbrt(a + 1 + sin(x)))),
+    ("sin-over-one-plus-sin", "real", lambda x, a, b: (x - tan(x) + sec(x), sin(x) / (1 + sin(x)))),
+    ("log-one-plus-sin2", "real", lambda x, a, b: (log(a + sin(x)**2) / 2, sin(x) * cos(x) / (a + sin(x)**2))),
 ]
 
 CATEGORIES: dict[str, list[Formula]] = {
@@ -439,8 +501,8 @@ def _true_cases() -> list[Case]:
             F, f = fn(x, A, B)
             params = tuple(p for p in (A, B) if p in (F.free_symbols | f.free_symbols))
             out.append(Case(f"{category}.{name}.sym", category, x, params, F, f, True))
-            if params and position % 2 == 0:
-                na, nb = NUMERIC_PARAMS[(position // 2) % len(NUMERIC_PARAMS)]
+            if params and position % 3 == 0:
+                na, nb = NUMERIC_PARAMS[(position // 3) % len(NUMERIC_PARAMS)]
                 F2, f2 = fn(x, sp.Integer(na) if isinstance(na, int) else na,
                             sp.Integer(nb) if isinstance(nb, int) else nb)
                 out.append(Case(f"{category}.{name}.num", category, x, (), sp.sympify(F2), sp.sympify(f2), True))
@@ -579,6 +641,11 @@ def true_cases() -> list[Case]:
 
 def false_cases() -> list[Case]:
     return [c for c in _build() if not c.truth]
+
+
+def subset(step: int = 6) -> list[Case]:
+    """Every ``step``-th true case and every ``step``-th false case (the test's sample, about 54 + 54)."""
+    return true_cases()[::step] + false_cases()[::step]
 
 
 def summary() -> dict[str, dict[str, int]]:
