@@ -13,8 +13,9 @@ Domains: the variable ``x`` is either ``positive`` or ``real`` (a sympy assumpti
 the parameters ``a`` and ``b`` are positive symbols, or numbers in the numeric variant of a formula.
 A true identity holds at every point of that domain where both sides are defined, with principal
 branches (values may be complex there, e.g. ``asin(x/a)`` for ``x > a``; the derivative of sympy's
-principal branch still equals the table's integrand). A false variant differs from ``d/dx F`` at
-points of the domain.
+principal branch still equals the table's integrand), except at isolated points where F is not
+differentiable: ``log(Abs(x))`` at 0, ``acot(x/a)`` at 0 and ``atan((x - a)/(1 + a*x))`` at −1/a (F jumps
+there, as sympy defines these functions). A false variant differs from ``d/dx F`` at points of the domain.
 
 How the corpus was checked (:func:`numeric_gap`): ``sympy.diff(F, x) - f`` evaluated with mpmath at
 7 points spread over the domain (for ``positive``: 0.137 ... 17.1; for ``real`` also negative points)
