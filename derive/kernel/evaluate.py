@@ -162,17 +162,25 @@ class Evaluator:
     Args:
         dps: working precision (decimal digits).
         point: value of each free symbol (``Fraction`` or mpmath number).
+        limits_allowed: evaluate ``Limit`` by extrapolation (a heuristic); when
+            false (a counterexample search) a limit makes the point undecidable.
         element: ``element(key, obj) -> value`` for an indexed element or a
             matrix entry not in ``point`` (key: ``(base, indices)``); the
             caller draws and remembers it so both sides of a step share it.
     """
 
-    def __init__(self, dps: int, point: dict, element: Callable[[tuple, Any], Value]) -> None:
+    def __init__(self, dps: int, point: dict, element: Callable[[tuple, Any], Value], *,
+                 limits_allowed: bool = True) -> None:
         self.dps = dps
+        self.limits_allowed = limits_allowed
         self.point = point
         self.element = element
         #: set when an approximating operator (quadrature, nsum, diff, limit) was used
         self.approximate = False
+        #: set when a limit was evaluated numerically: a heuristic, never grounds for a refutation
+        self.heuristic = False
+        #: most decimal digits lost to cancellation in one sum (the result is that much less precise)
+        self.lost_digits = 0.0
 
     def value(self, expr: Any) -> Value:
         """The value of ``expr`` (a scalar sympy expression) at the point."""
@@ -235,7 +243,19 @@ class Evaluator:
         vals = [self.ev(a, env) for a in e.args]
         if all(_is_exact(v) for v in vals):
             return sum(vals, Fraction(0))
-        return mpmath.fsum([to_mp(v) for v in vals])
+        mps = [to_mp(v) for v in vals]
+        total = mpmath.fsum(mps)
+        # cancellation: the sum is much smaller than its terms, so digits were lost (and a term
+        # below the working precision may have been absorbed); past the precision nothing is left
+        biggest = max(abs(v) for v in mps)
+        if biggest > 0:
+            if total == 0:
+                raise Unreliable("complete cancellation at this precision")
+            lost = float(mpmath.log10(biggest / abs(total)))
+            if lost > self.dps - 12:
+                raise Unreliable("cancellation beyond the working precision")
+            self.lost_digits = max(self.lost_digits, lost)
+        return total
 
     def _Mul(self, e: Any, env: dict) -> Value:
         vals = [self.ev(a, env) for a in e.args]
@@ -585,7 +605,10 @@ class Evaluator:
             raise Unreliable(f"numeric differentiation failed ({exc})") from None
 
     def _Limit(self, e: Any, env: dict) -> Value:
+        if not self.limits_allowed:
+            raise Unreliable("a numeric limit is a heuristic: it cannot refute")
         self.approximate = True
+        self.heuristic = True
         f, var, x0, direction = e.args
         point = to_mp(self.ev(x0, env))
         d = str(direction)

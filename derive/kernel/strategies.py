@@ -143,13 +143,20 @@ def canonical_indices(e: Any) -> Any:
         return max((height(n) + len(n.limits) for n in inner), default=0)
 
     def canon(x: Any) -> Any:
+        # top-down, outermost index first: an inner range is then written in the outer's canonical
+        # index, whose assumptions come from the outer range, never from a declared symbol
+        if not isinstance(x, sp.Basic) or not x.args or not x.has(sp.Sum, sp.Product):
+            return x
+        if not isinstance(x, (sp.Sum, sp.Product)):
+            return x.func(*[canon(a) for a in x.args])
+        if any(len(lim) != 3 for lim in x.limits):
+            return x
         h = height(x)
         fn = x.function
-        limits_out = []
-        for k, (var, *bounds) in enumerate(x.limits):
-            if len(bounds) != 2:
-                return x
-            lo, hi = bounds
+        lims = [tuple(lim) for lim in x.limits]
+        out: list = [None] * len(lims)
+        for k in reversed(range(len(lims))):
+            var, lo, hi = lims[k]
             kind = "integer"
             if (hi - lo + 1).is_nonnegative is True:
                 if lo.is_positive is True:
@@ -158,11 +165,11 @@ def canonical_indices(e: Any) -> Any:
                     kind = "nonnegative"
             d = _canon_dummy(h + k, kind)
             fn = fn.xreplace({var: d})
-            # later (outer) limits may use this index in their bounds: not allowed by sympy, nothing to do
-            limits_out.append((d, lo, hi))
-        return type(x)(fn, *limits_out)
+            lims[:k] = [(v, a.xreplace({var: d}), c.xreplace({var: d})) for v, a, c in lims[:k]]
+            out[k] = (d, lo, hi)
+        return type(x)(canon(fn), *out)
 
-    return e.replace(lambda x: isinstance(x, (sp.Sum, sp.Product)), canon)
+    return canon(e)
 
 
 def alpha_equal(a: Any, b: Any) -> bool:
@@ -238,8 +245,15 @@ CLOSERS: list[tuple[str, Callable[[Any], Any]]] = [
     ("factor", lambda d: sp.factor(d)),
 ]
 
+#: closers for the arguments of two applications of one operator (cheap, and exp-aware)
+CONGRUENCE_CLOSERS: list[tuple[str, Callable[[Any], Any]]] = [
+    *CLOSERS,
+    ("cancel-power-exp", lambda e: sp.cancel(sp.expand(e, power_exp=True))),
+]
+
 REWRITES: list[tuple[str, Callable[[Any], Any]]] = [
     ("expand-power-exp", lambda d: sp.powsimp(sp.expand(d, power_exp=True))),
+    ("cancel-power-exp", lambda d: sp.cancel(sp.expand(d, power_exp=True))),
     ("expand-log", lambda d: sp.expand_log(d, force=False)),
     ("trigsimp-fu", lambda d: sp.trigsimp(d, method="fu")),
     ("expand-trig", lambda d: sp.expand_trig(sp.expand(d, trig=True))),
@@ -247,6 +261,7 @@ REWRITES: list[tuple[str, Callable[[Any], Any]]] = [
     ("powdenest", lambda d: sp.powdenest(sp.powsimp(d), force=False)),
     ("logcombine", lambda d: sp.logcombine(d, force=False)),
     ("sums", _sums_normal),
+    ("cases", lambda d: cases(d)),
     ("rewrite-piecewise", lambda d: sp.piecewise_fold(d.rewrite(sp.Piecewise))),
     ("radsimp", sp.radsimp),
 ]
@@ -297,7 +312,40 @@ def sign_ok(d: Any, relation: str) -> bool:
 
 
 def _closed(out: Any, relation: str) -> bool:
+    if isinstance(out, sp.Basic) and out.has(sp.Sum, sp.Product):
+        out = canonical_indices(out)  # a rewriting may move a sum to another height: rename again
     return _is_zero(out) if relation == "=" else sign_ok(out, relation)
+
+
+def _sign_atoms(d: Any) -> list:
+    """Real symbols whose sign decides an Abs, Max, Min, sign or Heaviside in ``d``."""
+    out: set = set()
+    for node in sp.preorder_traversal(d):
+        if isinstance(node, (sp.Abs, sp.Max, sp.Min, sp.sign, sp.Heaviside)):
+            for a in node.args:
+                out |= {s for s in a.free_symbols if isinstance(s, sp.Symbol) and s.is_real is True
+                        and s.is_positive is not True and s.is_negative is not True}
+    return sorted(out, key=str)
+
+
+def cases(d: Any) -> Any:
+    """Split on the sign of each real symbol inside Abs/Max/Min/sign/Heaviside (s > 0, s < 0, s = 0).
+
+    Sound: the three cases cover the real line, so a difference that is zero in
+    every case is zero. Returns 0 when every case closes, else ``d`` unchanged.
+    """
+    atoms = _sign_atoms(d)
+    if not atoms or len(atoms) > 2:
+        return d
+    variants = [d]
+    for s in atoms:
+        p = sp.Dummy(f"{s}_pos", positive=True)
+        variants = [v.xreplace({s: r}) for v in variants for r in (p, -p, sp.Integer(0))]
+    for v in variants:
+        limits.checkpoint()
+        if not any(_is_zero(fn(v)) for _, fn in CLOSERS):
+            return d
+    return sp.Integer(0)
 
 
 def _apply(fn: Callable, d: Any) -> Any:
@@ -308,6 +356,9 @@ def congruent(before: Any, after: Any, budget: float, depth: int = 0) -> bool:
     """Same head, same non-expression arguments, arguments pairwise provably equal (cheap closers only)."""
     if before == after:
         return True
+    if isinstance(before, sp.MatrixBase) and isinstance(after, sp.MatrixBase):
+        pairs = zip(before, after, strict=True)
+        return before.shape == after.shape and all(congruent(x, y, budget, depth) for x, y in pairs)
     if depth > 3 or not (isinstance(before, sp.Basic) and isinstance(after, sp.Basic)):
         return False
     if type(before) is not type(after) or len(before.args) != len(after.args) or not before.args:
@@ -321,9 +372,9 @@ def congruent(before: Any, after: Any, budget: float, depth: int = 0) -> bool:
             return False  # limits of sums / integrals must match exactly
         if congruent(x, y, budget, depth + 1):
             continue
-        d = sp.sympify(y - x)
+        d = sp.sympify(y - x, strict=True)
         ok = False
-        for _name, fn in CLOSERS:
+        for _name, fn in CONGRUENCE_CLOSERS:
             done, out = limits.run_limited(budget / 4, "congruence", fn, d)
             if done and _is_zero(out):
                 ok = True
