@@ -66,7 +66,7 @@ class IdentityCheck(CrossCheck):
         figures: dict[str, Any] = {"seed": seed, "atol": atol, "rtol": rtol}
         try:
             with limits.limit(max(4 * active.budget, 10.0), self.name):
-                w = witness.search(self.lhs, self.rhs, self.relation, seed, n_random=self.n_points)
+                w = witness.cross_check(self.lhs, self.rhs, self.relation, seed, n_random=self.n_points)
         except limits.TimeLimit:
             return CheckResult(self.name, False, {**figures, "points": 0}, "ran out of time",
                                time.perf_counter() - t0)

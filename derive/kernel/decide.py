@@ -98,15 +98,17 @@ def _decide(before: Any, step: Any, budget: float, seed: int, ctx: primitives.Co
 
             reason = primitives.check(rule, before, ctx, prove_equal)
             if reason is not None:
-                return done(Verdict.UNDECIDED, prefix + "rule outside its conditions",
-                            detail=f"{rule.name}: {reason}; not proved", vacuous=vacuous)
+                # outside its conditions the rule is no evidence: the step must stand without it
+                notes.append(f"{rule.name} used outside its conditions ({reason}); the step is checked without it")
+                prefix = rule.describe() + " (not applicable) → "
+        if primitives.is_primitive(rule) and not notes:
             phase[0] = f"applying {rule.name}"
             ok, out = limits.run_limited(RULE_SHARE * budget, phase[0], _call, primitives.apply, rule, before, ctx)
             if not ok or isinstance(out, _Failed):
                 why = "ran out of time" if not ok else out.reason
                 return done(Verdict.UNDECIDED, prefix + "rule failed", detail=f"{why}; not proved", vacuous=vacuous)
             target = lhs_for_witness = out
-        else:
+        elif not primitives.is_primitive(rule):
             phase[0] = f"the rule {rule.name} (a proposal)"
             ok, out = limits.run_limited(RULE_SHARE * budget, phase[0], _call, type(rule).apply, rule, before)
             if not ok or isinstance(out, _Failed):
@@ -135,7 +137,8 @@ def _decide(before: Any, step: Any, budget: float, seed: int, ctx: primitives.Co
                                    relation, seed)
         phase[0] = "the symbolic strategies"
         if ok and w.differ is not None:
-            again = witness.compare_at(lhs_for_witness, claimed, relation, w.differ.point, witness.SEARCH_DIGITS)
+            again = witness.compare_at(lhs_for_witness, claimed, relation, w.differ.point, witness.SEARCH_DIGITS,
+                                       limits_allowed=False)
             if again.status == "differ":
                 found.append(again)
                 return True

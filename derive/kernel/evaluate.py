@@ -162,19 +162,25 @@ class Evaluator:
     Args:
         dps: working precision (decimal digits).
         point: value of each free symbol (``Fraction`` or mpmath number).
+        limits_allowed: evaluate ``Limit`` by extrapolation (a heuristic); when
+            false (a counterexample search) a limit makes the point undecidable.
         element: ``element(key, obj) -> value`` for an indexed element or a
             matrix entry not in ``point`` (key: ``(base, indices)``); the
             caller draws and remembers it so both sides of a step share it.
     """
 
-    def __init__(self, dps: int, point: dict, element: Callable[[tuple, Any], Value]) -> None:
+    def __init__(self, dps: int, point: dict, element: Callable[[tuple, Any], Value], *,
+                 limits_allowed: bool = True) -> None:
         self.dps = dps
+        self.limits_allowed = limits_allowed
         self.point = point
         self.element = element
         #: set when an approximating operator (quadrature, nsum, diff, limit) was used
         self.approximate = False
         #: set when a limit was evaluated numerically: a heuristic, never grounds for a refutation
         self.heuristic = False
+        #: the largest magnitude of a term of an inexact sum (the scale of the rounding error)
+        self.magnitude = mpmath.mpf(0)
 
     def value(self, expr: Any) -> Value:
         """The value of ``expr`` (a scalar sympy expression) at the point."""
@@ -237,7 +243,13 @@ class Evaluator:
         vals = [self.ev(a, env) for a in e.args]
         if all(_is_exact(v) for v in vals):
             return sum(vals, Fraction(0))
-        return mpmath.fsum([to_mp(v) for v in vals])
+        mps = [to_mp(v) for v in vals]
+        # the rounding error of a sum is relative to its largest term, not to the result: remember the
+        # largest magnitude seen, so that a cancelled result is compared with the error it can carry
+        biggest = max(abs(v) for v in mps)
+        if biggest > self.magnitude:
+            self.magnitude = biggest
+        return mpmath.fsum(mps)
 
     def _Mul(self, e: Any, env: dict) -> Value:
         vals = [self.ev(a, env) for a in e.args]
@@ -588,7 +600,21 @@ class Evaluator:
 
     def _Limit(self, e: Any, env: dict) -> Value:
         self.approximate = True
+        if not self.limits_allowed:
+            # to refute, a numeric limit is not enough: sympy's limit of the same expression at this exact
+            # point must agree with it (two independent methods; either alone may settle on a wrong value)
+            numeric = self._numeric_limit(e, env)
+            ok, exact = limits.run_limited(0.5, "sympy's limit at the point", _sympy_limit_at, e, env, self)
+            if not ok or exact is None:
+                raise Unreliable("a numeric limit that sympy could not confirm at this point")
+            value = to_mp(self.ev(exact, {}))
+            if abs(value - numeric) > _tolerance(value) ** 0.5:
+                raise Unreliable("sympy's limit and the numeric limit disagree")
+            return numeric
         self.heuristic = True
+        return self._numeric_limit(e, env)
+
+    def _numeric_limit(self, e: Any, env: dict) -> Value:
         f, var, x0, direction = e.args
         point = to_mp(self.ev(x0, env))
         d = str(direction)
@@ -615,6 +641,31 @@ class Evaluator:
                 raise Undefined("the one-sided limits differ")
             return right
         return one(1 if d == "+" else -1)
+
+
+def _sympy_limit_at(e: Any, env: dict, ev: Evaluator) -> Any:
+    """sympy's value of the limit ``e`` with the point's exact values put in (``None`` if it has none)."""
+    f, var, x0, direction = e.args
+    subs = {}
+    for s in e.free_symbols:
+        if not isinstance(s, sp.Symbol):
+            continue  # an indexed element: below
+        v = env.get(s)
+        if not isinstance(v, Fraction):
+            return None
+        subs[s] = sp.Rational(v.numerator, v.denominator)
+    for idx in e.atoms(sp.Indexed):
+        v = ev.ev(idx, env)
+        if not isinstance(v, Fraction):
+            return None
+        subs[idx] = sp.Rational(v.numerator, v.denominator)
+    try:
+        out = sp.Limit(f.xreplace(subs), var, x0.xreplace(subs), str(direction)).doit()
+    except limits.TimeLimit:
+        raise
+    except Exception:  # noqa: BLE001 - no value from sympy: no confirmation
+        return None
+    return None if out.has(sp.Limit) or not out.is_number else out
 
 
 def _tolerance(value: Any) -> Any:

@@ -143,13 +143,20 @@ def canonical_indices(e: Any) -> Any:
         return max((height(n) + len(n.limits) for n in inner), default=0)
 
     def canon(x: Any) -> Any:
+        # top-down, outermost index first: an inner range is then written in the outer's canonical
+        # index, whose assumptions come from the outer range, never from a declared symbol
+        if not isinstance(x, sp.Basic) or not x.args or not x.has(sp.Sum, sp.Product):
+            return x
+        if not isinstance(x, (sp.Sum, sp.Product)):
+            return x.func(*[canon(a) for a in x.args])
+        if any(len(lim) != 3 for lim in x.limits):
+            return x
         h = height(x)
         fn = x.function
-        limits_out = []
-        for k, (var, *bounds) in enumerate(x.limits):
-            if len(bounds) != 2:
-                return x
-            lo, hi = bounds
+        lims = [tuple(lim) for lim in x.limits]
+        out: list = [None] * len(lims)
+        for k in reversed(range(len(lims))):
+            var, lo, hi = lims[k]
             kind = "integer"
             if (hi - lo + 1).is_nonnegative is True:
                 if lo.is_positive is True:
@@ -158,11 +165,11 @@ def canonical_indices(e: Any) -> Any:
                     kind = "nonnegative"
             d = _canon_dummy(h + k, kind)
             fn = fn.xreplace({var: d})
-            # later (outer) limits may use this index in their bounds: not allowed by sympy, nothing to do
-            limits_out.append((d, lo, hi))
-        return type(x)(fn, *limits_out)
+            lims[:k] = [(v, a.xreplace({var: d}), c.xreplace({var: d})) for v, a, c in lims[:k]]
+            out[k] = (d, lo, hi)
+        return type(x)(canon(fn), *out)
 
-    return e.replace(lambda x: isinstance(x, (sp.Sum, sp.Product)), canon)
+    return canon(e)
 
 
 def alpha_equal(a: Any, b: Any) -> bool:
@@ -350,7 +357,8 @@ def congruent(before: Any, after: Any, budget: float, depth: int = 0) -> bool:
     if before == after:
         return True
     if isinstance(before, sp.MatrixBase) and isinstance(after, sp.MatrixBase):
-        return before.shape == after.shape and all(congruent(x, y, budget, depth) for x, y in zip(before, after))
+        pairs = zip(before, after, strict=True)
+        return before.shape == after.shape and all(congruent(x, y, budget, depth) for x, y in pairs)
     if depth > 3 or not (isinstance(before, sp.Basic) and isinstance(after, sp.Basic)):
         return False
     if type(before) is not type(after) or len(before.args) != len(after.args) or not before.args:
@@ -364,7 +372,7 @@ def congruent(before: Any, after: Any, budget: float, depth: int = 0) -> bool:
             return False  # limits of sums / integrals must match exactly
         if congruent(x, y, budget, depth + 1):
             continue
-        d = sp.sympify(y - x)
+        d = sp.sympify(y - x, strict=True)
         ok = False
         for _name, fn in CONGRUENCE_CLOSERS:
             done, out = limits.run_limited(budget / 4, "congruence", fn, d)
