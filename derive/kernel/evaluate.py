@@ -21,11 +21,11 @@ argument within 10^(−0.6·digits) of a breakpoint raises :class:`Unreliable`:
 the value cannot be decided at this precision, and a point that cannot be
 decided is no evidence either way.
 
-Errors:
-    NotEvaluable: the expression has no numeric value here (a free symbol
-        without a value, an undefined function, an operator such as E[·]).
-    Unreliable: a value exists but this precision cannot pin it down.
-    Undefined: the expression is undefined at the point (0/0, a pole, zoo).
+The evaluator raises ``NotEvaluable`` when the expression has no numeric
+value here (a free symbol without a value, an undefined function, an operator
+such as E[·]), ``Unreliable`` when a value exists but this precision cannot pin
+it down, and ``Undefined`` when the expression is undefined at the point (0/0,
+a pole, zoo).
 """
 
 from __future__ import annotations
