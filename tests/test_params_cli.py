@@ -10,7 +10,8 @@ import pytest
 from derive.cli import main
 
 DATA = Path(__file__).parent / "data"
-SUPPORTED = "bart, bert, falcon, gemma, gemma2, gpt2, gpt_neox, gptj, llama, marian, mistral, mixtral, opt, phi3, qwen2, t5"
+SUPPORTED = ("bart, bert, falcon, gemma, gemma2, gpt2, gpt_neox, gptj, llama, marian, mistral, mixtral, opt, phi3, "
+             "qwen2, t5")
 
 
 def run(argv, capsys):

@@ -12,7 +12,8 @@ from derive.params import PRESETS, count
 from derive.params.hf_config import from_dict, load_config
 
 DATA = Path(__file__).parent / "data"
-SUPPORTED = "bart, bert, falcon, gemma, gemma2, gpt2, gpt_neox, gptj, llama, marian, mistral, mixtral, opt, phi3, qwen2, t5"
+SUPPORTED = ("bart, bert, falcon, gemma, gemma2, gpt2, gpt_neox, gptj, llama, marian, mistral, mixtral, opt, phi3, "
+             "qwen2, t5")
 
 
 @pytest.mark.parametrize(

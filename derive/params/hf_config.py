@@ -264,7 +264,8 @@ def _seq2seq(c: _Config, cls: str, **changes: Any) -> dict:
               n_layers=c.size("encoder_layers"), n_decoder_layers=c.size("decoder_layers"),
               vocab_size=c.size("vocab_size"), max_position_embeddings=c.size("max_position_embeddings"),
               per_stack_embeddings=True, attention_bias=True, mlp_bias=True,
-              ffn=_activation(c, "activation_function", "gelu"), lm_head=cls.endswith(("ConditionalGeneration", "MTModel")),
+              ffn=_activation(c, "activation_function", "gelu"),
+              lm_head=cls.endswith(("ConditionalGeneration", "MTModel")),
               tie_word_embeddings=c.flag("tie_word_embeddings", True))
     kw.update(changes)
     return kw
