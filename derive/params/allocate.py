@@ -66,7 +66,7 @@ def layer_arrays(arch: Architecture, cross: bool = False) -> list[np.ndarray]:
     if cross:
         out += attention_arrays(arch)
     out += ffn_arrays(arch)
-    for _ in range(arch.norms_per_layer or (3 if cross else 2)):
+    for _ in range((3 if cross else 2) if arch.norms_per_layer is None else arch.norms_per_layer):
         out += _norm(arch, arch.d_model)
     return out
 

@@ -122,7 +122,7 @@ class Architecture:
             the Post-LN original).
         norms_per_layer: norms in each layer of a single-stack model; ``None`` means one per sub-layer
             (2). 1 for a parallel block with one shared norm (GPT-J, Falcon-7B), 4 for Gemma 2 (a norm
-            before and after each sub-layer).
+            before and after each sub-layer); 0 for a bare layer (Kaplan et al. 2020, Table 1 counts none).
         ffn: ``"relu"`` (default), ``"gelu"`` or ``"silu"`` (two matrices), ``"swiglu"`` or ``"geglu"``
             (three).
         n_experts: experts of a mixture-of-experts FFN in every layer (Mixtral: 8), each an FFN of
@@ -186,7 +186,7 @@ class Architecture:
             check_int(f, getattr(self, f), minimum=0)
         check_int("relative_attention_num_buckets", self.relative_attention_num_buckets)
         if self.norms_per_layer is not None:
-            check_int("norms_per_layer", self.norms_per_layer)
+            check_int("norms_per_layer", self.norms_per_layer, minimum=0)
             if self.n_decoder_layers:
                 raise InputError("norms_per_layer is for a model with one stack (the decoder of an "
                                  "encoder-decoder has one norm per sub-layer)")

@@ -83,8 +83,8 @@ class Weight:
 
     @property
     def matrix(self) -> bool:
-        """A matrix a token is multiplied by (two axes or more), as opposed to a bias or a norm's γ."""
-        return len(self.shape) >= 2
+        """A matrix a token is multiplied by (two axes besides an experts axis), not a bias or a norm's γ."""
+        return sum(1 for axis in self.shape if axis != ("n_experts",)) >= 2
 
     def symbolic(self, evaluate: bool = True) -> Any:
         """The size as a sympy product of notation symbols (unevaluated for display when asked)."""
@@ -217,9 +217,10 @@ def _stack(arch: Architecture, prefix: str, copies: str, cross: bool) -> list[Co
                              routed=True))
     else:
         out.append(Component(f"{key}ffn", f"{lab}FFN ({arch.ffn})", "ffn", ffn_weights(arch), copies))
-    n_norms = arch.norms_per_layer or (3 if cross else 2)
+    n_norms = (3 if cross else 2) if arch.norms_per_layer is None else arch.norms_per_layer
     norms = tuple(w for k in range(1, n_norms + 1) for w in norm_weights(arch, str(k)))
-    out.append(Component(f"{key}norms", f"{lab}{_norm_name(arch)} × {n_norms}", "norm", norms, copies))
+    if norms:
+        out.append(Component(f"{key}norms", f"{lab}{_norm_name(arch)} × {n_norms}", "norm", norms, copies))
     if arch.final_norm:
         out.append(Component(f"{key}final_norm", f"{lab}final {_norm_name(arch)}", "norm", norm_weights(arch)))
     return out
