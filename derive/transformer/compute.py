@@ -352,7 +352,8 @@ def kv_cache_token() -> Derivation:
         steps=(Step(end, "the key row and the value row have the same size $h_{kv} d_k$",
                     citation=Citation("pope2023")),),
         assumptions=(Assumption("every layer caches K and V of each past token, h_kv heads of d_k numbers each, "
-                                "b bytes per number (2 for bf16/fp16); h_kv = h is MHA, 1 < h_kv < h GQA, h_kv = 1 MQA"),),
+                                "b bytes per number (2 for bf16/fp16); h_kv = h is MHA, 1 < h_kv < h GQA, "
+                                "h_kv = 1 MQA"),),
         citations=(Citation("pope2023"), Citation("shazeer2019"), Citation("ainslie2023")),
         checks=(
             ValueCheck("LLaMA-7B, fp16 (32 layers, 32 KV heads of 128)",
