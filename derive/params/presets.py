@@ -35,7 +35,7 @@ class Preset:
 
 def _lecture(n_layers: int) -> Architecture:
     # lecture 000, STEP 6: attention without biases, FFN with biases, two LayerNorms, no embeddings
-    return Architecture(d_model=512, n_heads=8, d_ff=2048, n_layers=n_layers, position="sinusoidal",
+    return Architecture(d_model=512, n_heads=8, d_ff=2048, n_layers=n_layers, position="sinusoidal", causal=False,
                         name=f"lecture encoder ({n_layers} layer{'s' if n_layers > 1 else ''})")
 
 
@@ -61,7 +61,7 @@ def _bert(name: str, d: int, n_layers: int, h: int) -> Architecture:
     # HF BertModel: word + position (512) + token-type (2) embeddings, embedding LayerNorm, pooler
     return Architecture(d_model=d, n_heads=h, d_ff=4 * d, n_layers=n_layers, vocab_size=30522, position="learned",
                         max_position_embeddings=512, type_vocab_size=2, embedding_norm=True, attention_bias=True,
-                        ffn="gelu", pooler=True, name=name)
+                        ffn="gelu", pooler=True, causal=False, name=name)
 
 
 def _llama(name: str, d: int, n_layers: int, h: int, d_ff: int, n_kv: int | None = None,
