@@ -155,11 +155,10 @@ def _print_budget(b: Any) -> None:
 def run(args: argparse.Namespace) -> int:
     if args.list_presets:
         return _list_presets()
+    from ..params.budget import DEFAULT_KV_DTYPE, budget
     from ..params.summary import NON_EMBEDDING_CONVENTION, human, human_bytes, sci, summarize
     from ..render.params_table import latex_table, markdown_table, text_table
     from .common import print_json
-
-    from ..params.budget import DEFAULT_KV_DTYPE, budget
 
     arch, info = _architecture(args)
     s = summarize(arch)
