@@ -157,7 +157,7 @@ def run(args: argparse.Namespace) -> int:
         return _list_presets()
     from ..params.budget import DEFAULT_KV_DTYPE, budget
     from ..params.summary import NON_EMBEDDING_CONVENTION, human, human_bytes, sci, summarize
-    from ..render.params_table import latex_table, markdown_table, text_table
+    from ..render.params_table import budget_latex_table, budget_markdown_table, latex_table, markdown_table, text_table
     from .common import print_json
 
     arch, info = _architecture(args)
@@ -171,9 +171,13 @@ def run(args: argparse.Namespace) -> int:
         return 0
     if args.latex:
         print(latex_table(s.rows, caption=f"Parameters of {arch.name}: {s.total:,} in all"))
+        print()
+        print(budget_latex_table(b))
         return 0
     if args.markdown:
         print(markdown_table(s.rows))
+        print()
+        print(budget_markdown_table(b))
         return 0
     title = arch.name + (f" — preset {info['preset']}" if "preset" in info else "")
     if info.get("overridden"):
