@@ -10,9 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from .arch import Architecture, check_int
-from .flops import Flops, flops
+from .flops import Flops, flops, tally
 from .memory import KVCache, kv_cache, training_json, training_memory
-from .shapes import active_count, count
 
 #: Context used when neither ``--context`` nor the model's ``max_position_embeddings`` gives one.
 DEFAULT_CONTEXT = 2048
@@ -70,6 +69,6 @@ def budget(arch: Architecture, context: int | None = None, batch: int = 1,
         context, source = default_context(arch)
     else:
         context, source = check_int("context", context), "--context"
-    total = count(arch)
-    return Budget(total, active_count(arch), flops(arch, context), source,
-                  kv_cache(arch, kv_dtype, batch, context), training_memory(total))
+    t = tally(arch)  # one walk over the components for every figure
+    return Budget(t.total, t.active, flops(arch, context, t), source,
+                  kv_cache(arch, kv_dtype, batch, context), training_memory(t.total))

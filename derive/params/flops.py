@@ -36,6 +36,42 @@ FLOPS_CONVENTION = (
 )
 
 
+@dataclass(frozen=True)
+class Tally:
+    """The counts FLOPs and memory need, from one walk over the components (exact ints).
+
+    Attributes:
+        total: all parameters; active: those one token uses (a mixture: router + k experts).
+        non_embedding_active: Kaplan's N (active, embeddings excluded).
+        matmul_weights: entries of the matrices one token is multiplied by (see :func:`matmul_weights`).
+    """
+
+    total: int
+    active: int
+    non_embedding_active: int
+    matmul_weights: int
+
+
+def tally(arch: Architecture) -> Tally:
+    """:class:`Tally` of ``arch`` in one pass over :func:`~derive.params.shapes.components`."""
+    dims, act = arch.dims(), active_dims(arch)
+    total = active = non_emb = matmul = 0
+    for c in components(arch):
+        copies = c.n_copies(dims)
+        d = act if c.routed else dims
+        sizes = [(w.size(d), w.matrix) for w in c.weights]
+        n_active = copies * sum(n for n, _ in sizes)
+        total += copies * c.per_copy(dims) if c.routed else n_active
+        active += n_active
+        if not c.embedding:
+            non_emb += n_active
+        if c.group not in ("embedding", "position") and c.key != "pooler":
+            matmul += copies * sum(n for n, is_matrix in sizes if is_matrix)
+    if arch.lm_head and arch.tie_word_embeddings:
+        matmul += arch.d_model * (arch.vocab_size or 0)
+    return Tally(total, active, non_emb, matmul)
+
+
 def matmul_weights(arch: Architecture) -> int:
     """Entries of the weight matrices one token is multiplied by in a forward pass (exact int).
 
@@ -44,14 +80,7 @@ def matmul_weights(arch: Architecture) -> int:
     embedding). Not counted: embedding and position tables (looked up, not multiplied), biases and
     norms (vectors), the pooler (one token per sequence).
     """
-    dims, active = arch.dims(), active_dims(arch)
-    n = 0
-    for c in _multiplied(arch):
-        d = active if c.routed else dims
-        n += c.n_copies(dims) * sum(w.size(d) for w in c.weights if w.matrix)
-    if arch.lm_head and arch.tie_word_embeddings:
-        n += arch.d_model * (arch.vocab_size or 0)
-    return n
+    return tally(arch).matmul_weights
 
 
 def _multiplied(arch: Architecture) -> list:
@@ -110,20 +139,20 @@ def attention_flops(arch: Architecture, n_ctx: int) -> int:
     return 4 * n_ctx * arch.n_heads * arch.d_head * attention_blocks(arch)
 
 
-def forward_flops(arch: Architecture, n_ctx: int) -> int:
+def forward_flops(arch: Architecture, n_ctx: int, t: Tally | None = None) -> int:
     """Exact forward FLOPs per token from the shapes: ``2·matmul_weights + attention_flops``."""
-    return 2 * matmul_weights(arch) + attention_flops(arch, n_ctx)
+    return 2 * (t or tally(arch)).matmul_weights + attention_flops(arch, n_ctx)
 
 
 def non_embedding_active(arch: Architecture) -> int:
     """Non-embedding parameters a token uses (Kaplan's N; a mixture of experts: router + k experts)."""
-    dims, active = arch.dims(), active_dims(arch)
-    return sum(c.count(active if c.routed else dims) for c in components(arch) if not c.embedding)
+    return tally(arch).non_embedding_active
 
 
-def kaplan_forward(arch: Architecture, n_ctx: int) -> int:
+def kaplan_forward(arch: Architecture, n_ctx: int, t: Tally | None = None) -> int:
     """Kaplan et al. 2020, Table 1: 2N + 2·(attention blocks)·n_ctx·d_attn, N = :func:`non_embedding_active`."""
-    return 2 * non_embedding_active(arch) + 2 * attention_blocks(arch) * n_ctx * arch.n_heads * arch.d_head
+    n = (t or tally(arch)).non_embedding_active
+    return 2 * n + 2 * attention_blocks(arch) * n_ctx * arch.n_heads * arch.d_head
 
 
 @dataclass(frozen=True)
@@ -156,8 +185,12 @@ class Flops:
                 "derivations": ["params.flops-exact", "params.flops-kaplan", "params.flops-training"]}
 
 
-def flops(arch: Architecture, n_ctx: int) -> Flops:
-    """Every FLOP figure of ``arch`` at context ``n_ctx`` (see the module docstring for the conventions)."""
-    fwd, kap = forward_flops(arch, n_ctx), kaplan_forward(arch, n_ctx)
-    return Flops(n_ctx, fwd, TRAINING_FACTOR * fwd, kap, TRAINING_FACTOR * kap, matmul_weights(arch),
-                 non_embedding_active(arch))
+def flops(arch: Architecture, n_ctx: int, t: Tally | None = None) -> Flops:
+    """Every FLOP figure of ``arch`` at context ``n_ctx`` (see the module docstring for the conventions).
+
+    ``t``: the :func:`tally` of ``arch`` if already computed.
+    """
+    t = t or tally(arch)
+    fwd, kap = forward_flops(arch, n_ctx, t), kaplan_forward(arch, n_ctx, t)
+    return Flops(n_ctx, fwd, TRAINING_FACTOR * fwd, kap, TRAINING_FACTOR * kap, t.matmul_weights,
+                 t.non_embedding_active)

@@ -18,12 +18,14 @@ ADAM_PARTS: dict[str, int] = {"fp16 weights": 2, "fp16 gradients": 2, "fp32 mast
 #: Their sum, 16.
 ADAM_BYTES_PER_PARAMETER = sum(ADAM_PARTS.values())
 
+#: What the KV-cache figures assume (printed beside them).
 KV_CACHE_ASSUMPTIONS = (
     "K and V of every layer kept for every cached token (n_kv_heads·head_dim values each) at the given dtype; "
     "no paging or allocator overhead, no quantised cache, no sliding window (a model with sliding-window "
     "attention, e.g. Mistral or Gemma 2, could keep less). Encoder-decoder: the decoder's self-attention cache "
     "per target token plus the cross-attention K and V per source token; an encoder-only model keeps none."
 )
+#: What the training-memory figure assumes (printed beside it).
 TRAINING_ASSUMPTIONS = (
     "mixed-precision Adam: fp16/bf16 weights (2 bytes) and gradients (2), fp32 master weights (4), Adam moments "
     "m and v in fp32 (4 + 4) = 16 bytes per parameter (Rajbhandari et al. 2020, §3.1); every parameter trained; "
