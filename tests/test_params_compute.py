@@ -113,3 +113,24 @@ def test_bad_context_batch_exit_2(capsys, argv, message):
         code = exc.code
     err = capsys.readouterr().err
     assert code == 2 and message in err and err.count("\n") == 1
+
+
+def test_sphinx_and_slides_tables_show_the_same_figures():
+    from docutils import nodes
+
+    from derive.params import get_preset
+    from derive.params.budget import budget
+    from derive.render.params_table import budget_latex_table, budget_markdown_table
+    from derive.sphinxext.params import breakdown_table
+
+    arch = get_preset("mistral-7b").arch
+    b = budget(arch, 4096, 8)
+    text = "\n".join(n.astext() for n in breakdown_table("mistral-7b", context=4096, batch=8))
+    assert "16,368,271,360" in text and "4,294,967,296 B (4.00 GiB)" in text and "context of 4,096 tokens" in text
+    assert f"{b.training_bytes:,} B" in text
+    assert not any(isinstance(n, nodes.table) and "derive-budget" in n["classes"]
+                   for n in breakdown_table("mistral-7b", budget=False))
+    md = budget_markdown_table(b)
+    assert "| forward FLOPs per token, exact (n_ctx = 4,096) | $2 W_{\\text{mat}} + 4 N n_{\\text{ctx}} h d_k$ | " \
+           "16,368,271,360 (1.64e10) |" in md
+    assert r"16{,}368{,}271{,}360" in budget_latex_table(b)
