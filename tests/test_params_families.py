@@ -81,3 +81,16 @@ def test_against_transformers_on_the_meta_device(file):
         # transformers 5 forces T5Config.tie_word_embeddings = True: one vocab_size × d_model table fewer
         expected -= loaded.arch.vocab_size * loaded.arch.d_model
     assert n == expected, f"{file}: transformers {version} counts {n:,}, derive {expected:,}"
+
+
+@pytest.mark.parametrize("preset, file", [
+    ("mixtral-8x7b", "configs/mixtral-8x7b-config.json"), ("falcon-7b", "configs/falcon-7b-config.json"),
+    ("gemma-2b", "configs/gemma-2b-config.json"), ("qwen2-0.5b", "configs/qwen2-0.5b-config.json"),
+    ("flan-t5-small", "configs/flan-t5-small-config.json"),
+])
+def test_family_presets_equal_their_config_files(preset, file):
+    from derive.params import get_preset
+
+    arch = get_preset(preset).arch
+    assert count(arch) == EXPECTED[file]["total"] == count(load_config(DATA / file).arch)
+    assert active_count(arch) == EXPECTED[file].get("active", EXPECTED[file]["total"])

@@ -21,16 +21,13 @@ from typing import Any
 
 from ..core import Assumption, Citation, Derivation, Step
 from ..params.arch import Architecture
+from ..params.presets import MIXTRAL_8X7B
 from ..registry import metadata, register
 
 KAPLAN_T1 = Citation("kaplan2020", "§2.1, Table 1")
 KAPLAN_21 = Citation("kaplan2020", "§2.1")
 
-#: Mixtral 8x7B (mistralai/Mixtral-8x7B-v0.1 config.json): Mistral-7B attention, 8 SwiGLU experts, top-2.
-MIXTRAL = Architecture(d_model=4096, n_heads=32, n_kv_heads=8, d_ff=14336, n_layers=32, vocab_size=32000,
-                       position="rotary", attention_bias=False, mlp_bias=False, norm="rmsnorm", final_norm=True,
-                       ffn="swiglu", n_experts=8, experts_per_token=2, lm_head=True, tie_word_embeddings=False,
-                       name="Mixtral 8x7B")
+MIXTRAL = MIXTRAL_8X7B
 
 
 def _s(name: str) -> Any:
