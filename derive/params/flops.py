@@ -118,10 +118,9 @@ def symbolic_forward_flops(arch: Architecture, evaluate: bool = True) -> Any:
         terms.append(sp.Mul(2, d, v, evaluate=evaluate))
     ctx, h, dk = sym("n_ctx"), sym("n_heads"), sym("d_k")
     blocks = [(sym("n_layers"), 1)] + ([(sym("n_decoder_layers"), 2)] if arch.encoder_decoder else [])
-    for layers, k in blocks:
+    for layers, k in blocks:  # k attention blocks per layer (self, and cross in a decoder)
         for _product in ("QK^T", "AV"):
-            terms.append(sp.Mul(k, layers, 2, ctx, h, dk, evaluate=evaluate) if k != 1
-                         else sp.Mul(layers, 2, ctx, h, dk, evaluate=evaluate))
+            terms.append(sp.Mul(*([k] if k != 1 else []), layers, 2, ctx, h, dk, evaluate=evaluate))
     return sp.Add(*terms, evaluate=evaluate)
 
 

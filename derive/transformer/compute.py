@@ -46,7 +46,8 @@ def _at(expr: Any, **values: int) -> Any:
 
     from ..params.shapes import SYMBOL_OF
 
-    return sp.sympify(expr).xreplace({_s(SYMBOL_OF.get(k, k)): sp.Integer(v) for k, v in values.items()})
+    expr = sp.Integer(expr) if isinstance(expr, int) else expr  # a sympy expression or an int, never text
+    return expr.xreplace({_s(SYMBOL_OF.get(k, k)): sp.Integer(v) for k, v in values.items()})
 
 
 def _u(*terms: Any) -> Any:
