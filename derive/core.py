@@ -198,6 +198,18 @@ class Derivation:
         raise DerivationDefinitionError(f"{self.name}: the chain mixes <-type and >-type steps")
 
     @property
+    def premise_relations(self) -> tuple[tuple[Any, str, Any], ...]:
+        """The premises as ``(lhs, relation, rhs)`` with relation one of ``=``, ``<=``, ``<``, ``>=``, ``>``, ``!=``."""
+        ops = {"==": "=", "<=": "<=", "<": "<", ">=": ">=", ">": ">", "!=": "!="}
+        out = []
+        for p in self.premises:
+            if isinstance(p, tuple):
+                out.append((p[0], "=", p[1]))
+            else:
+                out.append((p.lhs, ops.get(getattr(p, "rel_op", "=="), "="), p.rhs))
+        return tuple(out)
+
+    @property
     def end(self) -> Any:
         """The final expression of the chain."""
         return self.steps[-1].expr

@@ -135,7 +135,7 @@ def length_symbols(exprs: list) -> set:
                     out |= bound.free_symbols
         for m in e.atoms(sp.MatrixSymbol):
             for size in m.shape:
-                out |= sp.sympify(size).free_symbols
+                out |= sp.sympify(size, strict=True).free_symbols
     return {s for s in out if isinstance(s, sp.Symbol)}
 
 

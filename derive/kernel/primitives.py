@@ -72,7 +72,7 @@ class Context:
 
     def nonnegative(self, e: Any) -> bool:
         """Is ``e ≥ 0`` proved, from the symbols' assumptions or from an inequality premise?"""
-        e = sp.sympify(e)
+        e = sp.sympify(e, strict=True)
         if e.is_nonnegative is True:
             return True
         for p in self.premises:
@@ -168,7 +168,7 @@ class Substitute(Rule):
             # old = new follows from the declared definitions of symbols (σ² := Σ(x − μ)²/d gives Σ(x − μ)² = d·σ²)
             defs = {a: b for a, b in declared if isinstance(a, sp.Symbol)}
             if defs:
-                o, n = sp.sympify(old), sp.sympify(new)
+                o, n = sp.sympify(old, strict=True), sp.sympify(new, strict=True)
                 for _ in range(5):  # definitions may use each other (σ² uses μ)
                     o, n = o.xreplace(defs), n.xreplace(defs)
                 if prove_equal(o, n):
@@ -181,7 +181,7 @@ class Substitute(Rule):
 def _same(a: Any, b: Any) -> bool:
     from .strategies import alpha_equal
 
-    return alpha_equal(sp.sympify(a), sp.sympify(b))
+    return alpha_equal(sp.sympify(a, strict=True), sp.sympify(b, strict=True))
 
 
 # ----------------------------------------------------------------------------
@@ -217,7 +217,7 @@ class SplitSumAt(Rule):
         return f"split the sum at j = {self.at}"
 
     def check(self, expr: Any, ctx: Context, prove_equal: Any) -> str | None:
-        if sp.sympify(self.at).is_integer is not True:
+        if sp.sympify(self.at, strict=True).is_integer is not True:
             return f"the index {self.at} is not known to be an integer"
         return None
 
@@ -297,7 +297,7 @@ class SiftDelta(Rule):
         return f"Σ_l f(l) δ_{self.index}l = f({self.index})"
 
     def check(self, expr: Any, ctx: Context, prove_equal: Any) -> str | None:
-        j = sp.sympify(self.index)
+        j = sp.sympify(self.index, strict=True)
         if j.is_integer is not True:
             return f"the index {j} is not known to be an integer"
         sifted = [s for s in expr.atoms(sp.Sum) if len(s.limits) == 1 and self._sift(s) != s]
@@ -367,7 +367,7 @@ class RandomModel:
 
     def is_random(self, expr: Any) -> bool:
         """True when ``expr`` contains an element of a random family."""
-        return any(idx.base in self.bases for idx in sp.sympify(expr).atoms(sp.Indexed))
+        return any(idx.base in self.bases for idx in sp.sympify(expr, strict=True).atoms(sp.Indexed))
 
 
 def _each(expr: Any, fn: Any) -> Any:

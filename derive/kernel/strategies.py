@@ -143,13 +143,20 @@ def canonical_indices(e: Any) -> Any:
         return max((height(n) + len(n.limits) for n in inner), default=0)
 
     def canon(x: Any) -> Any:
+        # top-down, outermost index first: an inner range is then written in the outer's canonical
+        # index, whose assumptions come from the outer range, never from a declared symbol
+        if not isinstance(x, sp.Basic) or not x.args or not x.has(sp.Sum, sp.Product):
+            return x
+        if not isinstance(x, (sp.Sum, sp.Product)):
+            return x.func(*[canon(a) for a in x.args])
+        if any(len(lim) != 3 for lim in x.limits):
+            return x
         h = height(x)
         fn = x.function
-        limits_out = []
-        for k, (var, *bounds) in enumerate(x.limits):
-            if len(bounds) != 2:
-                return x
-            lo, hi = bounds
+        lims = [tuple(lim) for lim in x.limits]
+        out: list = [None] * len(lims)
+        for k in reversed(range(len(lims))):
+            var, lo, hi = lims[k]
             kind = "integer"
             if (hi - lo + 1).is_nonnegative is True:
                 if lo.is_positive is True:
@@ -158,11 +165,11 @@ def canonical_indices(e: Any) -> Any:
                     kind = "nonnegative"
             d = _canon_dummy(h + k, kind)
             fn = fn.xreplace({var: d})
-            # later (outer) limits may use this index in their bounds: not allowed by sympy, nothing to do
-            limits_out.append((d, lo, hi))
-        return type(x)(fn, *limits_out)
+            lims[:k] = [(v, a.xreplace({var: d}), c.xreplace({var: d})) for v, a, c in lims[:k]]
+            out[k] = (d, lo, hi)
+        return type(x)(canon(fn), *out)
 
-    return e.replace(lambda x: isinstance(x, (sp.Sum, sp.Product)), canon)
+    return canon(e)
 
 
 def alpha_equal(a: Any, b: Any) -> bool:
@@ -192,16 +199,22 @@ def normalise(e: Any, used: list[str] | None = None) -> Any:
         return sp.ImmutableMatrix(e.applyfunc(lambda x: normalise(x, used)))
     if not isinstance(e, sp.Basic):
         return e
-    e = _matrix_entries(unroll(e))
+    from sympy.matrices.expressions.matexpr import MatrixElement
+
+    if e.has(sp.Sum, sp.Product):
+        e = unroll(e)
+    if e.has(MatrixElement):
+        e = _matrix_entries(e)
     if e.has(sp.Derivative):
         e = e.replace(lambda x: isinstance(x, sp.Derivative), lambda x: x.doit(deep=True))
-        e = unroll(e)
+        if e.has(sp.Sum, sp.Product):
+            e = unroll(e)
     e = canonical_indices(e)
     if used is None:
         return e
     ops = [type(n).__name__ for n in e.atoms(*_DOIT_TYPES)]
     if ops:
-        ok, out = limits.run_limited(max(limits.remaining() * 0.25, 0.05), "doit", _doit, e)
+        ok, out = limits.run_limited(max(limits.remaining(), 0.05), "doit", _doit, e)
         if ok and out is not None and out != e:
             used.extend(sorted(set(ops)))
             e = canonical_indices(exact_floats(out))
@@ -268,7 +281,18 @@ def _is_zero(value: Any) -> bool:
         return all(_is_zero(sp.cancel(sp.expand(piece))) for piece, _ in value.args)
     if isinstance(value, sp.MatrixExpr):
         return isinstance(value, sp.ZeroMatrix) or value.is_ZeroMatrix is True
-    return value == 0 or value.is_zero is True
+    if value == 0:
+        return True
+    # the assumption system can prove more (|x| − x = 0 for x ≥ 0) but is slow on large expressions
+    return _small(value) and value.is_zero is True
+
+
+def _small(e: Any, most: int = 40) -> bool:
+    """At most ``most`` nodes (counted without building the whole traversal)."""
+    for k, _ in enumerate(sp.preorder_traversal(e)):
+        if k >= most:
+            return False
+    return True
 
 
 def _index_over_range(s: Any) -> Any:
@@ -350,7 +374,8 @@ def congruent(before: Any, after: Any, budget: float, depth: int = 0) -> bool:
     if before == after:
         return True
     if isinstance(before, sp.MatrixBase) and isinstance(after, sp.MatrixBase):
-        return before.shape == after.shape and all(congruent(x, y, budget, depth) for x, y in zip(before, after))
+        pairs = zip(before, after, strict=True)
+        return before.shape == after.shape and all(congruent(x, y, budget, depth) for x, y in pairs)
     if depth > 3 or not (isinstance(before, sp.Basic) and isinstance(after, sp.Basic)):
         return False
     if type(before) is not type(after) or len(before.args) != len(after.args) or not before.args:
@@ -364,7 +389,7 @@ def congruent(before: Any, after: Any, budget: float, depth: int = 0) -> bool:
             return False  # limits of sums / integrals must match exactly
         if congruent(x, y, budget, depth + 1):
             continue
-        d = sp.sympify(y - x)
+        d = sp.sympify(y - x, strict=True)
         ok = False
         for _name, fn in CONGRUENCE_CLOSERS:
             done, out = limits.run_limited(budget / 4, "congruence", fn, d)
@@ -420,7 +445,7 @@ def prove(before: Any, after: Any, relation: str, budget: float, probe: Callable
             return Proof(True, f"normalise → {name}")
     # level 2: operators evaluated by doit() (the witness must then confirm)
     if any(isinstance(x, sp.Basic) and x.has(*_DOIT_TYPES) for x in pair):
-        ok, pair2 = limits.run_limited(0.3 * budget, "normalise",
+        ok, pair2 = limits.run_limited(0.5 * budget, "normalise",
                                        lambda: (normalise(pair[0], used), normalise(pair[1], used)))
         if ok and used:
             d2 = _difference(*pair2)
