@@ -134,3 +134,14 @@ def test_sphinx_and_slides_tables_show_the_same_figures():
     assert "| forward FLOPs per token, exact (n_ctx = 4,096) | $2 W_{\\text{mat}} + 4 N n_{\\text{ctx}} h d_k$ | " \
            "16,368,271,360 (1.64e10) |" in md
     assert r"16{,}368{,}271{,}360" in budget_latex_table(b)
+
+
+def test_check_accepts_a_glob_of_the_params_derivations(capsys):
+    assert main(["check", "--no-cache", "--no-numeric", "params.*"]) == 0
+    out = capsys.readouterr().out
+    assert all(name in out for name in NEW) and "params.attention " in out
+    try:
+        code = main(["check", "nothing.*"])
+    except SystemExit as exc:
+        code = exc.code
+    assert code == 2 and capsys.readouterr().err == "derive: error: no derivation matches 'nothing.*'\n"
