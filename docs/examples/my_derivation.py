@@ -16,9 +16,6 @@ square_of_sum = Derivation(
     summary="(x + y)² = x² + 2xy + y² for all real x and y.",
     start=(x + y) ** 2,
     steps=(
-        # evaluate=False keeps the product as written: sympy would fold (x + y)*(x + y) back into (x + y)**2,
-        # and a step that repeats the previous expression is flagged as vacuous
-        Step(sp.Mul(x + y, x + y, evaluate=False), "a square is a product with itself"),
         Step(x * (x + y) + y * (x + y), "distribute the right factor over the left sum"),
         Step(x**2 + 2 * x * y + y**2, "multiply out and collect the two equal cross terms $xy$"),
     ),
