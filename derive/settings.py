@@ -32,7 +32,7 @@ DEFAULT_ATOL = 1e-12
 #: Relative tolerance of the float64 screening of numeric identity checks.
 DEFAULT_RTOL = 1e-9
 
-#: Per-step time budget of the symbolic strategies, in seconds.
+#: Per-step budget in CPU seconds: a hard limit on all the work of one step.
 DEFAULT_BUDGET = 5.0
 
 
