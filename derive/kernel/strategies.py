@@ -246,8 +246,8 @@ def _sums_normal(e: Any) -> Any:
 
 
 CLOSERS: list[tuple[str, Callable[[Any], Any]]] = [
-    ("expand", sp.expand),
     ("cancel", lambda d: sp.cancel(sp.together(d))),
+    ("expand", sp.expand),
     ("factor", lambda d: sp.factor(d)),
 ]
 
