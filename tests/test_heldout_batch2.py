@@ -236,6 +236,8 @@ case("zero-true-ceil-plus-floor-half", ZERO, T, lambda: (sp.ceiling(nz / 2) + sp
      "for every integer n")
 case("zero-true-amgm", ZERO, T, lambda: (x**2 + 1, S(2 * x, rel=">=")), "x² + 1 ≥ 2x")
 case("zero-true-frac", ZERO, T, lambda: (x - sp.floor(x), S(sp.frac(x))), "definition of frac")
+case("zero-true-max-plus-min-two", ZERO, T, lambda: (sp.Max(x, y) + sp.Min(x, y), S(x + y)), "also on x = y")
+case("zero-true-sign-product", ZERO, T, lambda: (sp.sign(x * y), S(sp.sign(x) * sp.sign(y))), "also on the axes")
 case("zero-true-abs-triangle", ZERO, T, lambda: (sp.Abs(x) + sp.Abs(x - 1), S(sp.Integer(1), rel=">=")),
      "equality on [0, 1]")
 
@@ -410,6 +412,10 @@ case("doit-true-odd-integrand", DOIT, T, lambda: (I_ODD, S(sp.Integer(0))), "odd
 case("doit-odd-integrand-sympy-value", DOIT, F, lambda: (I_ODD, S(sp.Integer(1))), "")
 case("doit-true-abs-sin-negative", DOIT, T, lambda: (I_SINNEG, S(sp.Integer(4))), "")
 case("doit-abs-sin-negative-sympy-value", DOIT, F, lambda: (I_SINNEG, S(sp.Integer(0), Evaluate())), "")
+case("doit-divergent-inverse-square", DOIT, F, lambda: (sp.Integral(1 / t**2, (t, -1, 1)), S(sp.Integer(-2))),
+     "the integral diverges; −2 is the antiderivative taken across the pole")
+case("doit-true-dirichlet", DOIT, T, lambda: (sp.Integral(sp.sin(t) / t, (t, 0, oo)), S(pi / 2)), "")
+case("doit-true-gauss", DOIT, T, lambda: (sp.Integral(sp.exp(-(t**2)), (t, -oo, oo)), S(sp.sqrt(pi))), "")
 
 # ---- slowly converging products and series -------------------------------------------------------
 WALLIS = sp.Product(4 * k**2 / (4 * k**2 - 1), (k, 1, oo))
@@ -429,6 +435,7 @@ case("slow-true-leibniz", SLOW, T, lambda: (LEIBNIZ, S(pi / 4)), "")
 case("slow-leibniz-minus-1e-20", SLOW, F, lambda: (LEIBNIZ, S(pi / 4 - R(1, 10**20))), "")
 case("slow-true-telescoping-product", SLOW, T, lambda: (TELESCOPE, S(R(1, 2))), "")
 case("slow-telescoping-product-plus-1e-30", SLOW, F, lambda: (TELESCOPE, S(R(1, 2) + R(1, 10**30))), "")
+case("slow-grandi", SLOW, F, lambda: (sp.Sum((-1) ** k, (k, 0, oo)), S(R(1, 2))), "divergent (1/2 only in Cesàro's sense)")
 case("slow-true-odd-squares", SLOW, T, lambda: (sp.Sum(1 / (2 * k - 1) ** 2, (k, 1, oo)), S(pi**2 / 8)), "")
 
 # ---- nested sums whose inner bound uses the outer index (n ≥ 1) -----------------------------------
@@ -633,38 +640,71 @@ def test_heldout_doit_never_returns(tmp_path, which, expected):
 
 
 # ---------------------------------------------------------------- a stale helper module
-HELPERS_TRUE = "def rhs(x):\n    return x**2 + 2*x + 1\n"
-HELPERS_FALSE = "def rhs(x):\n    # edited: now wrong\n    return x**2 + 2*x + 2\n"
+# helpers.py is imported by my_derivs.py; after the first (passing, cached) check, helpers.py is edited so
+# that the step is false. Three ways a helper matters: it builds the claimed expression, it is the
+# function of a Transform, or it defines the doit() of an operator that Evaluate applies. In the last two
+# the Derivation object is unchanged by the edit: only the helper's source tells the runs apart.
+HELPERS = """
+import sympy as sp
+
+
+def rhs(x):
+    return x**2 + 2*x + 1
+
+
+def multiply_out(expr):
+    return sp.expand(expr)
+
+
+class Square(sp.Function):
+    nargs = 1
+
+    def doit(self, **hints):
+        return self.args[0] ** 2
+"""
+HELPERS_EDIT = {
+    "expression": ("return x**2 + 2*x + 1", "return x**2 + 2*x + 2  # edited"),
+    "transform": ("return sp.expand(expr)", "return sp.expand(expr) + 1  # edited"),
+    "doit": ("return self.args[0] ** 2", "return self.args[0] ** 2 + 1  # edited"),
+}
 MODULE = textwrap.dedent(
     """
     import sympy as sp
-    from derive import Derivation, Step
-    from helpers import rhs
+    from derive import Derivation, Evaluate, Step, Transform
+    from helpers import Square, multiply_out, rhs
 
     x = sp.Symbol("x", real=True)
-    stale = Derivation(name="heldout.stale-helper", title="Built by a helper", start=(x + 1) ** 2,
-                       steps=(Step(rhs(x), "expand the square"),))
+    by_expression = Derivation(name="heldout.stale-expression", title="A helper's expression",
+                               start=(x + 1) ** 2, steps=(Step(rhs(x), "expand the square"),))
+    by_transform = Derivation(name="heldout.stale-transform", title="A helper's transform", start=(x + 1) ** 2,
+                              steps=(Step(x**2 + 2 * x + 1, "multiply out", rule=Transform(multiply_out)),))
+    by_doit = Derivation(name="heldout.stale-doit", title="A helper's operator", start=Square(x + 1),
+                         steps=(Step((x + 1) ** 2, "evaluate the operator", rule=Evaluate()),))
     """
 )
 
 
-def test_heldout_stale_helper_module(tmp_path):
-    (tmp_path / "helpers.py").write_text(HELPERS_TRUE)
+@pytest.mark.parametrize("how", list(HELPERS_EDIT))
+def test_heldout_stale_helper_module(tmp_path, how):
+    (tmp_path / "helpers.py").write_text(HELPERS)
     (tmp_path / "my_derivs.py").write_text(MODULE)
-    cmd = [sys.executable, "-m", "derive", "check", "--module", "my_derivs.py", "heldout.stale-helper", "--jobs", "1"]
+    cmd = [sys.executable, "-m", "derive", "check", "--module", "my_derivs.py", f"heldout.stale-{how}", "--jobs", "1"]
 
-    def run():
-        return subprocess.run(cmd, capture_output=True, text=True, timeout=120, env=_env(tmp_path), cwd=tmp_path)
+    def run(*extra):
+        return subprocess.run([*cmd, *extra], capture_output=True, text=True, timeout=120, env=_env(tmp_path),
+                              cwd=tmp_path)
 
     first = run()
     assert first.returncode == 0, first.stdout + first.stderr
-    (tmp_path / "helpers.py").write_text(HELPERS_FALSE)
+    old, new = HELPERS_EDIT[how]
+    source = (tmp_path / "helpers.py").read_text()
+    assert old in source
+    (tmp_path / "helpers.py").write_text(source.replace(old, new))
     second = run()
-    fresh = subprocess.run([*cmd, "--no-cache"], capture_output=True, text=True, timeout=120,
-                           env=_env(tmp_path), cwd=tmp_path)
-    RESULTS["stale-helper"] = {"id": "stale-helper", "category": "stale", "first": first.returncode,
+    fresh = run("--no-cache")
+    RESULTS[f"stale-{how}"] = {"id": f"stale-{how}", "category": "stale", "first": first.returncode,
                                "after-edit": second.returncode, "no-cache": fresh.returncode}
-    assert fresh.returncode == 1, "sanity: the edited helper makes the step false"
+    assert fresh.returncode == 1, "sanity: the edited helper makes the step false\n" + fresh.stdout
     assert second.returncode == 1, "the cache served a stale result after helpers.py was edited:\n" + second.stdout
 
 
@@ -673,10 +713,11 @@ def test_heldout_summary(capsys):
     from heldout_summary import summarize
 
     ran = [RESULTS[c.id] for c in CASES if c.id in RESULTS]
-    if not ran:
+    extra = [r for key, r in RESULTS.items() if key.startswith(("hang-", "stale-"))]
+    if not ran and not extra:
         pytest.skip("no held-out case ran in this session")
     with capsys.disabled():
-        print("\n" + summarize(ran, extra=[r for key, r in RESULTS.items() if key.startswith(("hang-", "stale"))]))
+        print("\n" + summarize(ran, extra=extra))
     false_proved = [r["id"] for r in ran if r["expect"] == "false" and r["verdict"] == "proved"]
     true_refuted = [r["id"] for r in ran if r["expect"] == "true" and "refuted" in r["steps"]]
     assert not false_proved and not true_refuted, f"false proved: {false_proved}; true refuted: {true_refuted}"
