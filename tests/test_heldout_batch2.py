@@ -175,6 +175,10 @@ case("near-log-product-1e-25", NEAR, F, lambda: (sp.log(p * q), S(sp.log(p) + sp
      "log(pq) = log p + log q + 1e-25")
 case("near-float-basel", NEAR, F, lambda: (pi**2 / 6, S(sp.Float("1.6449340668482264365", 20))),
      "π²/6 vs a 20-digit Float (relative 2e-21)")
+case("near-acos-almost-one", NEAR, F, lambda: (sp.acos(R(7823207, 7823209)), S(sp.Integer(0))),
+     "acos of 1 − 2.6e-7 is 7.2e-4, not 0 (sympy issue 23086: evalf at low precision said 0)")
+case("near-true-sin-acos-almost-one", NEAR, T,
+     lambda: (sp.sin(sp.acos(R(7823207, 7823209))), S(sp.sqrt(1 - R(7823207, 7823209) ** 2))), "")
 case("near-true-denest", NEAR, T, lambda: (sp.sqrt(3 + 2 * sp.sqrt(2)), S(1 + sp.sqrt(2))), "√(3+2√2) = 1+√2")
 case("near-true-denest-6", NEAR, T, lambda: (sp.sqrt(5 + 2 * sp.sqrt(6)), S(sp.sqrt(2) + sp.sqrt(3))),
      "√(5+2√6) = √2+√3")
@@ -221,6 +225,8 @@ case("zero-strict-square", ZERO, F, lambda: ((x - 1) ** 2, S(sp.Integer(0), rel=
 case("zero-strict-amgm", ZERO, F, lambda: (x**2 + 1, S(2 * x, rel=">")), "x²+1 > 2x fails at x = 1")
 case("zero-ceil-minus-floor-half", ZERO, F, lambda: (sp.ceiling(nz / 2) - sp.floor(nz / 2), S(sp.Integer(1))),
      "false at every even n")
+case("zero-sign-squared-at-pm1", ZERO, F, lambda: (sp.sign(x**2 - 1) ** 2, S(sp.Integer(1))), "false at x = ±1 only")
+case("zero-factorial-strict", ZERO, F, lambda: (sp.factorial(N0), S(N0, rel=">")), "n! > n fails at n = 1 and 2")
 case("zero-true-hermite", ZERO, T, lambda: (sp.floor(x / 2) + sp.floor((x + 1) / 2), S(sp.floor(x))),
      "Hermite's identity, also at the jumps")
 case("zero-true-min-plus-max", ZERO, T, lambda: (sp.Min(x, 0) + sp.Max(x, 0), S(x)), "min + max = sum")
@@ -258,6 +264,8 @@ case("mag-log1p-as-x", MAG, F, lambda: (sp.log(1 + p), S(p)), "log(1+p) < p for 
 case("mag-tiny-ratio", MAG, F, lambda: (p**2 / (p**2 + R(1, 10**20)), S(sp.Integer(1))),
      "≈ 1 − 1e-20/p²: visible only for tiny p")
 case("mag-sqrt-shift", MAG, F, lambda: (sp.sqrt(p**2 + R(1, 10**30)), S(p)), "gap 5e-31/p")
+case("mag-true-cosh-minus-sinh", MAG, T, lambda: ((sp.cosh(p) - sp.sinh(p)) * sp.exp(p), S(sp.Integer(1))),
+     "at p = 1e12 the difference is e^-p under e^p of rounding: 60 digits cannot see it")
 case("mag-true-square-diff", MAG, T, lambda: ((p + 1) ** 2 - p**2, S(2 * p + 1)), "cancellation at 1e12")
 case("mag-true-logexp", MAG, T, lambda: (sp.log(sp.exp(x) + 1) - sp.log(1 + sp.exp(-x)), S(x)),
      "overflows float64 at |x| = 1e12")
@@ -285,6 +293,10 @@ case("cplx-sqrt-reciprocal", CPLX, F, lambda: (sp.sqrt(1 / z), S(1 / sp.sqrt(z))
      "false only on the negative real axis")
 case("cplx-log-reciprocal", CPLX, F, lambda: (sp.log(1 / z), S(-sp.log(z))), "false only on the negative real axis")
 case("cplx-cube-root", CPLX, F, lambda: ((z**3) ** R(1, 3), S(z)), "z = −1")
+case("cplx-sqrt-split-real", CPLX, F, lambda: (sp.sqrt(x - 1) * sp.sqrt(x + 1), S(sp.sqrt(x**2 - 1))),
+     "real x: the sign flips for x < −1 (both factors imaginary)")
+case("cplx-true-sqrt-split-positive", CPLX, T, lambda: (sp.sqrt(p - 1) * sp.sqrt(p + 1), S(sp.sqrt(p**2 - 1))),
+     "p > 0: holds also for 0 < p < 1")
 case("cplx-true-pythagoras", CPLX, T, lambda: (sp.cos(z) ** 2 + sp.sin(z) ** 2, S(sp.Integer(1))), "")
 case("cplx-true-hyperbolic", CPLX, T, lambda: (sp.cosh(z) ** 2 - sp.sinh(z) ** 2, S(sp.Integer(1))), "")
 case("cplx-true-exp-add", CPLX, T, lambda: (sp.exp(z) * sp.exp(w), S(sp.exp(z + w))), "")
@@ -308,6 +320,8 @@ case("rule-substitute-undeclared-function", RULE, F,
 case("rule-substitute-contradicts-definition", RULE, F,
      lambda: (s**2, S((x - y) ** 2, Substitute(((s, x - y),)))),
      "the derivation declares s = x + y, the rule substitutes x − y", definitions=((s, x + y),))
+case("rule-substitute-undeclared-expression", RULE, F,
+     lambda: (x**2 + x**4, S(y + y**2, Substitute(((x**2, y),)))), "x² := y is no definition of the derivation")
 case("rule-sift-index-below-range", RULE, F,
      lambda: (sp.Sum(A(l) * KD(0, l), (l, 1, n)), S(A(0), SiftDelta(0))), "δ_{0l} over l = 1..n sums to 0")
 case("rule-sift-index-above-range", RULE, F,
