@@ -27,9 +27,10 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import pytest
 import sympy as sp
@@ -70,7 +71,7 @@ n = sp.Symbol("n", integer=True, positive=True)
 m = sp.Symbol("m", integer=True, positive=True)
 N0 = sp.Symbol("N0", integer=True, nonnegative=True)
 nz = sp.Symbol("nz", integer=True)             # any integer, also negative
-i, j, k, l = sp.symbols("i j k l", integer=True)
+i, j, k, ll = sp.symbols("i j k l", integer=True)
 kn = sp.Symbol("kn", integer=True, nonnegative=True)   # a dummy *declared* non-negative
 kp = sp.Symbol("kp", integer=True, positive=True)
 jp = sp.Symbol("jp", integer=True, positive=True)
@@ -323,13 +324,13 @@ case("rule-substitute-contradicts-definition", RULE, F,
 case("rule-substitute-undeclared-expression", RULE, F,
      lambda: (x**2 + x**4, S(y + y**2, Substitute(((x**2, y),)))), "x² := y is no definition of the derivation")
 case("rule-sift-index-below-range", RULE, F,
-     lambda: (sp.Sum(A(l) * KD(0, l), (l, 1, n)), S(A(0), SiftDelta(0))), "δ_{0l} over l = 1..n sums to 0")
+     lambda: (sp.Sum(A(ll) * KD(0, ll), (ll, 1, n)), S(A(0), SiftDelta(0))), "δ_{0l} over l = 1..n sums to 0")
 case("rule-sift-index-above-range", RULE, F,
-     lambda: (sp.Sum(A(l) * KD(n + 1, l), (l, 1, n)), S(A(n + 1), SiftDelta(n + 1))), "index n+1 outside 1..n")
+     lambda: (sp.Sum(A(ll) * KD(n + 1, ll), (ll, 1, n)), S(A(n + 1), SiftDelta(n + 1))), "index n+1 outside 1..n")
 case("rule-sift-numeric-outside", RULE, F,
-     lambda: (sp.Sum(A(l) * KD(5, l), (l, 1, 3)), S(A(5), SiftDelta(5))), "index 5 outside 1..3")
+     lambda: (sp.Sum(A(ll) * KD(5, ll), (ll, 1, 3)), S(A(5), SiftDelta(5))), "index 5 outside 1..3")
 case("rule-sift-unproved-index", RULE, F,
-     lambda: (sp.Sum(A(l) * KD(jp, l), (l, 1, n)), S(A(jp), SiftDelta(jp))),
+     lambda: (sp.Sum(A(ll) * KD(jp, ll), (ll, 1, n)), S(A(jp), SiftDelta(jp))),
      "j ≤ n is not given (j = n + 1 gives 0)")
 case("rule-drop-declared-dummy-sign", RULE, F,
      lambda: (x + sp.Sum(kn, (kn, -5, -1)), S(x, DropNonnegative(), rel=">=")),
@@ -366,11 +367,11 @@ case("rule-true-substitute-declared-function", RULE, T,
      lambda: (f(x) + 1, S(x**2 + 1, Substitute(((f, sp.Lambda(x, x**2)),)))), "f(x) = x² is declared",
      definitions=((f(x), x**2),))
 case("rule-true-sift-inside", RULE, T,
-     lambda: (sp.Sum(A(l) * KD(2, l), (l, 1, 5)), S(A(2), SiftDelta(2))), "2 ∈ 1..5")
+     lambda: (sp.Sum(A(ll) * KD(2, ll), (ll, 1, 5)), S(A(2), SiftDelta(2))), "2 ∈ 1..5")
 case("rule-true-sift-first", RULE, T,
-     lambda: (sp.Sum(A(l) * KD(1, l), (l, 1, n)), S(A(1), SiftDelta(1))), "1 ∈ 1..n for n ≥ 1")
+     lambda: (sp.Sum(A(ll) * KD(1, ll), (ll, 1, n)), S(A(1), SiftDelta(1))), "1 ∈ 1..n for n ≥ 1")
 case("rule-true-sift-last", RULE, T,
-     lambda: (sp.Sum(A(l) * KD(n, l), (l, 1, n)), S(A(n), SiftDelta(n))), "n ∈ 1..n")
+     lambda: (sp.Sum(A(ll) * KD(n, ll), (ll, 1, n)), S(A(n), SiftDelta(n))), "n ∈ 1..n")
 case("rule-true-drop-squares", RULE, T,
      lambda: (x + sp.Sum(k**2, (k, 1, N0)), S(x, DropNonnegative(), rel=">=")), "")
 case("rule-true-drop-range-sign", RULE, T,
@@ -449,7 +450,8 @@ case("slow-true-leibniz", SLOW, T, lambda: (LEIBNIZ, S(pi / 4)), "")
 case("slow-leibniz-minus-1e-20", SLOW, F, lambda: (LEIBNIZ, S(pi / 4 - R(1, 10**20))), "")
 case("slow-true-telescoping-product", SLOW, T, lambda: (TELESCOPE, S(R(1, 2))), "")
 case("slow-telescoping-product-plus-1e-30", SLOW, F, lambda: (TELESCOPE, S(R(1, 2) + R(1, 10**30))), "")
-case("slow-grandi", SLOW, F, lambda: (sp.Sum((-1) ** k, (k, 0, oo)), S(R(1, 2))), "divergent (1/2 only in Cesàro's sense)")
+case("slow-grandi", SLOW, F, lambda: (sp.Sum((-1) ** k, (k, 0, oo)), S(R(1, 2))),
+     "divergent (1/2 only in Cesàro's sense)")
 case("slow-true-odd-squares", SLOW, T, lambda: (sp.Sum(1 / (2 * k - 1) ** 2, (k, 1, oo)), S(pi**2 / 8)), "")
 
 # ---- nested sums whose inner bound uses the outer index (n ≥ 1) -----------------------------------
@@ -522,7 +524,7 @@ def run_case(c: Case) -> dict:
     t0, c0 = time.perf_counter(), time.process_time()
     try:
         report = check(d, budget=c.budget)
-    except Exception as exc:  # a traceback is a bug of its own
+    except Exception as exc:  # noqa: BLE001 - a traceback is a bug of its own
         return {"id": c.id, "category": c.category, "expect": c.expect, "verdict": "crash",
                 "steps": [], "ok": False, "detail": f"{type(exc).__name__}: {exc}"[:300],
                 "wall": time.perf_counter() - t0, "cpu": time.process_time() - c0, "flagged": False}
