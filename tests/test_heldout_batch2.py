@@ -130,11 +130,13 @@ class Case:
     target: int | None = None         # 1-based step that is false / vacuous (default: last)
     budget: float = BUDGET
     definitions: tuple = ()
+    premises: tuple = ()              # hypotheses as sympy relations (Derivation.premises)
 
     def derivation(self) -> Derivation:
         start, *steps = self.build()
+        extra = {"premises": self.premises} if self.premises else {}
         return Derivation(name=f"heldout.{self.id}", title=self.id, start=start, steps=tuple(steps),
-                          definitions=self.definitions)
+                          definitions=self.definitions, **extra)
 
 
 def S(expr, rule=None, rel="=", why="the claimed step"):
@@ -366,6 +368,13 @@ case("rule-true-substitute-declared", RULE, T,
 case("rule-true-substitute-declared-function", RULE, T,
      lambda: (f(x) + 1, S(x**2 + 1, Substitute(((f, sp.Lambda(x, x**2)),)))), "f(x) = x² is declared",
      definitions=((f(x), x**2),))
+case("rule-true-sift-premise", RULE, T,
+     lambda: (sp.Sum(A(ll) * KD(jp, ll), (ll, 1, n)), S(A(jp), SiftDelta(jp))), "j ≤ n is a declared premise",
+     premises=(sp.Le(jp, n),))
+case("rule-true-substitute-premise", RULE, T, lambda: (x + y, S(y, Substitute(((x, 0),)))),
+     "x = 0 is a declared premise", premises=(sp.Eq(x, 0),))
+case("rule-substitute-premise-other-symbol", RULE, F, lambda: (x + y, S(x, Substitute(((y, 0),)))),
+     "the premise is x = 0; the rule sets y := 0", premises=(sp.Eq(x, 0),))
 case("rule-true-sift-inside", RULE, T,
      lambda: (sp.Sum(A(ll) * KD(2, ll), (ll, 1, 5)), S(A(2), SiftDelta(2))), "2 ∈ 1..5")
 case("rule-true-sift-first", RULE, T,
@@ -537,12 +546,14 @@ def run_case(c: Case) -> dict:
         counted = verdicts[target]
     res = report.steps[target] if target < len(report.steps) else None
     words = " ".join([getattr(res, "strategy", ""), getattr(res, "detail", ""), report.error or "", str(report)])
+    vacuous = bool(getattr(res, "vacuous", False)) or "vacuous" in words.lower()
     return {
         "id": c.id, "category": c.category, "expect": c.expect, "verdict": counted.value,
         "steps": [v.value for v in verdicts], "ok": report.ok,
         "strategy": getattr(res, "strategy", ""), "detail": (getattr(res, "detail", "") or report.error or "")[:300],
         "wall": time.perf_counter() - t0, "cpu": time.process_time() - c0,
-        "flagged": counted is not Verdict.PROVED or "vacuous" in words.lower(),
+        "flagged": counted is not Verdict.PROVED or vacuous,
+        "witness": getattr(res, "witness", ""), "step_cpu": sum(getattr(r, "cpu_seconds", 0.0) for r in report.steps),
     }
 
 
