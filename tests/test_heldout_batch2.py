@@ -23,6 +23,7 @@ import functools
 import json
 import math
 import os
+import signal
 import subprocess
 import sys
 import textwrap
@@ -537,6 +538,7 @@ def run_case(c: Case) -> dict:
         return {"id": c.id, "category": c.category, "expect": c.expect, "verdict": "crash",
                 "steps": [], "ok": False, "detail": f"{type(exc).__name__}: {exc}"[:300],
                 "wall": time.perf_counter() - t0, "cpu": time.process_time() - c0, "flagged": False}
+    leaked = _armed_timers()
     verdicts = [r.verdict for r in report.steps]
     verdicts += [Verdict.UNDECIDED] * (len(d.steps) - len(verdicts))     # steps the report left out
     target = (c.target or len(d.steps)) - 1
@@ -553,8 +555,19 @@ def run_case(c: Case) -> dict:
         "strategy": getattr(res, "strategy", ""), "detail": (getattr(res, "detail", "") or report.error or "")[:300],
         "wall": time.perf_counter() - t0, "cpu": time.process_time() - c0,
         "flagged": counted is not Verdict.PROVED or vacuous,
+        "leaked_timers": leaked,
         "witness": getattr(res, "witness", ""), "step_cpu": sum(getattr(r, "cpu_seconds", 0.0) for r in report.steps),
     }
+
+
+def _armed_timers() -> list[str]:
+    """Interval timers still armed after ``check`` returned: a leak fires later inside unrelated code."""
+    armed = []
+    for name in ("ITIMER_REAL", "ITIMER_VIRTUAL", "ITIMER_PROF"):
+        which = getattr(signal, name, None)
+        if which is not None and signal.getitimer(which) != (0.0, 0.0):
+            armed.append(f"{name}={signal.getitimer(which)}")
+    return armed
 
 
 def invariant_holds(outcome: dict) -> bool:
@@ -581,6 +594,7 @@ def test_heldout_case(c: Case):
         "true": "a true step was refuted",
         "vacuous": "a vacuous step was refuted or passed without a flag",
     }[c.expect]
+    assert not outcome.get("leaked_timers"), f"{c.id}: check() returned with timers armed: {outcome['leaked_timers']}"
     assert invariant_holds(outcome), (
         f"{c.id} [{c.category}] ({c.why}): {message}; steps {outcome['steps']}, "
         f"strategy {outcome.get('strategy', '')!r}, detail {outcome['detail']!r}")
@@ -655,11 +669,15 @@ def test_heldout_doit_never_returns(tmp_path, which, expected):
     out = json.loads(proc.stdout.strip().splitlines()[-1])
     RESULTS[f"hang-{which}"] = {"id": f"hang-{which}", "category": "hang", **out}
     limit = HANG_BUDGET + 1.0
-    # wall time on a loaded machine (other processes) may exceed CPU time: allow the load, not the kernel
-    load = os.getloadavg()[0] / (os.cpu_count() or 1)
-    wall_limit = limit * max(1.0, load)
+    # CPU time is what the budget counts (docs/proved.md): budget + 1 s, strictly. Wall time also counts
+    # other processes' load: on an idle machine it must be within budget + 1 s as well; on a busy one
+    # within the documented wall-clock backstop (3 × budget + 2 s) + 1 s.
+    backstop = 3 * HANG_BUDGET + 2 + 1.0
+    idle = os.getloadavg()[0] < 0.5 * (os.cpu_count() or 1)
     assert out["cpu"] <= limit, f"{which}: {out['cpu']:.1f} s CPU for a {HANG_BUDGET} s budget"
-    assert out["wall"] <= wall_limit, f"{which}: {out['wall']:.1f} s wall for a {HANG_BUDGET} s budget"
+    assert out["wall"] <= backstop, f"{which}: {out['wall']:.1f} s wall, past the backstop {backstop} s"
+    if idle:
+        assert out["wall"] <= limit, f"{which}: {out['wall']:.1f} s wall on an idle machine ({HANG_BUDGET} s budget)"
     if expected == "undecided":
         assert out["verdict"] == "undecided", out
     else:
@@ -668,19 +686,16 @@ def test_heldout_doit_never_returns(tmp_path, which, expected):
 
 # ---------------------------------------------------------------- a stale helper module
 # helpers.py is imported by my_derivs.py; after the first (passing, cached) check, helpers.py is edited so
-# that the step is false. Three ways a helper matters: it builds the claimed expression, it is the
-# function of a Transform, or it defines the doit() of an operator that Evaluate applies. In the last two
-# the Derivation object is unchanged by the edit: only the helper's source tells the runs apart.
+# that the step is false. Two ways a helper matters: it builds the claimed expression, or it defines the
+# doit() of an operator that the step evaluates. In the second the Derivation object is unchanged by the
+# edit: only the helper's source tells the runs apart. (A helper's Transform is no such case: a
+# Transform only proposes, and the step's truth does not depend on it.)
 HELPERS = """
 import sympy as sp
 
 
 def rhs(x):
     return x**2 + 2*x + 1
-
-
-def multiply_out(expr):
-    return sp.expand(expr)
 
 
 class Square(sp.Function):
@@ -691,20 +706,17 @@ class Square(sp.Function):
 """
 HELPERS_EDIT = {
     "expression": ("return x**2 + 2*x + 1", "return x**2 + 2*x + 2  # edited"),
-    "transform": ("return sp.expand(expr)", "return sp.expand(expr) + 1  # edited"),
     "doit": ("return self.args[0] ** 2", "return self.args[0] ** 2 + 1  # edited"),
 }
 MODULE = textwrap.dedent(
     """
     import sympy as sp
-    from derive import Derivation, Evaluate, Step, Transform
-    from helpers import Square, multiply_out, rhs
+    from derive import Derivation, Evaluate, Step
+    from helpers import Square, rhs
 
     x = sp.Symbol("x", real=True)
     by_expression = Derivation(name="heldout.stale-expression", title="A helper's expression",
                                start=(x + 1) ** 2, steps=(Step(rhs(x), "expand the square"),))
-    by_transform = Derivation(name="heldout.stale-transform", title="A helper's transform", start=(x + 1) ** 2,
-                              steps=(Step(x**2 + 2 * x + 1, "multiply out", rule=Transform(multiply_out)),))
     by_doit = Derivation(name="heldout.stale-doit", title="A helper's operator", start=Square(x + 1),
                          steps=(Step((x + 1) ** 2, "evaluate the operator", rule=Evaluate()),))
     """
