@@ -561,12 +561,39 @@ def run_case(c: Case) -> dict:
 
 
 def _armed_timers() -> list[str]:
-    """Interval timers still armed after ``check`` returned: a leak fires later inside unrelated code."""
+    """Timers still live after ``check`` returned: a leak fires later inside unrelated code.
+
+    Interval timers are read with ``getitimer``; a POSIX timer cannot be read from Python, so the probe
+    also burns 50 ms of CPU with its own handlers on the timer signals (where none is installed) and
+    records any signal or exception that arrives.
+    """
     armed = []
     for name in ("ITIMER_REAL", "ITIMER_VIRTUAL", "ITIMER_PROF"):
         which = getattr(signal, name, None)
         if which is not None and signal.getitimer(which) != (0.0, 0.0):
             armed.append(f"{name}={signal.getitimer(which)}")
+    if sys.gettrace() is not None or sys.getprofile() is not None:
+        armed.append(f"trace/profile hook left installed: {sys.gettrace() or sys.getprofile()}")
+    caught: list[str] = []
+    saved = {}
+    for name in ("SIGALRM", "SIGVTALRM", "SIGPROF"):
+        num = getattr(signal, name, None)
+        if num is None:
+            continue
+        current = signal.getsignal(num)
+        if current in (signal.SIG_DFL, None):
+            saved[num] = current
+            signal.signal(num, lambda signum, frame, name=name: caught.append(name))
+    try:
+        c0 = time.process_time()
+        while time.process_time() - c0 < 0.05:
+            sum(range(1000))
+    except BaseException as exc:  # noqa: BLE001 - a leaked handler raising into unrelated code
+        armed.append(f"{type(exc).__name__}: {exc}"[:120])
+    finally:
+        for num, handler in saved.items():
+            signal.signal(num, handler if handler is not None else signal.SIG_DFL)
+    armed += [f"{name} delivered after check returned" for name in caught]
     return armed
 
 
