@@ -183,6 +183,10 @@ case("near-acos-almost-one", NEAR, F, lambda: (sp.acos(R(7823207, 7823209)), S(s
      "acos of 1 − 2.6e-7 is 7.2e-4, not 0 (sympy issue 23086: evalf at low precision said 0)")
 case("near-true-sin-acos-almost-one", NEAR, T,
      lambda: (sp.sin(sp.acos(R(7823207, 7823209))), S(sp.sqrt(1 - R(7823207, 7823209) ** 2))), "")
+case("near-float64-sqrt2", NEAR, F, lambda: (sp.sqrt(2) * x, S(1.4142135623730951 * x)),
+     "a float64 literal is 1e-16 relative off √2")
+case("near-float15-pi", NEAR, F, lambda: (pi, S(sp.Float(pi, 15))), "a 15-digit Float is not π")
+case("near-true-float-half", NEAR, T, lambda: (x / 2, S(0.5 * x)), "0.5 is exact in binary")
 case("near-true-denest", NEAR, T, lambda: (sp.sqrt(3 + 2 * sp.sqrt(2)), S(1 + sp.sqrt(2))), "√(3+2√2) = 1+√2")
 case("near-true-denest-6", NEAR, T, lambda: (sp.sqrt(5 + 2 * sp.sqrt(6)), S(sp.sqrt(2) + sp.sqrt(3))),
      "√(5+2√6) = √2+√3")
@@ -231,6 +235,14 @@ case("zero-ceil-minus-floor-half", ZERO, F, lambda: (sp.ceiling(nz / 2) - sp.flo
      "false at every even n")
 case("zero-sign-squared-at-pm1", ZERO, F, lambda: (sp.sign(x**2 - 1) ** 2, S(sp.Integer(1))), "false at x = ±1 only")
 case("zero-factorial-strict", ZERO, F, lambda: (sp.factorial(N0), S(N0, rel=">")), "n! > n fails at n = 1 and 2")
+case("zero-heaviside-irrational-breakpoint", ZERO, F,
+     lambda: (sp.Heaviside(p - sp.sqrt(2)) ** 2, S(sp.Heaviside(p - sp.sqrt(2)))), "false only at p = √2")
+case("zero-sign-squared-irrational", ZERO, F, lambda: (sp.sign(x**2 - 2) ** 2, S(sp.Integer(1))), "false at ±√2")
+case("zero-piecewise-on-sine", ZERO, F,
+     lambda: (sp.Piecewise((1, sp.sin(x) > 0), (0, True)) + sp.Piecewise((1, sp.sin(x) < 0), (0, True)),
+              S(sp.Integer(1))), "false at every multiple of π")
+case("zero-true-floor-sqrt-floor", ZERO, T, lambda: (sp.floor(sp.sqrt(sp.floor(p))), S(sp.floor(sp.sqrt(p)))),
+     "⌊√⌊p⌋⌋ = ⌊√p⌋ for p > 0")
 case("zero-true-hermite", ZERO, T, lambda: (sp.floor(x / 2) + sp.floor((x + 1) / 2), S(sp.floor(x))),
      "Hermite's identity, also at the jumps")
 case("zero-true-min-plus-max", ZERO, T, lambda: (sp.Min(x, 0) + sp.Max(x, 0), S(x)), "min + max = sum")
@@ -268,6 +280,8 @@ case("mag-log1p-as-x", MAG, F, lambda: (sp.log(1 + p), S(p)), "log(1+p) < p for 
 case("mag-tiny-ratio", MAG, F, lambda: (p**2 / (p**2 + R(1, 10**20)), S(sp.Integer(1))),
      "≈ 1 − 1e-20/p²: visible only for tiny p")
 case("mag-sqrt-shift", MAG, F, lambda: (sp.sqrt(p**2 + R(1, 10**30)), S(p)), "gap 5e-31/p")
+case("mag-min-cap-1e13", MAG, F, lambda: (sp.Min(p, 10**13), S(p)), "false only above 1e13")
+case("mag-piecewise-1e15", MAG, F, lambda: (sp.Piecewise((p, p < 10**15), (0, True)), S(p)), "false above 1e15")
 case("mag-true-cosh-minus-sinh", MAG, T, lambda: ((sp.cosh(p) - sp.sinh(p)) * sp.exp(p), S(sp.Integer(1))),
      "at p = 1e12 the difference is e^-p under e^p of rounding: 60 digits cannot see it")
 case("mag-true-square-diff", MAG, T, lambda: ((p + 1) ** 2 - p**2, S(2 * p + 1)), "cancellation at 1e12")
@@ -376,6 +390,9 @@ case("rule-true-substitute-premise", RULE, T, lambda: (x + y, S(y, Substitute(((
      "x = 0 is a declared premise", premises=(sp.Eq(x, 0),))
 case("rule-substitute-premise-other-symbol", RULE, F, lambda: (x + y, S(x, Substitute(((y, 0),)))),
      "the premise is x = 0; the rule sets y := 0", premises=(sp.Eq(x, 0),))
+case("rule-sift-premise-too-weak", RULE, F,
+     lambda: (sp.Sum(A(ll) * KD(jp, ll), (ll, 1, n - 1)), S(A(jp), SiftDelta(jp))),
+     "the premise j ≤ n does not put j inside 1..n−1 (j = n gives 0)", premises=(sp.Le(jp, n),))
 case("rule-true-sift-inside", RULE, T,
      lambda: (sp.Sum(A(ll) * KD(2, ll), (ll, 1, 5)), S(A(2), SiftDelta(2))), "2 ∈ 1..5")
 case("rule-true-sift-first", RULE, T,
