@@ -72,9 +72,7 @@ class IdentityCheck(CrossCheck):
                                time.perf_counter() - t0)
         figures.update(points=w.evaluated, special=w.special, undecidable=w.unknown)
         if w.differ is not None and w.differ.relative_gap > max(atol, rtol):
-            d = w.differ
-            where = ", ".join(f"{k}={v}" for k, v in d.point.shown().items())
-            text = f"at {where}: lhs = {d.lhs}, rhs = {d.rhs} (gap {d.gap}, stable to {d.digits} digits)"
+            text = str(witness.counterexample(w.differ))
             return CheckResult(self.name, False, {**figures, "counterexample": text}, f"fails {text}",
                                time.perf_counter() - t0)
         if w.evaluated == 0:

@@ -36,8 +36,7 @@ RULE_SHARE, PROOF_SHARE, WITNESS_SHARE = 0.15, 0.6, 0.25
 
 
 def _cex(res: witness.PointResult) -> Counterexample:
-    return Counterexample(point=res.point.shown(), lhs=res.lhs, rhs=res.rhs, gap=res.gap or res.reason,
-                          digits=res.digits)
+    return witness.counterexample(res)
 
 
 def check_step(before: Any, step: Any, *, index: int, seed: int, budget: float,

@@ -179,8 +179,10 @@ class Evaluator:
         self.approximate = False
         #: set when a limit was evaluated numerically: a heuristic, never grounds for a refutation
         self.heuristic = False
-        #: most decimal digits lost to cancellation in one sum (the result is that much less precise)
-        self.lost_digits = 0.0
+        #: the largest magnitude of a term of an inexact sum (the scale of the rounding error)
+        self.magnitude = mpmath.mpf(0)
+        #: nodes evaluated so far: a measure of work that, unlike time, is the same on every machine
+        self.visits = 0
 
     def value(self, expr: Any) -> Value:
         """The value of ``expr`` (a scalar sympy expression) at the point."""
@@ -194,6 +196,7 @@ class Evaluator:
 
     # dispatch ---------------------------------------------------------
     def ev(self, e: Any, env: dict) -> Value:
+        self.visits += 1
         limits.checkpoint()
         if e.is_Integer:
             return Fraction(int(e))
@@ -244,18 +247,12 @@ class Evaluator:
         if all(_is_exact(v) for v in vals):
             return sum(vals, Fraction(0))
         mps = [to_mp(v) for v in vals]
-        total = mpmath.fsum(mps)
-        # cancellation: the sum is much smaller than its terms, so digits were lost (and a term
-        # below the working precision may have been absorbed); past the precision nothing is left
+        # the rounding error of a sum is relative to its largest term, not to the result: remember the
+        # largest magnitude seen, so that a cancelled result is compared with the error it can carry
         biggest = max(abs(v) for v in mps)
-        if biggest > 0:
-            if total == 0:
-                raise Unreliable("complete cancellation at this precision")
-            lost = float(mpmath.log10(biggest / abs(total)))
-            if lost > self.dps - 12:
-                raise Unreliable("cancellation beyond the working precision")
-            self.lost_digits = max(self.lost_digits, lost)
-        return total
+        if biggest > self.magnitude:
+            self.magnitude = biggest
+        return mpmath.fsum(mps)
 
     def _Mul(self, e: Any, env: dict) -> Value:
         vals = [self.ev(a, env) for a in e.args]
@@ -605,10 +602,22 @@ class Evaluator:
             raise Unreliable(f"numeric differentiation failed ({exc})") from None
 
     def _Limit(self, e: Any, env: dict) -> Value:
-        if not self.limits_allowed:
-            raise Unreliable("a numeric limit is a heuristic: it cannot refute")
         self.approximate = True
+        if not self.limits_allowed:
+            # to refute, a numeric limit is not enough: sympy's limit of the same expression at this exact
+            # point must agree with it (two independent methods; either alone may settle on a wrong value)
+            numeric = self._numeric_limit(e, env)
+            ok, exact = limits.run_limited(0.5, "sympy's limit at the point", _sympy_limit_at, e, env, self)
+            if not ok or exact is None:
+                raise Unreliable("a numeric limit that sympy could not confirm at this point")
+            value = to_mp(self.ev(exact, {}))
+            if abs(value - numeric) > _tolerance(value) ** 0.5:
+                raise Unreliable("sympy's limit and the numeric limit disagree")
+            return numeric
         self.heuristic = True
+        return self._numeric_limit(e, env)
+
+    def _numeric_limit(self, e: Any, env: dict) -> Value:
         f, var, x0, direction = e.args
         point = to_mp(self.ev(x0, env))
         d = str(direction)
@@ -635,6 +644,31 @@ class Evaluator:
                 raise Undefined("the one-sided limits differ")
             return right
         return one(1 if d == "+" else -1)
+
+
+def _sympy_limit_at(e: Any, env: dict, ev: Evaluator) -> Any:
+    """sympy's value of the limit ``e`` with the point's exact values put in (``None`` if it has none)."""
+    f, var, x0, direction = e.args
+    subs = {}
+    for s in e.free_symbols:
+        if not isinstance(s, sp.Symbol):
+            continue  # an indexed element: below
+        v = env.get(s)
+        if not isinstance(v, Fraction):
+            return None
+        subs[s] = sp.Rational(v.numerator, v.denominator)
+    for idx in e.atoms(sp.Indexed):
+        v = ev.ev(idx, env)
+        if not isinstance(v, Fraction):
+            return None
+        subs[idx] = sp.Rational(v.numerator, v.denominator)
+    try:
+        out = sp.Limit(f.xreplace(subs), var, x0.xreplace(subs), str(direction)).doit()
+    except limits.TimeLimit:
+        raise
+    except Exception:  # noqa: BLE001 - no value from sympy: no confirmation
+        return None
+    return None if out.has(sp.Limit) or not out.is_number else out
 
 
 def _tolerance(value: Any) -> Any:

@@ -2,9 +2,9 @@
 
 A limit is a number of seconds of **CPU time of this process** (``ITIMER_PROF``
 counts user and system time of every thread): the same derivation gets the same
-verdict on an idle and on a loaded machine. A wall-clock backstop
-(``ITIMER_REAL``, :data:`WALL_FACTOR` × the CPU limit + :data:`WALL_SLACK`)
-catches work that waits instead of computing.
+verdict on an idle and on a loaded machine. A wall-clock backstop on the
+outermost limit only (``ITIMER_REAL``, :data:`WALL_FACTOR` × the CPU limit +
+:data:`WALL_SLACK`) catches work that waits instead of computing.
 
 Limits nest: an inner limit never outlasts the enclosing one. When a limit
 expires, :class:`TimeLimit` is raised inside whatever is running (a sympy
@@ -128,10 +128,12 @@ def limit(seconds: float, label: str) -> Iterator[_Frame]:
     now_cpu, now_wall = cpu_time(), time.monotonic()
     seconds = max(float(seconds), 0.0)
     cpu_deadline = now_cpu + seconds
+    # the wall-clock backstop belongs to the outermost limit only: an inner slice measured in wall time
+    # would make verdicts depend on the machine's load
     wall_deadline = now_wall + WALL_FACTOR * seconds + WALL_SLACK
     if _stack:
         cpu_deadline = min(cpu_deadline, _stack[-1].cpu_deadline)
-        wall_deadline = min(wall_deadline, _stack[-1].wall_deadline)
+        wall_deadline = _stack[-1].wall_deadline
     frame = _Frame(label, seconds, cpu_deadline, wall_deadline)
     _stack.append(frame)
     _arm()

@@ -208,7 +208,7 @@ def normalise(e: Any, used: list[str] | None = None) -> Any:
         return e
     ops = [type(n).__name__ for n in e.atoms(*_DOIT_TYPES)]
     if ops:
-        ok, out = limits.run_limited(max(limits.remaining() * 0.25, 0.05), "doit", _doit, e)
+        ok, out = limits.run_limited(max(limits.remaining(), 0.05), "doit", _doit, e)
         if ok and out is not None and out != e:
             used.extend(sorted(set(ops)))
             e = canonical_indices(exact_floats(out))
@@ -428,7 +428,7 @@ def prove(before: Any, after: Any, relation: str, budget: float, probe: Callable
             return Proof(True, f"normalise → {name}")
     # level 2: operators evaluated by doit() (the witness must then confirm)
     if any(isinstance(x, sp.Basic) and x.has(*_DOIT_TYPES) for x in pair):
-        ok, pair2 = limits.run_limited(0.3 * budget, "normalise",
+        ok, pair2 = limits.run_limited(0.5 * budget, "normalise",
                                        lambda: (normalise(pair[0], used), normalise(pair[1], used)))
         if ok and used:
             d2 = _difference(*pair2)

@@ -116,21 +116,28 @@ def compare_at(lhs: Any, rhs: Any, relation: str, point: Point, digits: tuple[in
                         # an exact disagreement needs no more digits
                         g = abs(a - b)
                         rel = float(g / max(1, abs(a), abs(b)))
-                        return PointResult("differ", point, _num(a), _num(b), _num(g), d, "exact", rel)
+                        with mpmath.workdps(15):
+                            shown_gap = mpmath.nstr(to_mp(g), 6)
+                        return PointResult("differ", point, _num(a), _num(b), shown_gap, d, "exact", rel)
                     ma, mb = to_mp(a), to_mp(b)
-                    scale = max(1, abs(ma), abs(mb))
-                    good = (d // 2 if ev.approximate else d - 10) - int(ev.lost_digits + 1)
+                    # error scale: the values, and the largest term a sum cancelled (digits lost there)
+                    scale = max(1, abs(ma), abs(mb), ev.magnitude)
+                    good = d // 2 if ev.approximate else d - 10
                     tol = mpmath.mpf(10) ** (-good) * scale
                     if not _holds(relation, ma, mb, tol):
                         g = _gap(relation, ma, mb)
                         if worst is None or g / scale > worst[0]:
-                            worst = (g / scale, ma, mb, g)
+                            worst = (g / max(1, abs(ma), abs(mb)), ma, mb, g)
         except NotEvaluable as exc:
+            _WORK[0] += ev.visits
             return PointResult("not-evaluable", point, reason=str(exc))
         except Undefined as exc:
+            _WORK[0] += ev.visits
             return PointResult("undefined", point, reason=str(exc))
         except Unreliable as exc:
+            _WORK[0] += ev.visits
             return PointResult("unknown", point, reason=str(exc), digits=d)
+        _WORK[0] += ev.visits
         if worst is None:
             return PointResult("agree", point, digits=d)
         if ev.heuristic:
@@ -146,10 +153,22 @@ def compare_at(lhs: Any, rhs: Any, relation: str, point: Point, digits: tuple[in
     return PointResult("differ", point, *shown, digits=digits[-1], relative_gap=float(gaps[-1]))
 
 
+#: nodes evaluated by the witness (a machine-independent measure of its work)
+_WORK = [0]
+
+
 def _num(v: Any) -> str:
     if isinstance(v, Fraction):
         return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
     return mpmath.nstr(v, 15)
+
+
+def counterexample(res: PointResult) -> Any:
+    """A :class:`~derive.report.Counterexample` of a point where the two sides differ."""
+    from ..report import Counterexample
+
+    return Counterexample(point=res.point.shown(), lhs=res.lhs, rhs=res.rhs, gap=res.gap or res.reason,
+                          digits=res.digits)
 
 
 @dataclass(frozen=True)
@@ -183,20 +202,24 @@ class Witness:
 
 
 def run(lhs: Any, rhs: Any, relation: str, seed: int, *, digits: tuple[int, ...], n_random: int,
-        n_special: int, n_breaks: int, stop_at_differ: bool = True, seconds: float = float("inf"),
+        n_special: int, n_breaks: int, stop_at_differ: bool = True, work: float = float("inf"),
         limits_allowed: bool = True) -> Witness:
     """Evaluate ``lhs relation rhs`` at the points of :func:`derive.kernel.points.generate`.
 
-    No new point is started after ``seconds`` of CPU time (the ones done count).
+    No new point is started once ``work`` expression nodes have been evaluated
+    (a count, not a time: the same points on every machine) and one point agreed.
     """
-    start = limits.cpu_time()
+    start = _WORK[0]
     exprs = [e for side in (lhs, rhs) for e in _flat(sp.sympify(side, strict=True))]
     agreed = evaluated = unknown = special = 0
     reason = ""
     differ = None
+    constant = not any(e.free_symbols or e.atoms(sp.Indexed, sp.MatrixSymbol) for e in exprs)
+    if constant:  # every point is the same point
+        n_random, n_special, n_breaks = 1, 0, 0
     for point in generate(exprs, seed, n_random, n_special, n_breaks):
         limits.checkpoint()
-        if limits.cpu_time() - start > seconds and (agreed or differ):
+        if _WORK[0] - start > work and (agreed or differ):
             break
         res = compare_at(lhs, rhs, relation, point, digits, limits_allowed)
         if res.status == "not-evaluable":
@@ -218,13 +241,12 @@ def run(lhs: Any, rhs: Any, relation: str, seed: int, *, digits: tuple[int, ...]
     return Witness(agreed, evaluated, differ, reason, unknown, special)
 
 
-def confirm(lhs: Any, rhs: Any, relation: str, seed: int, seconds: float = 0.1) -> Witness:
+def confirm(lhs: Any, rhs: Any, relation: str, seed: int, work: int = 20_000) -> Witness:
     """The witness of a proved step: 2 random, up to 6 special and 3 breakpoint points at 30 (then 60) digits.
 
-    Stops starting new points after ``seconds`` of CPU once one point agreed.
+    Stops starting new points once ``work`` nodes were evaluated and one point agreed.
     """
-    return run(lhs, rhs, relation, seed, digits=CONFIRM_DIGITS, n_random=2, n_special=6, n_breaks=3,
-               seconds=seconds)
+    return run(lhs, rhs, relation, seed, digits=CONFIRM_DIGITS, n_random=2, n_special=6, n_breaks=3, work=work)
 
 
 def search(lhs: Any, rhs: Any, relation: str, seed: int, *, n_random: int = 10) -> Witness:
