@@ -25,11 +25,16 @@ def _counts(rows: list[dict]) -> dict:
 
 
 def _line(label: str, c: dict) -> str:
-    return (f"{label:<20} false: refuted {c['false_refuted']:>3}/{c['false_total']:<3} "
-            f"proved {c['false_proved']:>2} undecided {c['false_undecided']:>2} crash {c['false_crash']:>2} | "
-            f"true: proved {c['true_proved']:>3}/{c['true_total']:<3} refuted {c['true_any_refuted']:>2} "
-            f"undecided {c['true_undecided']:>2} crash {c['true_crash']:>2} | "
-            f"vacuous flagged {c['vacuous_flagged']}/{c['vacuous_total']}")
+    parts = []
+    if c["false_total"]:
+        parts.append(f"false: refuted {c['false_refuted']:>3}/{c['false_total']:<3} proved {c['false_proved']:>2} "
+                     f"undecided {c['false_undecided']:>2} crash {c['false_crash']:>2}")
+    if c["true_total"]:
+        parts.append(f"true: proved {c['true_proved']:>3}/{c['true_total']:<3} refuted {c['true_any_refuted']:>2} "
+                     f"undecided {c['true_undecided']:>2} crash {c['true_crash']:>2}")
+    if c["vacuous_total"]:
+        parts.append(f"vacuous: flagged {c['vacuous_flagged']}/{c['vacuous_total']}")
+    return f"{label:<20} " + " | ".join(parts)
 
 
 def summarize(outcomes: list[dict], extra: list[dict] = ()) -> str:

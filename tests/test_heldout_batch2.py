@@ -9,9 +9,11 @@ Each case is a one- or two-step derivation with the truth of its claim:
 * ``vacuous``: the step restates the previous expression; it must not be refuted and must be
   flagged (not proved, or the word "vacuous" in its strategy, detail or the report).
 
-Besides the cases, three tests that need a process of their own: a ``doit()`` that never returns
-(the check must come back within its budget + 1 s), and a stale helper module behind the
-verification cache (``derive check`` must notice the edit).
+After each case, no timer, trace hook or late signal of the kernel may be left behind. Besides the
+cases, tests that need a process of their own: a ``doit()`` that never returns (the check must come
+back within its budget + 1 s of CPU), a stale helper module behind the verification cache
+(``derive check`` must notice the edit), and verdicts that must not change with ``PYTHONHASHSEED`` or
+with other processes loading the CPU.
 
 The last test prints the summary by category (``tests/heldout_summary.py``); run
 ``python tests/heldout_summary.py`` for the per-case table without pytest.
