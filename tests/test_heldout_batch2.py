@@ -342,6 +342,18 @@ case("rule-substitute-contradicts-definition", RULE, F,
      "the derivation declares s = x + y, the rule substitutes x − y", definitions=((s, x + y),))
 case("rule-substitute-undeclared-expression", RULE, F,
      lambda: (x**2 + x**4, S(y + y**2, Substitute(((x**2, y),)))), "x² := y is no definition of the derivation")
+case("rule-substitute-circular-definition", RULE, F,
+     lambda: (s**2, S((s + 1) ** 2, Substitute(((s, s + 1),)))),
+     "the 'definition' s = s + 1 is contradictory: it defines nothing", definitions=((s, s + 1),))
+case("rule-substitute-definition-violates-assumption", RULE, F,
+     lambda: (p + 1, S(sp.Integer(0), Substitute(((p, -1),)))),
+     "p is declared positive; a 'definition' p = −1 contradicts it", definitions=((p, -1),))
+case("rule-substitute-premise-violates-assumption", RULE, F,
+     lambda: (p + 1, S(sp.Integer(0), Substitute(((p, -1),)))),
+     "p is declared positive; a premise p = −1 contradicts it", premises=(sp.Eq(p, -1),))
+case("rule-sift-premise-contradicts-range", RULE, F,
+     lambda: (sp.Sum(A(ll) * KD(jp, ll), (ll, 1, n)), S(A(jp), SiftDelta(jp))),
+     "the premise j ≤ 0 contradicts j > 0: nothing follows", premises=(sp.Le(jp, 0),))
 case("rule-sift-index-below-range", RULE, F,
      lambda: (sp.Sum(A(ll) * KD(0, ll), (ll, 1, n)), S(A(0), SiftDelta(0))), "δ_{0l} over l = 1..n sums to 0")
 case("rule-sift-index-above-range", RULE, F,
@@ -514,6 +526,11 @@ case("vac-repeated-step", VAC, V,
 case("vac-back-to-start", VAC, V,
      lambda: (sp.sin(x) ** 2 + sp.cos(x) ** 2, S(sp.Integer(1)), S(sp.sin(x) ** 2 + sp.cos(x) ** 2)),
      "the chain returns to its start: the claim restates itself")
+
+case("vac-strict-self", VAC, F, lambda: (x, S(x, rel=">")), "x > x is false for every x")
+case("vac-strict-self-less", VAC, F, lambda: (sp.sin(x) + 1, S(sp.sin(x) + 1, rel="<")),
+     "strict, and the same expression")
+case("vac-nonstrict-self", VAC, V, lambda: (x**2, S(x**2, rel=">=")), "x² ≥ x²: true and vacuous")
 
 # ---- derivatives of known antiderivatives, and a changed coefficient ------------------------------
 def _dd(expr, var):
