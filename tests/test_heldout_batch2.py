@@ -39,6 +39,7 @@ import pytest
 import sympy as sp
 
 from derive import Derivation, Evaluate, Step, Substitute, Transform, check
+from derive.exceptions import DerivationDefinitionError
 from derive.report import Verdict
 from derive.sums import DropNonnegative, SiftDelta, SplitSumAt
 
@@ -347,13 +348,15 @@ case("rule-substitute-circular-definition", RULE, F,
      "the 'definition' s = s + 1 is contradictory: it defines nothing", definitions=((s, s + 1),))
 case("rule-substitute-definition-violates-assumption", RULE, F,
      lambda: (p + 1, S(sp.Integer(0), Substitute(((p, -1),)))),
-     "p is declared positive; a 'definition' p = −1 contradicts it", definitions=((p, -1),))
+     "p is declared positive; the definition p = −1 contradicts it (ex falso: should be refused)",
+     definitions=((p, -1),))
 case("rule-substitute-premise-violates-assumption", RULE, F,
      lambda: (p + 1, S(sp.Integer(0), Substitute(((p, -1),)))),
-     "p is declared positive; a premise p = −1 contradicts it", premises=(sp.Eq(p, -1),))
+     "p is declared positive; the premise p = −1 contradicts it (ex falso: should be refused)",
+     premises=(sp.Eq(p, -1, evaluate=False),))
 case("rule-sift-premise-contradicts-range", RULE, F,
      lambda: (sp.Sum(A(ll) * KD(jp, ll), (ll, 1, n)), S(A(jp), SiftDelta(jp))),
-     "the premise j ≤ 0 contradicts j > 0: nothing follows", premises=(sp.Le(jp, 0),))
+     "the premise j ≤ 0 contradicts j > 0 (ex falso: should be refused)", premises=(sp.Le(jp, 0, evaluate=False),))
 case("rule-sift-index-below-range", RULE, F,
      lambda: (sp.Sum(A(ll) * KD(0, ll), (ll, 1, n)), S(A(0), SiftDelta(0))), "δ_{0l} over l = 1..n sums to 0")
 case("rule-sift-index-above-range", RULE, F,
@@ -566,8 +569,13 @@ ORDER = {Verdict.REFUTED: 2, Verdict.UNDECIDED: 1, Verdict.PROVED: 0}
 
 def run_case(c: Case) -> dict:
     """Check one case; the outcome as a JSON-friendly dict (``verdict`` is the verdict that counts)."""
-    d = c.derivation()
     t0, c0 = time.perf_counter(), time.process_time()
+    try:
+        d = c.derivation()
+    except DerivationDefinitionError as exc:   # refused when written: never proved
+        return {"id": c.id, "category": c.category, "expect": c.expect, "verdict": "rejected",
+                "steps": ["rejected"], "ok": False, "detail": str(exc)[:300], "strategy": "",
+                "wall": time.perf_counter() - t0, "cpu": time.process_time() - c0, "flagged": True}
     try:
         report = check(d, budget=c.budget)
     except Exception as exc:  # noqa: BLE001 - a traceback is a bug of its own
@@ -636,7 +644,7 @@ def _armed_timers() -> list[str]:
 def invariant_holds(outcome: dict) -> bool:
     """false → not proved; true → no step refuted; vacuous → not refuted and flagged; a crash never holds."""
     verdict = outcome["verdict"]
-    if verdict == "crash":
+    if verdict == "crash" or (verdict == "rejected" and outcome["expect"] != "false"):
         return False
     if outcome["expect"] == "false":
         return verdict != "proved"
