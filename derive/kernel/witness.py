@@ -242,11 +242,11 @@ def run(lhs: Any, rhs: Any, relation: str, seed: int, *, digits: tuple[int, ...]
 
 
 def confirm(lhs: Any, rhs: Any, relation: str, seed: int, work: int = 20_000) -> Witness:
-    """The witness of a proved step: 2 random, up to 6 special and 3 breakpoint points at 30 (then 60) digits.
+    """The witness of a proved step: 2 random, up to 5 special and 2 breakpoint points at 30 (then 60) digits.
 
     Stops starting new points once ``work`` nodes were evaluated and one point agreed.
     """
-    return run(lhs, rhs, relation, seed, digits=CONFIRM_DIGITS, n_random=2, n_special=6, n_breaks=3, work=work)
+    return run(lhs, rhs, relation, seed, digits=CONFIRM_DIGITS, n_random=2, n_special=5, n_breaks=2, work=work)
 
 
 def search(lhs: Any, rhs: Any, relation: str, seed: int, *, n_random: int = 10) -> Witness:
