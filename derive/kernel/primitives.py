@@ -8,31 +8,24 @@ conditions on this very expression. The kernel recognises a primitive by its
 exact class (a subclass inherits no trust) and runs the application below, not
 an override.
 
-The list (each class's docstring states its soundness argument):
+The list (each class's docstring states its soundness argument and its side conditions):
 
-=====================  =====================================================  ===============================
-rule                   law                                                     side condition checked
-=====================  =====================================================  ===============================
-``Substitute``         replace a symbol/head by what it equals                 the pair is declared by the
-                                                                               derivation (a definition or an
-                                                                               ``Eq`` premise) or provably
-                                                                               equal; no bound symbol captured
-``SplitSumAt``         Σ_a^b f = Σ_a^{m−1} f + f(m) + Σ_{m+1}^b f              m is an integer
-``DropNonnegative``    S + Σ f ≥ S                                             f ≥ 0 over the range (index
-                                                                               written lo + k, k ≥ 0), range
-                                                                               length ≥ 0, relation ≥
-``SiftDelta``          Σ_l f(l) δ_jl = f(j)                                    j integer, lo ≤ j ≤ hi proved
-                                                                               (assumptions or premises)
-``ExpandSquare``       (Σ_i f_i)² = Σ_i Σ_j f_i f_j                            j fresh
-``SplitDiagonal``      Σ_i Σ_j g = Σ_i g_ii + Σ_i (Σ_{j<i} + Σ_{j>i}) g         both ranges equal
-``VarianceDefinition`` Var X = E[X²] − E[X]²                                   none
-``Linearity``          E is linear                                             constants contain no random
-                                                                               element of the model
-``Independence``       E[XY] = E[X] E[Y]                                       indices provably distinct
-``Moments``            E[x_i] = μ, E[x_i²] = σ² + μ²                           the model declares x
-=====================  =====================================================  ===============================
+* ``Substitute`` — replace a symbol, subexpression or head by what it equals; the pair is declared
+  (a definition or an ``Eq`` premise), follows from declared definitions, renames a bound index, or is proved;
+* ``SplitSumAt`` — Σ_a^b f = Σ_a^{m−1} f + f(m) + Σ_{m+1}^b f; m is an integer;
+* ``DropNonnegative`` — S + Σ f ≥ S; f ≥ 0 over the range (index written lo + k, k ≥ 0), the range is
+  not reversed, the step's relation is ≥;
+* ``SiftDelta`` — Σ_l f(l) δ_jl = f(j); j is an integer and lo ≤ j ≤ hi is proved (assumptions or premises);
+* ``ExpandSquare`` — (Σ_i f_i)² = Σ_i Σ_j f_i f_j; j is fresh;
+* ``SplitDiagonal`` — Σ_i Σ_j g = Σ_i g_ii + Σ_i (Σ_{j<i} + Σ_{j>i}) g; both ranges are the same;
+* ``VarianceDefinition`` — Var X = E[X²] − E[X]²;
+* ``Linearity`` — E is linear; constants contain no random element of the model;
+* ``Independence`` — E[XY] = E[X] E[Y]; the indices are provably different;
+* ``Moments`` — E[x_i] = μ, E[x_i²] = σ² + μ²; the model declares x.
 
-The probability rules assume the :class:`RandomModel` the derivation names
+No rule rewrites a summand that binds its own index again inside.
+
+The probability rules assume the ``RandomModel`` the derivation names
 (its families are independent and i.i.d.): that is a premise of the
 derivation, shown with it.
 """
