@@ -185,7 +185,10 @@ case("near-float-basel", NEAR, F, lambda: (pi**2 / 6, S(sp.Float("1.644934066848
 case("near-acos-almost-one", NEAR, F, lambda: (sp.acos(R(7823207, 7823209)), S(sp.Integer(0))),
      "acos of 1 − 2.6e-7 is 7.2e-4, not 0 (sympy issue 23086: evalf at low precision said 0)")
 case("near-true-sin-acos-almost-one", NEAR, T,
-     lambda: (sp.sin(sp.acos(R(7823207, 7823209))), S(sp.sqrt(1 - R(7823207, 7823209) ** 2))), "")
+     lambda: (sp.sin(sp.acos(R(7823207, 7823209), evaluate=False), evaluate=False),
+              S(sp.sqrt(1 - R(7823207, 7823209) ** 2))),
+     "built unevaluated: sympy 1.14's own constructor turns sin(acos(7823207/7823209)) into 0 under some "
+     "PYTHONHASHSEED values, so the claim the kernel received was 0 = √(1 − r²), which it rightly refuted")
 case("near-float64-sqrt2", NEAR, F, lambda: (sp.sqrt(2) * x, S(1.4142135623730951 * x)),
      "a float64 literal is 1e-16 relative off √2")
 case("near-float15-pi", NEAR, F, lambda: (pi, S(sp.Float(pi, 15))), "a 15-digit Float is not π")
