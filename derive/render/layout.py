@@ -274,7 +274,19 @@ class Breaker:
             return self._sum(expr, budget)
         if isinstance(expr, sp.MatrixBase):
             return self._matrix(expr, budget)
+        if whole.startswith(r"\left[\,") and r"\;\middle|\;" in whole and len(expr.args) > 1:
+            return self._blocks(expr, budget)
         return self._around(expr, whole, budget)
+
+    def _blocks(self, expr: Any, budget: float) -> list[str]:
+        """Blocks side by side, ``[A | B]``, one block per line (a ``\middle|`` cannot span lines)."""
+        lines: list[str] = []
+        for k, block in enumerate(expr.args):
+            sub = self.lines(block, budget - 2.0)
+            sub[0] = (r"\Bigl[\," if k == 0 else r"\;\Big|\; ") + sub[0]
+            lines += sub
+        lines[-1] += r"\,\Bigr]"
+        return lines
 
     def _sum(self, expr: Any, budget: float) -> list[str]:
         import sympy as sp

@@ -143,7 +143,7 @@ def _copy_static(app: Any, exc: Exception | None) -> None:
     if exc is None and app.builder.format == "html":
         from sphinx.util.fileutil import copy_asset_file
 
-        copy_asset_file(STATIC / "derive.css", Path(app.outdir) / "_static")
+        copy_asset_file(STATIC / "derive.css", Path(app.outdir) / "_static", force=True)
 
 
 def _purge_doc(app: Any, env: Any, docname: str) -> None:
