@@ -177,9 +177,12 @@ def escape_text(text: str) -> str:
 
     Special characters are escaped and the Unicode symbols of :data:`UNICODE_TEX`
     become their LaTeX forms, so that the result compiles with plain pdflatex.
+    Bare pseudo-TeX (``d_k``, ``e^{s_j}``) is typeset as math (:func:`~derive.render.textmath.mark_math`).
     """
+    from .textmath import mark_math
+
     out = []
-    parts = text.split("$")
+    parts = mark_math(text).split("$")
     for k, part in enumerate(parts):
         if k % 2 == 1:
             out.append("$" + part + "$")
@@ -315,10 +318,13 @@ def fit_to_width(content: str, math: bool = True, max_height: str = "", center: 
     inside the group.
     """
     box = rf"\sbox0{{$\displaystyle {content}$}}" if math else rf"\sbox0{{{content}}}"
-    lines = [box, r"\ifdim\wd0>\linewidth\sbox0{\resizebox{\linewidth}{!}{\usebox0}}\fi"]
+    # each shrink is written to the log ("derive-fit: width <natural> <target>") so tests can read the scale
+    lines = [box, r"\ifdim\wd0>\linewidth\typeout{derive-fit: width \the\dimexpr\wd0\relax\space\the\linewidth}"
+             r"\sbox0{\resizebox{\linewidth}{!}{\usebox0}}\fi"]
     if max_height:
         lines += [rf"\dimen0={max_height}\dimen2=\ht0\advance\dimen2 by \dp0",
-                  r"\ifdim\dimen2>\dimen0\sbox0{\resizebox*{!}{\dimen0}{\usebox0}}\fi"]
+                  r"\ifdim\dimen2>\dimen0\typeout{derive-fit: height \the\dimexpr\dimen2\relax\space\the\dimexpr\dimen0\relax}"
+                  r"\sbox0{\resizebox*{!}{\dimen0}{\usebox0}}\fi"]
     if center:
         return "\n".join([r"\begin{center}", *lines, r"\usebox0", r"\end{center}"])
     return "{" + "\n".join([*lines, r"\usebox0}"])

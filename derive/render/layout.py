@@ -279,7 +279,7 @@ class Breaker:
         return self._around(expr, whole, budget)
 
     def _blocks(self, expr: Any, budget: float) -> list[str]:
-        """Blocks side by side, ``[A | B]``, one block per line (a ``\middle|`` cannot span lines)."""
+        r"""Blocks side by side, ``[A | B]``, one block per line (a ``\middle|`` cannot span lines)."""
         lines: list[str] = []
         for k, block in enumerate(expr.args):
             sub = self.lines(block, budget - 2.0)
@@ -402,7 +402,6 @@ def name_repeats(exprs: list[Any], min_width: float = 8.0, limit: int = 6,
         the definitions in the order the names were given.
     """
     import sympy as sp
-
     from sympy.printing.latex import LatexPrinter
 
     printer = LatexPrinter({"symbol_names": symbol_names or {}})

@@ -31,8 +31,11 @@ CiteFn = Callable[["Citation"], list[nodes.Node]]
 
 
 def inline(text: str) -> list[nodes.Node]:
-    """``text`` with ``$...$`` spans as inline math nodes (an odd ``$`` stays literal)."""
-    parts = text.split("$")
+    """``text`` with ``$...$`` spans (and bare ``d_k``, ``e^{s_j}``: :func:`~derive.render.textmath.mark_math`)
+    as inline math nodes (an odd ``$`` stays literal)."""
+    from ..render.textmath import mark_math
+
+    parts = mark_math(text).split("$")
     if len(parts) % 2 == 0:  # unbalanced: no math
         return [nodes.Text(text)]
     out: list[nodes.Node] = []

@@ -85,7 +85,7 @@ class _DerivationBase(SphinxDirective):
         kind = derivation_node if numbered else derivation_unnumbered
         box = kind(classes=["derive-derivation"], numbered=numbered, derivation=name)
         self.set_source_info(box)
-        box += derivation_title(derivation.title, derivation.title)
+        box += derivation_title(derivation.title, "", *content.inline(derivation.title))
         if numbered:
             label = label or name
             box["names"].append(label)
