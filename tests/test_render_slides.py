@@ -82,7 +82,7 @@ def test_escape_text_makes_plain_pdflatex_text():
     from derive.render.latex import escape_text
 
     assert escape_text("ω = 10000^(−2i/d_model) > 0 § 3") == (
-        r"$\omega$ = 10000\^{}($-$2i/d\_model) $>$ 0 \S{} 3")
+        r"$\omega$ = 10000\^{}($-$2i/$d_{\text{model}}$) $>$ 0 \S{} 3")  # a bare d_model is math
     assert escape_text("keep $e^{a-c}$ & 50%") == r"keep $e^{a-c}$ \& 50\%"
 
 
@@ -135,14 +135,19 @@ def test_beamer_frame_one_page_per_overlay(tmp_path, softmax, rotation):
     from derive.render.beamer import beamer_deck, beamer_frame
 
     pdf, log = _pdflatex(tmp_path, "frame", beamer_frame(softmax, standalone=True))
-    assert len(pdf.pages) == len(softmax.steps) + 1 == 4
+    assert len(pdf.pages) == (1 + 1) + (2 + 1) and "derive-fit" not in log  # two frames, nothing shrunk
     # beamer hides a step by drawing it far off the page: read only the text drawn on the page
     shown = [[k for k in ("(1)", "(2)", "(3)") if k in _visible_text(p)] for p in pdf.pages]
-    assert shown == [[], ["(1)"], ["(1)", "(2)"], ["(1)", "(2)", "(3)"]]
-    pdf, _ = _pdflatex(tmp_path, "still", beamer_frame(softmax, standalone=True, overlays=False))
+    assert shown == [[], ["(1)"], [], ["(2)"], ["(2)", "(3)"]]
+    assert "Claim." in _visible_text(pdf.pages[0])  # the first overlay shows the claim
+    pdf, _ = _pdflatex(tmp_path, "still", beamer_frame(softmax, standalone=True, overlays=False, max_lines=20))
     assert len(pdf.pages) == 1
+    from derive.render.beamer import BeamerSettings, chunks
+
+    pages = sum(len(c) + 1 for d in (softmax, rotation) for c in chunks(d, BeamerSettings()))
     pdf, log = _pdflatex(tmp_path, "deck", beamer_deck([softmax, rotation], title="Deck"))
-    assert len(pdf.pages) == 1 + 4 + 3 and "Overfull" not in log
+    assert len(pdf.pages) == 1 + pages and "Overfull" not in log
+    assert "derive-fit" not in log  # nothing was shrunk
 
 
 # --- SVG / PNG ---------------------------------------------------------------------------------
@@ -246,9 +251,9 @@ def test_long_chains_continue_on_further_frames(tmp_path, catalog):
     from derive.render.beamer import beamer_frame
 
     d = catalog.get("softmax.shift-invariance")  # 3 steps: frames of 2 and 1 steps
-    text = beamer_frame(d, standalone=True, steps_per_frame=2)
+    text = beamer_frame(d, standalone=True, steps_per_frame=2, max_lines=20)
     assert text.count(r"\begin{frame}") == 2 and r"\emph{(continued)}" in text
-    assert text.count("Assumptions.") == 1 and "(3) $e^{-c} > 0$ cancels" in text
+    assert text.count("Assumptions.") == 1 and r"\textbf{(3)} $e^{-c} > 0$ cancels" in text
     pdf, _ = _pdflatex(tmp_path, "split", text)
     assert len(pdf.pages) == (2 + 1) + (1 + 1)
     with pytest.raises(InputError, match=r"^steps_per_frame must be a positive integer, got 0$"):

@@ -90,7 +90,7 @@ def _breaker(s: BeamerSettings) -> Any:
 
 
 def _rows(lines: list[str], relation: str, k: int | None, s: BeamerSettings) -> list[str]:
-    """Rows of the ``aligned`` chain for one formula: ``&= line 1``, ``&\quad line 2`` ... (revealed on ``k``)."""
+    r"""Rows of the ``aligned`` chain for one formula: ``&= line 1``, ``&\quad line 2`` ... (revealed on ``k``)."""
     out = []
     for j, line in enumerate(lines):
         body = (f"{relation} {line}" if j == 0 else rf"\quad {line}") if relation else line
@@ -123,11 +123,10 @@ def chunks(derivation: Derivation, s: BeamerSettings) -> list[list[tuple[int, St
     (:func:`height`); the first frame also holds the claim and the assumptions."""
     breaker = _breaker(s)
     out: list[list[tuple[int, Step, list[str]]]] = [[]]
-    claim = _claim(derivation, s)
+    claim = _claim_rows(derivation, s)
     used = height(breaker.lines(derivation.start)) + 1.0
-    if claim.count(r"\\") < 3:  # else the claim has a frame of its own
-        used += height([claim]) * (1 + claim.count(r"\\")) + sum(_words_height(a.text)
-                                                                   for a in derivation.assumptions) + 1.0
+    if len(claim) <= CLAIM_ALONE:  # else the claim has a frame of its own
+        used += height(claim) + sum(_words_height(a.text) for a in derivation.assumptions) + 1.0
     for k, step in enumerate(derivation.steps, 1):
         lines = breaker.lines(step.expr)
         cost = height(lines) + (_words_height(step.justification) if s.justifications else 0)
@@ -151,14 +150,23 @@ def _chain(start_lines: list[str], steps: Sequence[tuple[int, Step, list[str]]],
     return "\\begin{aligned}\n" + " \\\\\n".join(rows) + "\n\\end{aligned}"
 
 
-def _claim(derivation: Derivation, s: BeamerSettings) -> str:
-    """The claim, broken into lines like the chain, for the first overlay."""
+def _claim_rows(derivation: Derivation, s: BeamerSettings) -> list[str]:
+    """The claim's lines: ``start R end`` on one, or the start's and the end's broken lines."""
     breaker = _breaker(s)
     start, end = breaker.lines(derivation.start), breaker.lines(derivation.end)
     if len(start) == 1 and len(end) == 1:
-        return f"{start[0]} {REL_TEX[derivation.relation]} {end[0]}"
-    rows = _rows(start, "", None, s) + _rows(end, REL_TEX[derivation.relation], None, s)
-    return "\\begin{aligned}" + " \\\\ ".join(rows) + "\\end{aligned}"
+        return [f"{start[0]} {REL_TEX[derivation.relation]} {end[0]}"]
+    return _rows(start, "", None, s) + _rows(end, REL_TEX[derivation.relation], None, s)
+
+
+def _claim(derivation: Derivation, s: BeamerSettings) -> str:
+    """The claim, broken into lines like the chain, for the first overlay."""
+    rows = _claim_rows(derivation, s)
+    return rows[0] if len(rows) == 1 else "\\begin{aligned}" + " \\\\ ".join(rows) + "\\end{aligned}"
+
+
+#: a claim of more lines than this has a frame of its own
+CLAIM_ALONE = 3
 
 
 def frame(derivation: Derivation, s: BeamerSettings) -> str:
@@ -168,12 +176,12 @@ def frame(derivation: Derivation, s: BeamerSettings) -> str:
     frames = []
     for c, chunk in enumerate(parts):
         title = escape_text(derivation.title) + (r" \emph{(continued)}" if c else "")
-        out = [r"\begin{frame}", rf"\frametitle{{{title}}}",
+        out = [r"\begin{frame}", rf"\typeout{{derive-frame: {derivation.name} {c + 1}}}", rf"\frametitle{{{title}}}",
                rf"\framesubtitle{{\texttt{{{escape_text(derivation.name)}}}}}"]
         if c == 0:
             claim = _claim(derivation, s)
             out.append(r"{\small\textbf{Claim.}}")  # the first overlay: the claim and the assumptions
-            if claim.count(r"\\") >= 3:  # a long claim gets a frame of its own
+            if len(_claim_rows(derivation, s)) > CLAIM_ALONE:  # a long claim gets a frame of its own
                 out += [fit_to_width(claim, max_height=r"0.7\textheight"), r"\end{frame}", r"\begin{frame}",
                         rf"\frametitle{{{title} \emph{{(derivation)}}}}"]
             else:

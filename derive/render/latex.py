@@ -158,7 +158,8 @@ def checked_settings(cls: type, settings: dict[str, Any]) -> Any:
 
 
 def expr_latex(expr: Any, symbol_names: dict | None = None) -> str:
-    """LaTeX of one expression, using the project's notation table."""
+    """LaTeX of one expression, using the project's notation table; a fraction in an exponent is written
+    with a slash (``10000^{- 2 i / d}``), since a stacked one there is too small to read."""
     import sympy as sp
 
     from ..transformer.notation import latex_names
@@ -169,7 +170,9 @@ def expr_latex(expr: Any, symbol_names: dict | None = None) -> str:
     # bound symbols too (summation indices such as the pair index i_pair), not only free ones
     present = expr.atoms(sp.Symbol) if isinstance(expr, sp.Basic) else set()
     used = {s: n for s, n in names.items() if s in present}
-    return sp.latex(expr, symbol_names=used)
+    from .layout import fold_exponent_fractions
+
+    return fold_exponent_fractions(sp.latex(expr, symbol_names=used))
 
 
 def escape_text(text: str) -> str:
@@ -323,7 +326,8 @@ def fit_to_width(content: str, math: bool = True, max_height: str = "", center: 
              r"\sbox0{\resizebox{\linewidth}{!}{\usebox0}}\fi"]
     if max_height:
         lines += [rf"\dimen0={max_height}\dimen2=\ht0\advance\dimen2 by \dp0",
-                  r"\ifdim\dimen2>\dimen0\typeout{derive-fit: height \the\dimexpr\dimen2\relax\space\the\dimexpr\dimen0\relax}"
+                  r"\ifdim\dimen2>\dimen0"
+                  r"\typeout{derive-fit: height \the\dimexpr\dimen2\relax\space\the\dimexpr\dimen0\relax}"
                   r"\sbox0{\resizebox*{!}{\dimen0}{\usebox0}}\fi"]
     if center:
         return "\n".join([r"\begin{center}", *lines, r"\usebox0", r"\end{center}"])

@@ -27,7 +27,7 @@ from typing import Any
 
 from ..core import Derivation
 from ..exceptions import InputError
-from .latex import REL_TEX, checked_settings, definitions_latex, expr_latex
+from .latex import REL_TEX, checked_settings, definitions_latex
 from .textmath import mark_math
 
 FLAVOURS = ("revealjs", "marp")

@@ -81,6 +81,10 @@ def _script(body: str, table: dict[str, str], mark: str) -> str:
     return f"{mark}{plain}" if len(plain) == 1 else f"{mark}({plain})"
 
 
+def _wrap(s: str) -> str:
+    return f"({s})" if re.search(r"[ +\-·/]", s.strip()) else s
+
+
 def tex_unicode(tex: str) -> str:
     r"""Simple LaTeX math as Unicode text: ``\frac{a}{b}`` -> ``a/b``, ``x^{2}`` -> ``x²``, ``\sqrt{d}`` -> ``√d``."""
     out, i = [], 0
@@ -93,8 +97,7 @@ def tex_unicode(tex: str) -> str:
                 a, i = _group(tex, i)
                 b, i = _group(tex, i)
                 a, b = tex_unicode(a), tex_unicode(b)
-                wrap = (lambda s: f"({s})" if re.search(r"[ +\-·/]", s.strip()) else s)
-                out.append(f"{wrap(a)}/{wrap(b)}")
+                out.append(f"{_wrap(a)}/{_wrap(b)}")
             elif name == "sqrt":
                 a, i = _group(tex, i)
                 a = tex_unicode(a)
