@@ -387,7 +387,7 @@ def aligned_lines(lines: list[str], relation: str = "", indent: str = r"\quad") 
 # --- repeated subexpressions -------------------------------------------------------------------------
 
 
-def name_repeats(exprs: list[Any], min_width: float = 8.0, limit: int = 6,
+def name_repeats(exprs: list[Any], min_width: float = 10.0, limit: int = 6,
                  symbol_names: dict | None = None) -> tuple[list[Any], list[tuple[Any, Any]]]:
     r"""Name large subexpressions that occur at least twice in ``exprs`` (``\xi_1``, ``\xi_2`` ...).
 
@@ -414,7 +414,7 @@ def name_repeats(exprs: list[Any], min_width: float = 8.0, limit: int = 6,
                 continue
             for node in sp.preorder_traversal(e):
                 if node.args and not isinstance(node, (sp.MatrixBase, sp.Tuple)) and node.is_commutative \
-                        and not node.is_Number:
+                        and not node.is_Number and not (isinstance(node, sp.Expr) and node.could_extract_minus_sign()):
                     counts[node] = counts.get(node, 0) + 1
         best, gain = None, 0.0
         for node, n in counts.items():
@@ -427,7 +427,18 @@ def name_repeats(exprs: list[Any], min_width: float = 8.0, limit: int = 6,
             break
         name = sp.Symbol(f"xi_{k}")
         with sp.evaluate(False):
-            current = [e.xreplace({best: name}) if isinstance(e, sp.Basic) else e for e in current]
-            names = [(n, v.xreplace({best: name})) for n, v in names]
+            current = [_tidy(e.xreplace({best: name})) if isinstance(e, sp.Basic) else e for e in current]
+            names = [(n, _tidy(v.xreplace({best: name}))) for n, v in names]
         names.append((name, best))
     return current, names
+
+
+def _tidy(expr: Any) -> Any:
+    r"""Drop factors 1 that an unevaluated replacement leaves in products (``1 \xi_2``)."""
+    import sympy as sp
+
+    def one_free(e: Any) -> Any:
+        factors = [a for a in e.args if a != 1]
+        return factors[0] if len(factors) == 1 else sp.Mul(*factors, evaluate=False)
+
+    return expr.replace(lambda e: isinstance(e, sp.Mul) and any(a == 1 for a in e.args), one_free)
