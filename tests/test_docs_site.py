@@ -144,3 +144,21 @@ def test_theme_has_previous_next_links_and_folded_checks(site):
     assert 'class="next-page"' in page and 'class="prev-page"' in page  # furo's footer links
     assert 'class="toc-tree"' in page  # "on this page"
     assert page.count("<details") >= 3 and "<summary>Numeric cross-checks: " in page
+
+
+def test_no_raw_tex_outside_math_in_page_text(site):
+    """Text fields' pseudo-TeX (d_k, e^{s_j}) is typeset as math; tables show no sympy ``**``."""
+    import html as html_lib
+
+    found = {}
+    for page in _layout_pages(site):
+        text = page.read_text()
+        text = re.sub(r"<(script|style|pre|code)\b.*?</\1>", " ", text, flags=re.S)
+        text = re.sub(r'<span class="pre">.*?</span>', " ", text, flags=re.S)  # code literals
+        text = html_lib.unescape(re.sub(r"<[^>]+>", " ", text))
+        text = re.sub(r"\\\[.*?\\\]|\\\(.*?\\\)", " ", text, flags=re.S)  # math, typeset by MathJax
+        marks = ["_{", "^{", "\\frac"] + ([] if page.name == "api.html" else ["**"])  # **kwargs is Python
+        hits = [m for m in marks if m in text]
+        if hits:
+            found[page.name] = hits
+    assert found == {}, found

@@ -61,6 +61,16 @@ def _plain(ch: str) -> str:
     return ascii_form or r"\textbf{?}"  # unknown symbol: visible, and the document still compiles
 
 
+def _math_char(ch: str) -> str:
+    """A character inside ``$...$`` as pdflatex takes it: ASCII as it is, ω as ``\omega `` and so on."""
+    if ord(ch) < 128:
+        return ch
+    rep = UNICODE_TEX.get(ch)
+    if rep is None:
+        return _plain(ch)
+    return rep[1:-1] + " " if rep.startswith("$") and rep.endswith("$") else rep
+
+
 @dataclass(frozen=True)
 class LatexSettings:
     """Options of the LaTeX renderer (checked when built).
@@ -187,8 +197,8 @@ def escape_text(text: str) -> str:
     out = []
     parts = mark_math(text).split("$")
     for k, part in enumerate(parts):
-        if k % 2 == 1:
-            out.append("$" + part + "$")
+        if k % 2 == 1:  # math: only its non-ASCII symbols change (ω -> \omega), for pdflatex
+            out.append("$" + "".join(_math_char(ch) for ch in part) + "$")
             continue
         for ch, rep in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("#", r"\#"),
                         ("_", r"\_"), ("{", r"\{"), ("}", r"\}"), ("^", r"\^{}"), ("~", r"\~{}")):

@@ -15,7 +15,7 @@ import re
 
 #: a bare identifier with a subscript or superscript, outside ``$...$``: d_k, d_model, n_kv_heads, PE_{pos,2i},
 #: W^O, e^{s_j}, x_i^2; a longer name with underscores (n_kv_heads, vocab_size) is a name, not math
-_BARE = re.compile(r"(?<![A-Za-z0-9_$\\])((?:[A-Za-z]{1,3}|\d+)(?=[_^])(?:_(?:\{[^{}$]*\}|[A-Za-z0-9]+))?"
+_BARE = re.compile(r"(?<![\w$\\])((?:[^\W\d_]{1,3}|\d+)(?=[_^])(?:_(?:\{[^{}$]*\}|[A-Za-z0-9]+))?"
                    r"(?:\^(?:\{[^{}$]*\}|[A-Za-z0-9]+))?)(?![A-Za-z0-9_^{])")
 
 _GREEK = {"alpha": "α", "beta": "β", "gamma": "γ", "delta": "δ", "epsilon": "ε", "varepsilon": "ε", "zeta": "ζ",

@@ -294,7 +294,20 @@ def figures_text(figures: dict[str, Any]) -> str:
     """``n = 200,000; estimate = 64.02; ...`` in a fixed order (n, estimate, bound, seed first)."""
     keys = [k for k in _FIGURE_ORDER if k in figures]
     keys += sorted(k for k in figures if k not in keys and k not in _FIGURE_SKIP)
-    return "; ".join(f"{k} = {figures[k] if k == 'seed' else _fmt(figures[k])}" for k in keys)
+    text = "; ".join(f"{k} = {figures[k] if k == 'seed' else _fmt(figures[k])}" for k in keys)
+    return _readable(text)
+
+
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def _readable(text: str) -> str:
+    """sympy's ``str`` of a figure in words for a table: ``mu_k**2*sigma_q**2`` -> ``mu_k²·sigma_q²``."""
+    import re
+
+    text = re.sub(r"\*\*(-?\d+)", lambda m: m.group(1).translate(_SUPERSCRIPT), text)
+    text = re.sub(r"\*\*\(([^()]*)\)", r"^(\1)", text).replace("**", "^")
+    return re.sub(r"(?<=\S)\*(?=\S)", "·", text)
 
 
 def _value_cell(check: Any, result: CheckResult) -> list[nodes.Node]:
@@ -328,7 +341,7 @@ def checks_table(derivation: Derivation, report: Report) -> nodes.table:
         else:
             cell += paragraph(figures_text(result.figures), classes=("derive-figures",))
             if result.message:
-                cell += paragraph(result.message, classes=("derive-check-message",))
+                cell += paragraph(_readable(result.message), classes=("derive-check-message",))
         row += cell
         body += row
     return table
