@@ -32,6 +32,7 @@ FIGURES = {
     "montecarlo": "benchmarks.fig_montecarlo",
     "startup": "benchmarks.fig_startup",
     "docs": "benchmarks.fig_docs",
+    "power": "benchmarks.fig_power",
 }
 
 

@@ -138,6 +138,12 @@ class Derivation:
         notes: optional remarks for the reader (plain text).
         auto_identity_check: add the random-point check of ``start`` against
             the final expression, in the relation of the claim.
+        premises: hypotheses of the claim as sympy relationals, e.g.
+            ``Eq(d_k, d_model/n_heads)`` or ``Le(j, n)`` (a pair ``(lhs, rhs)``
+            is an equation, for matrices whose ``Eq`` sympy would evaluate). The kernel lets a
+            ``Substitute`` use an ``Eq`` premise and a side condition (the index
+            of ``SiftDelta`` inside its range) use an inequality premise; the
+            claim is then proved *under* them, and every surface shows them.
     """
 
     name: str
@@ -151,6 +157,7 @@ class Derivation:
     checks: tuple[CrossCheck, ...] = ()
     notes: tuple[str, ...] = ()
     auto_identity_check: bool = True
+    premises: tuple[Any, ...] = ()
     meta: dict = field(default_factory=dict, compare=False, hash=False)
 
     def __post_init__(self) -> None:
@@ -159,7 +166,7 @@ class Derivation:
                 f"derivation name {self.name!r} must be dotted lower-case words, "
                 "e.g. 'softmax.shift-invariance'"
             )
-        for attr in ("steps", "assumptions", "definitions", "citations", "checks", "notes"):
+        for attr in ("steps", "assumptions", "definitions", "citations", "checks", "notes", "premises"):
             value = getattr(self, attr)
             if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
                 raise DerivationDefinitionError(f"{self.name}: {attr} must be a tuple")
@@ -172,6 +179,11 @@ class Derivation:
         for k, step in enumerate(self.steps, 1):
             if not isinstance(step, Step):
                 raise DerivationDefinitionError(f"{self.name}: step {k} is not a Step")
+        for p in self.premises:
+            pair = isinstance(p, tuple) and len(p) == 2 and all(_is_expression(x) for x in p)
+            if not (pair or (hasattr(p, "lhs") and hasattr(p, "rhs") and hasattr(p, "free_symbols"))):
+                raise DerivationDefinitionError(f"{self.name}: a premise must be a sympy relational "
+                                                f"(Eq, Le, Lt, Ge, Gt) or a pair (lhs, rhs), not {type(p).__name__}")
 
     @property
     def relation(self) -> str:
@@ -184,6 +196,18 @@ class Derivation:
         if rels <= {">=", ">"}:
             return ">" if ">" in rels else ">="
         raise DerivationDefinitionError(f"{self.name}: the chain mixes <-type and >-type steps")
+
+    @property
+    def premise_relations(self) -> tuple[tuple[Any, str, Any], ...]:
+        """The premises as ``(lhs, relation, rhs)`` with relation one of ``=``, ``<=``, ``<``, ``>=``, ``>``, ``!=``."""
+        ops = {"==": "=", "<=": "<=", "<": "<", ">=": ">=", ">": ">", "!=": "!="}
+        out = []
+        for p in self.premises:
+            if isinstance(p, tuple):
+                out.append((p[0], "=", p[1]))
+            else:
+                out.append((p.lhs, ops.get(getattr(p, "rel_op", "=="), "="), p.rhs))
+        return tuple(out)
 
     @property
     def end(self) -> Any:

@@ -1,9 +1,10 @@
 """Results of verification: a verdict per step and a report per derivation.
 
-The verdict is tri-state, as sympy's own fuzzy logic is: *proved* (sympy
-closed the gap, and we record the strategy), *refuted* (a numeric
-counterexample, confirmed at high precision), *undecided* (neither). Only
-*proved* passes.
+The verdict is tri-state, as sympy's own fuzzy logic is: *proved* (the proof
+kernel, :mod:`derive.kernel`, closed the gap and its independent numeric
+witness agrees; the strategy is recorded), *refuted* (a counterexample whose
+gap is stable as the precision grows), *undecided* (neither, with the reason).
+Only *proved* passes, and only the kernel issues it.
 """
 
 from __future__ import annotations
@@ -61,6 +62,11 @@ class StepResult:
         detail: extra words (e.g. why a numeric check was not possible).
         seed: seed of the step's counterexample search (derived from the
             run's base seed and the derivation's name).
+        witness: what the independent mpmath evaluation saw (e.g. ``"mpmath agrees
+            at 14 points (10 special)"``); empty when none ran.
+        vacuous: the step's expression is structurally the previous one (it
+            proves nothing; flagged in reports, an error in the catalog).
+        cpu_seconds: CPU time spent on the step (what the budget counts).
     """
 
     index: int
@@ -70,6 +76,9 @@ class StepResult:
     counterexample: Counterexample | None = None
     detail: str = ""
     seed: int | None = None
+    witness: str = ""
+    vacuous: bool = False
+    cpu_seconds: float = 0.0
 
     @property
     def ok(self) -> bool:
@@ -173,6 +182,9 @@ class Report:
                 counterexample=Counterexample(**s["counterexample"]) if s.get("counterexample") else None,
                 detail=s.get("detail", ""),
                 seed=s.get("seed"),
+                witness=s.get("witness", ""),
+                vacuous=bool(s.get("vacuous", False)),
+                cpu_seconds=float(s.get("cpu_seconds", 0.0)),
             )
             for s in data["steps"]
         )

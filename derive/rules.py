@@ -1,13 +1,14 @@
 """Rules: steps that apply a law rather than an algebraic identity.
 
-A step that substitutes a definition, evaluates a limit, or uses linearity of
-expectation is not an identity the algebraic strategies can close on their
-own. Such a step names a :class:`Rule`; the verifier *applies the rule* to the
-previous expression and then proves that the result equals the step's
-claimed expression. The words of the justification are never trusted.
+A step that substitutes a definition, evaluates a limit, or rewrites with a
+named sympy function names a :class:`Rule`. Rules are *proposers*: the kernel
+(:mod:`derive.kernel`) applies the rule to the previous expression and must
+still prove the step; only the short list of primitive rules in
+:mod:`derive.kernel.primitives` (``Substitute`` of a declared equation, the
+sum and expectation laws) is accepted once its side conditions are checked.
+The words of a justification are never trusted.
 
-Rules defined elsewhere: :mod:`derive.expectation` (linearity, independence,
-known moments).
+Rules defined elsewhere: :mod:`derive.sums`, :mod:`derive.expectation`.
 """
 
 from __future__ import annotations
@@ -15,67 +16,28 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from .kernel.rule import Rule
 
-class Rule:
-    """Base class: a mechanical transformation of an expression.
-
-    Subclasses are frozen dataclasses and implement :meth:`apply` and
-    :meth:`describe`. ``apply`` must preserve value (or the relation stated
-    by the step) under the derivation's assumptions: the rule itself is the
-    trusted part, so each rule is small and tested on its own.
-    """
-
-    #: short machine name of the rule, shown in reports (``"substitute"``).
-    name: str = "rule"
-
-    #: the step relations the rule justifies: ``None`` for a value-preserving
-    #: rule (any relation); e.g. ``(">=",)`` for a rule whose output is never
-    #: larger than its input (dropping non-negative terms). The verifier
-    #: refuses the rule in a step with another relation.
-    relations: tuple[str, ...] | None = None
-
-    def apply(self, expr: Any) -> Any:  # pragma: no cover - abstract
-        raise NotImplementedError
-
-    def describe(self) -> str:
-        """One line for reports, e.g. ``"substitute softmax(z)_i := ..."``."""
-        return self.name
+__all__ = ["Rule", "Substitute", "Evaluate", "Transform"]  # noqa: F822 - Substitute is lazy (see __getattr__)
 
 
-@dataclass(frozen=True)
-class Substitute(Rule):
-    """Replace symbols or function heads by their definitions.
+def __getattr__(name: str) -> Any:
+    # Substitute is a primitive rule: its home is the kernel (imported lazily: it needs sympy)
+    if name == "Substitute":
+        from .kernel.primitives import Substitute
 
-    Args:
-        pairs: ``((old, new), ...)``. ``old`` may be a symbol, an expression,
-            or an undefined function head with ``new`` a ``sympy.Lambda``
-            (substituting a function's definition).
-        label: what is substituted, for reports (e.g. ``"definition of softmax"``).
-    """
-
-    pairs: tuple[tuple[Any, Any], ...]
-    label: str = ""
-    name: str = "substitute"
-
-    def apply(self, expr: Any) -> Any:
-        from sympy.core.function import FunctionClass
-
-        heads = [(o, n) for o, n in self.pairs if isinstance(o, FunctionClass)]
-        plain = {o: n for o, n in self.pairs if not isinstance(o, FunctionClass)}
-        # xreplace reaches inside sums and integrals (subs leaves bound variables alone)
-        out = expr.xreplace(plain) if plain else expr
-        return out.subs(heads) if heads else out
-
-    def describe(self) -> str:
-        return f"substitute {self.label}" if self.label else "substitute"
+        return Substitute
+    raise AttributeError(f"module 'derive.rules' has no attribute {name!r}")
 
 
 @dataclass(frozen=True)
 class Evaluate(Rule):
-    """Evaluate unevaluated objects: limits, derivatives, finite sums, integrals.
+    """Evaluate unevaluated objects: limits, derivatives, finite sums, integrals (a proposal).
 
-    Applies ``expr.doit()`` (deep), which is how sympy computes a ``Limit``,
-    a ``Derivative``, a ``Sum`` with numeric bounds or an ``Integral``.
+    Proposes ``expr.doit()``. The kernel does not take sympy's closed form on
+    trust: it proves the step with its own normalisation and, where that relies
+    on ``doit()`` of an integral, a limit or a symbolic sum, demands that the
+    independent mpmath evaluation of the unevaluated operator agrees.
     """
 
     label: str = ""
@@ -90,11 +52,13 @@ class Evaluate(Rule):
 
 @dataclass(frozen=True)
 class Transform(Rule):
-    """Apply a named sympy function, e.g. ``sympy.expand_trig``.
+    """Apply a named function, e.g. ``sympy.expand_trig`` (a proposal).
 
     Useful when the step is exactly one textbook manipulation (the
-    angle-addition formulas, expanding a power); the verifier still proves
-    the result equal to the claimed expression.
+    angle-addition formulas, expanding a power). The kernel proves the
+    function's output equal to its input before using it, so a transform that
+    changes the value (``expand_log(force=True)`` on complex symbols, rounding
+    with ``sp.N``) is never trusted.
 
     Args:
         func: a callable ``Expr -> Expr`` (a sympy function).

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import contextlib
 import math
+import zlib
 from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, fields, replace
@@ -119,3 +120,13 @@ def using(settings: Settings | None = None, **overrides: object) -> Iterator[Set
         yield new
     finally:
         _ACTIVE.reset(token)
+
+
+def derived_seed(base: int, *labels: str) -> int:
+    """A stable 32-bit seed for ``labels`` (a name, a step number) from ``base``.
+
+    Uses CRC-32 so it does not change between runs or Python versions
+    (unlike ``hash``).
+    """
+    text = "/".join(labels).encode()
+    return (zlib.crc32(text) ^ (base & 0xFFFFFFFF)) & 0xFFFFFFFF

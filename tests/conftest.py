@@ -39,7 +39,7 @@ def refute_step():
         steps = derivation.steps
         before = derivation.start if index == 1 else steps[index - 2].expr
         step = dataclasses.replace(steps[index - 1], expr=wrong, relation=relation or steps[index - 1].relation)
-        return verify_step(before, step, index=index, budget=1.0)
+        return verify_step(before, step, index=index, budget=1.0, derivation=derivation)
 
     return run
 
@@ -97,6 +97,16 @@ def mutation_log(pytestconfig):
     return pytestconfig.stash.setdefault(MUTATIONS, {})
 
 
+#: case id -> (category, truth, verdict), filled by tests/test_kernel_adversarial.py
+KERNEL = pytest.StashKey[dict]()
+
+
+@pytest.fixture
+def kernel_log(pytestconfig):
+    """Where the kernel's adversarial suite records each case's verdict (for its two figures)."""
+    return pytestconfig.stash.setdefault(KERNEL, {})
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     """``mutation rejection: 49/49 (100 %)``: variants refuted or undecided, never proved."""
     log = config.stash.get(MUTATIONS, {})
@@ -106,3 +116,12 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
         missed = sorted(key for key, v in log.items() if v == "proved")
         if missed:
             terminalreporter.write_line("mutants proved (engine accepted a false claim): " + ", ".join(missed))
+    kernel = config.stash.get(KERNEL, {})
+    if kernel:
+        false = [v for _, truth, v in kernel.values() if truth is False]
+        true = [v for _, truth, v in kernel.values() if truth is True]
+        terminalreporter.write_line(
+            f"kernel adversarial: false steps refuted {false.count('refuted')}/{len(false)} (proved "
+            f"{false.count('proved')}, undecided {false.count('undecided')}); true steps proved "
+            f"{true.count('proved')}/{len(true)} (refuted {true.count('refuted')}, "
+            f"undecided {true.count('undecided')})")

@@ -252,8 +252,6 @@ DANGEROUS = {"eval", "exec", "compile", "sympify", "parse_expr", "parse_latex", 
 ALLOWED = {
     ("derive/transformer/parameters.py", "_at", "sympify"):
         "expr is a count built in code (sympy expression or int) by the params.* builders, never text",
-    ("derive/expectation.py", "is_random", "sympify"):
-        "expr is the expression a rule is applied to (a step of a Derivation), never text",
 }
 
 

@@ -36,7 +36,7 @@ def test_flipped_rotation_sign_is_refuted(catalog, refute_step):
                         sp.ImmutableMatrix([sp.sin(w * pos), sp.cos(w * pos)]), evaluate=False)
     result = refute_step(d, 2, flipped)
     assert result.verdict is Verdict.REFUTED
-    assert result.counterexample.digits == 60
+    assert result.counterexample.digits >= 60
 
 
 def test_wrong_permutation_is_refuted(catalog, refute_step):

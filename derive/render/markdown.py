@@ -14,6 +14,10 @@ def derivation_markdown(derivation: Derivation) -> str:
     out += ["**Claim.**", "", "$$", claim_latex(derivation), "$$", ""]
     if derivation.assumptions:
         out += ["**Assumptions.**", ""] + [f"- {a.text}" for a in derivation.assumptions] + [""]
+    if derivation.premises:
+        rel = {"=": "=", "<=": r"\le", "<": "<", ">=": r"\ge", ">": ">", "!=": r"\ne"}
+        shown = ", ".join(f"${expr_latex(a)} {rel[r]} {expr_latex(b)}$" for a, r, b in derivation.premise_relations)
+        out += [f"**Under the premises** {shown}.", ""]
     for lhs, rhs in derivation.definitions:
         out += [f"where ${expr_latex(lhs)} = {expr_latex(rhs)}$", ""]
     out += ["**Steps.**", ""]

@@ -72,6 +72,11 @@ def derivation_text(derivation: Derivation) -> str:
         lines.append("Assumptions:")
         lines += [f"  - {u(a.text)}" for a in derivation.assumptions]
         lines.append("")
+    if derivation.premises:
+        rel = {"=": "=", "<=": "≤", "<": "<", ">=": "≥", ">": ">", "!=": "≠"}
+        lines.append("Under the premises:")
+        lines += [f"    {expr_text(a)} {rel[r]} {expr_text(b)}" for a, r, b in derivation.premise_relations]
+        lines.append("")
     if derivation.definitions:
         lines.append("Where:")
         for lhs, rhs in derivation.definitions:
@@ -131,7 +136,10 @@ def report_text(report: Report) -> str:
     lines = [f"{report.name}: {'PASS' if report.ok else 'FAIL'} ({report.seconds:.2f} s)"]
     for s in report.steps:
         extra = f"  {s.counterexample}" if s.counterexample else (f"  ({s.detail})" if s.detail else "")
-        lines.append(f"  step {s.index}: {s.verdict} by {s.strategy}{extra}")
+        flag = " [vacuous]" if s.vacuous else ""
+        lines.append(f"  step {s.index}: {s.verdict}{flag} by {s.strategy}{extra}")
+        if s.witness:
+            lines.append(f"    witness: {s.witness}")
     for c in report.checks:
         lines.append(f"  check {'ok ' if c.passed else 'FAIL'} {c.name}: {c.message}")
     return "\n".join(lines)

@@ -223,6 +223,18 @@ def header(derivation: Derivation, report: Report | None, *, claim_only: bool,
             items += item
         out.append(labelled("Assumptions.", [], ("derive-assumptions",)))
         out.append(items)
+    if derivation.premises:
+        from ..render.latex import expr_latex
+
+        rel = {"=": "=", "<=": r"\le", "<": "<", ">=": r"\ge", ">": ">", "!=": r"\ne"}
+        prem: list[nodes.Node] = [nodes.Text("Under the premises ")]
+        for k, (a, r, b) in enumerate(derivation.premise_relations):
+            if k:
+                prem.append(nodes.Text(", "))
+            tex = f"{expr_latex(a)} {rel[r]} {expr_latex(b)}"
+            prem.append(nodes.math(tex, tex))
+        prem.append(nodes.Text(" (the claim is proved under them)."))
+        out.append(paragraph(*prem, classes=("derive-premises",)))
     if derivation.definitions:
         from ..render.layout import aligned_lines
 

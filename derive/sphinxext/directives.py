@@ -80,6 +80,11 @@ class _DerivationBase(SphinxDirective):
                          subtype=failure_kind(report))
             self.env.derive_failures.setdefault(self.env.docname, set()).add(name)
             return [nodes.error("", nodes.literal_block(message, message, language="text"))]
+        vacuous = [s.index for s in report.steps if s.vacuous]
+        if vacuous:  # proves nothing: flagged (an error with -W)
+            logger.warning("derivation %s: step %s repeats the previous expression (a vacuous step)", name,
+                           ", ".join(map(str, vacuous)), location=self.get_location(), type="derive",
+                           subtype="vacuous")
         claim_only = "claim-only" in self.options
         numbered = not claim_only and "nonumber" not in self.options
         kind = derivation_node if numbered else derivation_unnumbered

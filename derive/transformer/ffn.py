@@ -279,7 +279,7 @@ def gelu_odd_part() -> Derivation:
             Step(t, "the erf terms cancel"),
         ),
         assumptions=(Assumption("t real; Φ is the standard normal CDF"),),
-        definitions=((GELU(t), t * Phi(t)),
+        definitions=((GELU(t), t * Phi(t)), (Phi(t), (1 + sp.erf(t / sp.sqrt(2))) / 2),
                      (sp.Symbol("GELU_tanh(t)"),
                       t / 2 * (1 + sp.tanh(sp.sqrt(2 / sp.pi) * (t + sp.Float(GELU_TANH_C, 6) * t**3))))),
         citations=(HENDRYCKS_2, Citation("shazeer2020", "§2", "GEGLU: GELU in a gated FFN")),

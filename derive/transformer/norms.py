@@ -369,6 +369,7 @@ def rmsnorm_equals_layernorm() -> Derivation:
                                 "square root in both"),),
         definitions=((sp.Symbol("RMSNorm(x)_i"), g * x[i] / sp.sqrt(sp.Sum(x[j] ** 2, (j, 1, d)) / d + eps)),),
         citations=(ZHANG_2019, BA_2016),
+        premises=(sp.Eq(mu, 0),),
         auto_identity_check=False,  # the premise μ = 0 is not something random points respect
         checks=(FunctionCheck("RMSNorm vs LayerNorm(β = 0) on zero-mean and on raw tokens", _rms_check),),
         notes=("RMSNorm has d_model parameters (γ) against LayerNorm's 2·d_model (γ, β), and skips the mean.",),
@@ -429,6 +430,7 @@ def residual_zero_init() -> Derivation:
         assumptions=(Assumption(f"X (entries x) is {n} tokens × d_model = {d}; G (entries g) is whatever the sublayer "
                                 "computes before its final linear map W_O (entries w), b_O (entries b) its bias"),),
         citations=(HE_2016, VASWANI_31),
+        premises=((W, sp.ImmutableMatrix.zeros(d, d)), (b, sp.ImmutableMatrix.zeros(1, d))),
         auto_identity_check=False,  # the premise W_O = 0, b_O = 0 is not something random points respect
         checks=(FunctionCheck("Pre-LN FFN sublayer with zero last projection, in numpy", _zero_init_check),),
         notes=("The same holds for every shape: X + 0 = X. A deep stack of such blocks starts as the identity map, "

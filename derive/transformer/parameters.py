@@ -70,6 +70,13 @@ def _mha_subs() -> dict:
     return {_s("n_kv_heads"): _s("n_heads"), _s("d_k"): _s("d_model") / _s("n_heads")}
 
 
+def _premises(subs: dict) -> tuple:
+    """The substitutions of a derivation as its declared premises (``Eq(d_k, d_model/n_heads)``…)."""
+    import sympy as sp
+
+    return tuple(sp.Eq(old, new, evaluate=False) for old, new in subs.items())
+
+
 def _conditional_identity(start: Any, end: Any, subs: dict, what: str) -> Any:
     from ..numeric import IdentityCheck
 
@@ -142,6 +149,7 @@ def attention() -> Derivation:
                                 "(W_Q, W_K, W_V: d_model × h·d_k; W_O: h·d_v × d_model)"),),
         citations=(VASWANI_322,),
         auto_identity_check=False,
+        premises=_premises(_mha_subs()),
         checks=(
             _conditional_identity(start, end, _mha_subs(), "h_kv = h, d_k = d_model/h"),
             _allocation_check("per-head arrays, every h dividing d_model (8, 12, 16, 24)", attention_arrays, end,
@@ -185,6 +193,7 @@ def attention_bias() -> Derivation:
         assumptions=(Assumption("h divides d_model, d_k = d_model/h; Q, K, V, O projections each with a bias"),),
         citations=(VASWANI_322, Citation("radford2019")),
         auto_identity_check=False,
+        premises=_premises(_mha_subs()),
         checks=(
             _conditional_identity(start, end, _mha_subs(), "h_kv = h, d_k = d_model/h"),
             _allocation_check("per-head arrays with biases, every h dividing d_model", attention_arrays, end,
@@ -226,6 +235,7 @@ def gqa_attention() -> Derivation:
                                 "no biases. h_kv = h is MHA (4·d_model²), h_kv = 1 is MQA"),),
         citations=(Citation("ainslie2023"), VASWANI_322),
         auto_identity_check=False,
+        premises=_premises({dk: d / h}),
         checks=(
             _conditional_identity(start, end, {dk: d / h}, "d_k = d_model/h"),
             _allocation_check("per-head arrays, every h_kv dividing h", attention_arrays, end, configs),
@@ -266,6 +276,7 @@ def ffn() -> Derivation:
                                 "the last step takes d_ff = 4·d_model (2048 = 4·512 in the paper)"),),
         citations=(VASWANI_33,),
         auto_identity_check=False,
+        premises=_premises({f: 4 * d}),
         checks=(
             _conditional_identity(start, end, {f: 4 * d}, "d_ff = 4·d_model"),
             _allocation_check("W_1, b_1, W_2, b_2 allocated", ffn_arrays, end,
@@ -324,6 +335,7 @@ def swiglu_width() -> Derivation:
                                 "d_ff = (2/3)·4·d_model before any rounding"),),
         citations=(Citation("shazeer2020"), Citation("touvron2023")),
         auto_identity_check=False,
+        premises=_premises({f: sp.Rational(8, 3) * d}),
         checks=(
             _conditional_identity(start, end, {f: sp.Rational(8, 3) * d}, "d_ff = (2/3)·4·d_model"),
             _allocation_check("three matrices allocated at d_ff = 8·d_model/3", ffn_arrays, end, configs),
@@ -358,6 +370,7 @@ def _layer_derivation(name: str, arch: Architecture, mid: Any, end: Any,
     return Derivation(
         **metadata(name), start=start, steps=tuple(steps),
         assumptions=(Assumption(assumption),), citations=citations, auto_identity_check=False,
+        premises=_premises(subs),
         checks=(_conditional_identity(start, final, subs, "h_kv = h, d_k = d_model/h"
                                       + (", d_ff = 4·d_model" if end is not None else "")),
                 _allocation_check("one layer allocated per head (attention, FFN, two norms)", layer_arrays, final,
@@ -530,6 +543,7 @@ def _total_derivation(name: str, preset: str, subs: dict, end: Any,
                     rule=Substitute(tuple(subs.items()), words)),),
         assumptions=(Assumption(f"the layout of the preset {preset!r} ({PRESETS[preset].source})"),),
         citations=citations, auto_identity_check=False,
+        premises=_premises(subs),
         checks=(_conditional_identity(start, end, subs, words),
                 FunctionCheck("allocation and integer count against the closed form", small),
                 *(ValueCheck(f"{PRESETS[p].arch.name} total", end.xreplace(symbol_values(PRESETS[p].arch)), text,

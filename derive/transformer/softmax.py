@@ -142,6 +142,16 @@ def _bounds() -> Any:
     return FunctionCheck("shifted denominator in [1, n] at random z with c = max z", _bounds_check)
 
 
+def _max_premises() -> tuple:
+    """c is the maximum: every z_j = c − u_j with u_j ≥ 0 (u is declared non-negative)."""
+    import sympy as sp
+
+    from .notation import sym, vec
+
+    z, u, j, c = vec("z"), vec("u", nonnegative=True), sym("j"), sym("c")
+    return (sp.Eq(z[j], c - u[j]),)
+
+
 @register(
     "softmax.max-trick",
     title="With c = max z, the shifted softmax cannot overflow",
@@ -156,6 +166,7 @@ def max_trick() -> Derivation:
     return Derivation(
         **metadata("softmax.max-trick"),
         start=start,
+        premises=_max_premises(),
         steps=(
             shift,
             Step(sp.Sum(sp.Integer(1), (j, 1, n)),
@@ -194,6 +205,7 @@ def max_trick_lower_bound() -> Derivation:
     return Derivation(
         **metadata("softmax.max-trick-lower-bound"),
         start=start,
+        premises=(*_max_premises(), sp.Le(m, n), sp.Eq(u[m], 0)),
         steps=(
             shift,
             Step(sp.Sum(f, (j, 1, m - 1)) + sp.exp(-u[m]) + sp.Sum(f, (j, m + 1, n)),
@@ -268,6 +280,7 @@ def jacobian() -> Derivation:
     return Derivation(
         **metadata("softmax.jacobian"),
         start=sp.Derivative(sp.exp(z[i]) / S, z[j]),
+        premises=(sp.Le(j, n),),
         steps=(
             Step(sp.exp(z[i]) * d / S - sp.exp(z[i]) * sp.Sum(sp.exp(z[ell]) * sp.KroneckerDelta(j, ell),
                                                                (ell, 1, n)) / S**2,

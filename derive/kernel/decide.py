@@ -1,0 +1,218 @@
+"""The verdict of one step: the only place in derive that issues ``Verdict.PROVED``.
+
+A step ``before R claimed`` (R its relation, a rule optional) is decided so:
+
+1. **Rule.** A primitive rule (:mod:`derive.kernel.primitives`) is applied by
+   the kernel after its side conditions are checked on this expression; the
+   goal becomes ``rule(before) R claimed``. Any other rule only proposes an
+   expression p: the kernel proves ``before = p`` with its strategies and then
+   ``p R claimed``; if it cannot, it tries ``before R claimed`` directly. A
+   rule that raises or runs out of time proposes nothing.
+2. **Symbolic proof** (:mod:`derive.kernel.strategies`). After the cheap
+   closers, a quick numeric probe looks for an obvious counterexample so a
+   false step does not spend the whole budget.
+3. **Witness** (:mod:`derive.kernel.witness`). A symbolic proof stands only if
+   mpmath, evaluating both sides from their definitions at random and special
+   points, does not contradict it; if the proof relied on sympy's ``doit()``
+   (an integral, a limit, a closed-form sum), the witness must also have
+   agreed at one point at least. A contradiction is reported as a **kernel
+   disagreement** (undecided).
+4. **Refutation** needs a point whose gap is stable from 60 to 120 digits.
+   Anything else is undecided, with the reason.
+
+Everything runs under one CPU-time limit per step (the budget), with slices
+for the phases; a step that hits it is undecided and names the phase.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..report import Counterexample, StepResult, Verdict
+from . import limits, primitives, strategies, witness
+
+#: Shares of the step budget: rule application, proof, witness of a proof.
+RULE_SHARE, PROOF_SHARE, WITNESS_SHARE = 0.15, 0.6, 0.25
+
+
+def _cex(res: witness.PointResult) -> Counterexample:
+    return witness.counterexample(res)
+
+
+def check_step(before: Any, step: Any, *, index: int, seed: int, budget: float,
+               ctx: primitives.Context | None = None) -> StepResult:
+    """Decide one step of a derivation (see the module docstring).
+
+    Args:
+        before: the previous expression of the chain.
+        step: a :class:`~derive.core.Step`.
+        index: the step's 1-based number, for the result.
+        seed: seed of the witness's random points.
+        budget: CPU seconds for the whole step (hard: the step never runs longer
+            than this, up to the limit's granularity).
+        ctx: what the derivation declares (definitions, premises).
+
+    Returns:
+        A :class:`~derive.report.StepResult`.
+    """
+    ctx = ctx or primitives.Context()
+    t0, c0 = limits.time.perf_counter(), limits.cpu_time()
+    phase = ["start"]
+
+    def done(verdict: Verdict, strategy: str, **kw: Any) -> StepResult:
+        return StepResult(index, verdict, strategy, limits.time.perf_counter() - t0, seed=seed,
+                          cpu_seconds=limits.cpu_time() - c0, **kw)
+
+    try:
+        with limits.limit(budget, "the step"):
+            return _decide(before, step, budget, seed, ctx, phase, done)
+    except limits.TimeLimit:
+        return done(Verdict.UNDECIDED, f"time limit ({phase[0]})",
+                    detail=f"the step's budget of {budget:g} s CPU was spent in {phase[0]}; not proved")
+    except RecursionError:
+        return done(Verdict.UNDECIDED, f"recursion limit ({phase[0]})",
+                    detail=f"expression too deep for {phase[0]}; not proved")
+
+
+def _decide(before: Any, step: Any, budget: float, seed: int, ctx: primitives.Context, phase: list,
+            done: Any) -> StepResult:
+    claimed, relation, rule = step.expr, step.relation, step.rule
+    vacuous = _structurally_same(before, claimed)
+    prefix = ""
+    notes: list[str] = []
+    target, lhs_for_witness = before, before
+    used_doit: list[str] = []
+    if rule is not None:
+        prefix = rule.describe() + " → "
+        allowed = getattr(rule, "relations", None)
+        if allowed is not None and relation not in allowed:
+            return done(Verdict.UNDECIDED, prefix + "rule not applicable",
+                        detail=f"the rule justifies only {', '.join(allowed)} steps, not {relation!r}")
+        if primitives.is_primitive(rule):
+            phase[0] = f"the side conditions of {rule.name}"
+
+            def prove_equal(a: Any, b: Any) -> bool:
+                p = strategies.prove(a, b, "=", 0.1 * budget)
+                return p.proved and not p.used_doit
+
+            reason = primitives.check(rule, before, ctx, prove_equal)
+            if reason is not None:
+                # outside its conditions the rule is no evidence: the step must stand without it
+                notes.append(f"{rule.name} used outside its conditions ({reason}); the step is checked without it")
+                prefix = rule.describe() + " (not applicable) → "
+        if primitives.is_primitive(rule) and not notes:
+            phase[0] = f"applying {rule.name}"
+            ok, out = limits.run_limited(RULE_SHARE * budget, phase[0], _call, primitives.apply, rule, before, ctx)
+            if not ok or isinstance(out, _Failed):
+                why = "ran out of time" if not ok else out.reason
+                return done(Verdict.UNDECIDED, prefix + "rule failed", detail=f"{why}; not proved", vacuous=vacuous)
+            target = lhs_for_witness = out
+        elif not primitives.is_primitive(rule):
+            phase[0] = f"the rule {rule.name} (a proposal)"
+            ok, out = limits.run_limited(RULE_SHARE * budget, phase[0], _call, type(rule).apply, rule, before)
+            if not ok or isinstance(out, _Failed):
+                why = "ran out of time" if not ok else out.reason
+                notes.append(f"the rule proposed nothing ({why})")
+            elif out != before:
+                phase[0] = "proving the rule's proposal equal to its input"
+                p = strategies.prove(before, out, "=", 0.3 * budget)
+                if p.proved:
+                    target = out
+                    used_doit += p.used_doit
+                    notes.append(f"proposal proved equal to the input by {p.strategy}")
+                else:
+                    notes.append("the rule's proposal was not proved equal to its input; the step is proved "
+                                 "without it")
+    # the symbolic proof, with a quick probe for an obvious counterexample
+    phase[0] = "the symbolic strategies"
+    remaining = limits.remaining()
+    proof_budget = min(PROOF_SHARE * budget, max(remaining - WITNESS_SHARE * budget, 0.05))
+    found: list = []
+
+    def probe() -> bool:
+        """After the cheap closers: is there an obvious counterexample (stable from 60 to 120 digits)?"""
+        phase[0] = "the quick counterexample probe"
+        ok, w = limits.run_limited(0.15 * budget, phase[0], witness.quick_search, lhs_for_witness, claimed,
+                                   relation, seed)
+        phase[0] = "the symbolic strategies"
+        if ok and w.differ is not None:
+            again = witness.compare_at(lhs_for_witness, claimed, relation, w.differ.point, witness.SEARCH_DIGITS,
+                                       limits_allowed=False)
+            if again.status == "differ":
+                found.append(again)
+                return True
+        return False
+
+    proof = strategies.prove(target, claimed, relation, proof_budget, probe=probe)
+    if found:
+        return done(Verdict.REFUTED, prefix + proof.strategy + " (then refuted numerically)",
+                    counterexample=_cex(found[0]), detail="; ".join(notes), vacuous=vacuous)
+    used_doit += proof.used_doit
+    strategy = prefix + proof.strategy
+    if proof.proved:
+        phase[0] = "the numeric witness"
+        ok, w = limits.run_limited(max(limits.remaining() - 0.05, 0.05), phase[0], witness.confirm,
+                                   lhs_for_witness, claimed, relation, seed)
+        if not ok:
+            w = None
+        if w is not None and w.differ is not None:
+            phase[0] = "re-checking a disagreement"
+            again = witness.compare_at(lhs_for_witness, claimed, relation, w.differ.point, witness.SEARCH_DIGITS)
+            if again.status == "differ":
+                return done(Verdict.UNDECIDED, strategy + " (kernel disagreement)", counterexample=_cex(again),
+                            detail=("KERNEL DISAGREEMENT: sympy closed the step by " + proof.strategy
+                                    + ", but mpmath evaluates the two sides differently at a point (stable from "
+                                    f"{witness.SEARCH_DIGITS[0]} to {witness.SEARCH_DIGITS[-1]} digits); "
+                                    "not proved"),
+                            witness=w.summary(), vacuous=vacuous)
+        summary = w.summary() if w is not None else "numeric witness ran out of time"
+        if used_doit and (w is None or w.agreed == 0):
+            ops = ", ".join(dict.fromkeys(used_doit))
+            return done(Verdict.UNDECIDED, strategy + " (unconfirmed doit)",
+                        detail=(f"the proof used sympy's doit() on {ops}, and the independent evaluation could not "
+                                f"confirm it ({summary}); not proved"),
+                        witness=summary, vacuous=vacuous)
+        detail = "; ".join(notes + (["vacuous: the expression is the previous one"] if vacuous else []))
+        return done(Verdict.PROVED, strategy, detail=detail, witness=summary, vacuous=vacuous)
+    # not proved: look for a counterexample that is stable as the precision grows
+    phase[0] = "the counterexample search"
+    ok, w = limits.run_limited(max(limits.remaining() - 0.05, 0.05), phase[0], witness.search,
+                               lhs_for_witness, claimed, relation, seed)
+    if ok and w.differ is not None:
+        return done(Verdict.REFUTED, strategy, counterexample=_cex(w.differ), witness=w.summary(),
+                    detail="; ".join(notes), vacuous=vacuous)
+    why = []
+    if proof.timed_out:
+        why.append("timed out: " + ", ".join(proof.timed_out))
+    if strategy.startswith(prefix + "shape mismatch"):
+        why.append("the two sides have different shapes")
+    if not ok:
+        why.append("the counterexample search ran out of time")
+    elif w.evaluated:
+        why.append(f"no counterexample at {w.evaluated} points ({w.special} special"
+                   + (f", {w.unknown} undecidable" if w.unknown else "") + ")")
+    else:
+        why.append("could not be evaluated numerically" + (f" ({w.not_evaluable})" if w.not_evaluable else ""))
+    return done(Verdict.UNDECIDED, strategy, detail="; ".join(notes + why) + "; not proved",
+                witness=w.summary() if ok else "", vacuous=vacuous)
+
+
+class _Failed:
+    def __init__(self, reason: str) -> None:
+        self.reason = reason
+
+
+def _call(fn: Any, *args: Any) -> Any:
+    try:
+        return fn(*args)
+    except limits.TimeLimit:
+        raise
+    except Exception as exc:  # noqa: BLE001 - an untrusted rule may raise anything: it then proposes nothing
+        return _Failed(f"{type(exc).__name__}: {exc}")
+
+
+def _structurally_same(a: Any, b: Any) -> bool:
+    try:
+        return bool(a == b)
+    except Exception:  # noqa: BLE001
+        return False

@@ -1,0 +1,696 @@
+"""An independent numeric evaluation of sympy expressions with mpmath.
+
+This is the kernel's second witness. It walks the expression tree itself and
+never asks sympy for a value: no ``doit()``, no ``evalf``, no closed form sympy
+produced. Operators are evaluated numerically from their definitions:
+
+* ``Integral`` by tanh-sinh quadrature (``mpmath.quad``), split at the
+  breakpoints of ``Abs``/``Min``/``Max``/``Piecewise``/… in the integration
+  variable, with the quadrature's error estimate checked;
+* ``Sum``/``Product`` with finite bounds term by term (inner bounds may use
+  outer indices; Karr's convention for reversed ranges, as sympy defines it),
+  infinite ones by ``mpmath.nsum`` (of the logarithms, for a product) with its
+  error estimate checked;
+* ``Derivative`` by ``mpmath.diff``; ``Limit`` by ``mpmath.limit``.
+
+Exact rationals stay exact (:class:`fractions.Fraction`) through ``+``, ``×``
+and integer powers, so ``floor``, ``ceiling``, ``Min``, ``Max``, ``Abs``,
+``sign``, ``Heaviside``, ``KroneckerDelta`` and ``Piecewise`` conditions are
+decided exactly at rational points, including their breakpoints. An inexact
+argument within 10^(−0.6·digits) of a breakpoint raises :class:`Unreliable`:
+the value cannot be decided at this precision, and a point that cannot be
+decided is no evidence either way.
+
+Errors:
+    NotEvaluable: the expression has no numeric value here (a free symbol
+        without a value, an undefined function, an operator such as E[·]).
+    Unreliable: a value exists but this precision cannot pin it down.
+    Undefined: the expression is undefined at the point (0/0, a pole, zoo).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from fractions import Fraction
+from typing import Any
+
+import mpmath
+import sympy as sp
+
+from . import limits
+
+#: Most terms summed one by one; beyond, a finite sum is not evaluated.
+MAX_TERMS = 20_000
+
+
+class NotEvaluable(Exception):
+    """The expression has no numeric value at this point."""
+
+
+class Unreliable(Exception):
+    """The value cannot be determined reliably at this precision."""
+
+
+class Undefined(Exception):
+    """The expression is undefined at this point."""
+
+
+Value = Any  # Fraction | mpmath.mpf | mpmath.mpc
+
+
+def to_mp(v: Value) -> Any:
+    """A Fraction or mpmath number as an mpmath number (at the working precision)."""
+    if isinstance(v, Fraction):
+        return mpmath.mpf(v.numerator) / v.denominator
+    if isinstance(v, int):
+        return mpmath.mpf(v)
+    return v
+
+
+def _is_exact(v: Value) -> bool:
+    return isinstance(v, Fraction)
+
+
+def _real(v: Value) -> Any:
+    """``v`` as a real number (Fraction or mpf); complex with a non-zero imaginary part is NotEvaluable."""
+    if isinstance(v, Fraction):
+        return v
+    if isinstance(v, mpmath.mpc):
+        if v.imag != 0:
+            if abs(v.imag) > _tiny(v.real):
+                raise NotEvaluable("a real-valued function of a complex argument")
+            raise Unreliable("an argument whose imaginary part is rounding noise")
+        return v.real
+    return v
+
+
+def _tiny(scale: Any) -> Any:
+    """The distance below which an inexact value is indistinguishable from a breakpoint."""
+    digits = max(int(mpmath.mp.dps * 0.6), 5)
+    return mpmath.mpf(10) ** (-digits) * max(1, abs(to_mp(scale)))
+
+
+def _compare(a: Value, b: Value) -> int:
+    """-1, 0, 1: the sign of ``a − b``, exact for Fractions; Unreliable when inexact and too close."""
+    a, b = _real(a), _real(b)
+    if isinstance(a, Fraction) and isinstance(b, Fraction):
+        return (a > b) - (a < b)
+    if mpmath.isinf(to_mp(a)) or mpmath.isinf(to_mp(b)):
+        x, y = to_mp(a), to_mp(b)
+        return (x > y) - (x < y)
+    d = to_mp(a) - to_mp(b)
+    if abs(d) <= _tiny(max(abs(to_mp(a)), abs(to_mp(b)))):
+        raise Unreliable("an inexact value at a breakpoint")
+    return 1 if d > 0 else -1
+
+
+def _as_int(v: Value) -> int:
+    if isinstance(v, Fraction) and v.denominator == 1:
+        return int(v)
+    if isinstance(v, int):
+        return v
+    raise NotEvaluable("a bound or index that is not an exact integer")
+
+
+def _floor(v: Value) -> Value:
+    v = _real(v)
+    if isinstance(v, Fraction):
+        return Fraction(math.floor(v))
+    f = mpmath.floor(v)
+    if abs(v - f) <= _tiny(v) or abs(v - f - 1) <= _tiny(v):
+        raise Unreliable("floor of an inexact value at an integer")
+    return Fraction(int(f))
+
+
+def _sign(v: Value) -> Value:
+    if isinstance(v, mpmath.mpc) and v.imag != 0:
+        return v / abs(v)
+    c = _compare(v, Fraction(0))
+    return Fraction(c)
+
+
+# ----------------------------------------------------------------------------
+# the evaluator
+# ----------------------------------------------------------------------------
+
+
+_UNARY: dict[str, Callable[[Any], Any]] = {
+    "exp": mpmath.exp, "log": mpmath.log, "sin": mpmath.sin, "cos": mpmath.cos, "tan": mpmath.tan,
+    "cot": mpmath.cot, "sec": mpmath.sec, "csc": mpmath.csc, "asin": mpmath.asin, "acos": mpmath.acos,
+    "atan": mpmath.atan, "acot": mpmath.acot, "asec": mpmath.asec, "acsc": mpmath.acsc,
+    "sinh": mpmath.sinh, "cosh": mpmath.cosh, "tanh": mpmath.tanh, "coth": mpmath.coth,
+    "sech": mpmath.sech, "csch": mpmath.csch, "asinh": mpmath.asinh, "acosh": mpmath.acosh,
+    "atanh": mpmath.atanh, "acoth": mpmath.acoth, "asech": mpmath.asech, "acsch": mpmath.acsch,
+    "erf": mpmath.erf, "erfc": mpmath.erfc, "erfi": mpmath.erfi, "gamma": mpmath.gamma,
+    "loggamma": mpmath.loggamma, "zeta": mpmath.zeta, "LambertW": mpmath.lambertw,
+    "Si": mpmath.si, "Ci": mpmath.ci, "Ei": mpmath.ei, "li": mpmath.li, "sinc": mpmath.sinc,
+    "re": mpmath.re, "im": mpmath.im, "conjugate": mpmath.conj, "arg": mpmath.arg,
+    "digamma": mpmath.digamma,
+}
+
+_CONSTANTS: dict[str, Callable[[], Any]] = {
+    "Pi": lambda: +mpmath.pi, "Exp1": lambda: +mpmath.e, "EulerGamma": lambda: +mpmath.euler,
+    "Catalan": lambda: +mpmath.catalan, "GoldenRatio": lambda: +mpmath.phi,
+    "ImaginaryUnit": lambda: mpmath.mpc(0, 1),
+}
+
+
+class Evaluator:
+    """Evaluate sympy expressions at a point with mpmath at ``dps`` digits.
+
+    Args:
+        dps: working precision (decimal digits).
+        point: value of each free symbol (``Fraction`` or mpmath number).
+        limits_allowed: evaluate ``Limit`` by extrapolation (a heuristic); when
+            false (a counterexample search) a limit makes the point undecidable.
+        element: ``element(key, obj) -> value`` for an indexed element or a
+            matrix entry not in ``point`` (key: ``(base, indices)``); the
+            caller draws and remembers it so both sides of a step share it.
+    """
+
+    def __init__(self, dps: int, point: dict, element: Callable[[tuple, Any], Value], *,
+                 limits_allowed: bool = True) -> None:
+        self.dps = dps
+        self.limits_allowed = limits_allowed
+        self.point = point
+        self.element = element
+        #: set when an approximating operator (quadrature, nsum, diff, limit) was used
+        self.approximate = False
+        #: set when a limit was evaluated numerically: a heuristic, never grounds for a refutation
+        self.heuristic = False
+        #: the largest magnitude of a term of an inexact sum (the scale of the rounding error)
+        self.magnitude = mpmath.mpf(0)
+        #: nodes evaluated so far: a measure of work that, unlike time, is the same on every machine
+        self.visits = 0
+
+    def value(self, expr: Any) -> Value:
+        """The value of ``expr`` (a scalar sympy expression) at the point."""
+        with mpmath.workdps(self.dps):
+            v = self.ev(sp.sympify(expr, strict=True), self.point)
+            if not _is_exact(v):
+                v = +to_mp(v)  # round to the working precision
+                if not mpmath.isfinite(v):
+                    raise Undefined("not finite")
+            return v
+
+    # dispatch ---------------------------------------------------------
+    def ev(self, e: Any, env: dict) -> Value:
+        self.visits += 1
+        limits.checkpoint()
+        if e.is_Integer:
+            return Fraction(int(e))
+        if e.is_Rational:
+            return Fraction(int(e.p), int(e.q))
+        if e.is_Float:
+            sign, man, exp, _ = e._mpf_
+            value = Fraction(man) * (Fraction(2) ** exp)
+            return -value if sign else value
+        name = type(e).__name__
+        if name in _CONSTANTS:
+            return _CONSTANTS[name]()
+        if e in (sp.oo, -sp.oo):
+            return mpmath.inf if e == sp.oo else -mpmath.inf
+        if e is sp.zoo or e is sp.nan:
+            raise Undefined(str(e))
+        if e.is_Symbol:
+            if e in env:
+                return env[e]
+            raise NotEvaluable(f"no value for {e}")
+        method = getattr(self, "_" + name, None)
+        if method is not None:
+            return method(e, env)
+        if isinstance(e, sp.Indexed):
+            return self._indexed(e, env)
+        if isinstance(e, sp.matrices.expressions.matexpr.MatrixElement):
+            return self._matrix_element(e, env)
+        if isinstance(e, sp.Function):
+            if getattr(type(e), "numeric_value", True) is False:
+                raise NotEvaluable(f"{name}[…] has no value at a point")
+            if name in _UNARY and len(e.args) == 1:
+                return self._call(_UNARY[name], self.ev(e.args[0], env))
+            raise NotEvaluable(f"no numeric definition of {name}")
+        raise NotEvaluable(f"cannot evaluate {name}")
+
+    def _call(self, fn: Callable, arg: Value) -> Value:
+        try:
+            out = fn(to_mp(arg))
+        except (ZeroDivisionError, ValueError) as exc:
+            raise Undefined(str(exc)) from None
+        if not mpmath.isfinite(out):
+            raise Undefined("not finite")
+        return out
+
+    # arithmetic -------------------------------------------------------
+    def _Add(self, e: Any, env: dict) -> Value:
+        vals = [self.ev(a, env) for a in e.args]
+        if all(_is_exact(v) for v in vals):
+            return sum(vals, Fraction(0))
+        mps = [to_mp(v) for v in vals]
+        # the rounding error of a sum is relative to its largest term, not to the result: remember the
+        # largest magnitude seen, so that a cancelled result is compared with the error it can carry
+        biggest = max(abs(v) for v in mps)
+        if biggest > self.magnitude:
+            self.magnitude = biggest
+        return mpmath.fsum(mps)
+
+    def _Mul(self, e: Any, env: dict) -> Value:
+        vals = [self.ev(a, env) for a in e.args]
+        if all(_is_exact(v) for v in vals):
+            out = Fraction(1)
+            for v in vals:
+                out *= v
+            return out
+        out = mpmath.mpf(1)
+        for v in vals:
+            out *= to_mp(v)
+        return out
+
+    def _Pow(self, e: Any, env: dict) -> Value:
+        b, x = self.ev(e.base, env), self.ev(e.exp, env)
+        if _is_exact(b) and _is_exact(x) and x.denominator == 1:
+            if b == 0 and x < 0:
+                raise Undefined("division by zero")
+            if abs(x) <= 4096:
+                return b ** int(x)
+        mb, mx = to_mp(b), to_mp(x)
+        if mb == 0:
+            if (mpmath.re(mx) if isinstance(mx, mpmath.mpc) else mx) > 0:
+                return mpmath.mpf(0)
+            raise Undefined("0 to a non-positive power")
+        return mpmath.power(mb, mx)
+
+    # piecewise-defined functions (exact at rational points) ----------------
+    def _Abs(self, e: Any, env: dict) -> Value:
+        v = self.ev(e.args[0], env)
+        return abs(v) if _is_exact(v) else abs(to_mp(v))
+
+    def _sign(self, e: Any, env: dict) -> Value:
+        return _sign(self.ev(e.args[0], env))
+
+    def _floor(self, e: Any, env: dict) -> Value:
+        return _floor(self.ev(e.args[0], env))
+
+    def _ceiling(self, e: Any, env: dict) -> Value:
+        return -_floor(-self.ev(e.args[0], env))
+
+    def _frac(self, e: Any, env: dict) -> Value:
+        v = self.ev(e.args[0], env)
+        f = _floor(v)
+        return v - f if _is_exact(v) else to_mp(v) - to_mp(f)
+
+    def _Heaviside(self, e: Any, env: dict) -> Value:
+        v = self.ev(e.args[0], env)
+        c = _compare(v, Fraction(0))
+        if c == 0:
+            if len(e.args) > 1:
+                return self.ev(e.args[1], env)
+            return Fraction(1, 2)  # sympy's default H(0)
+        return Fraction(1 if c > 0 else 0)
+
+    def _Min(self, e: Any, env: dict) -> Value:
+        vals = [self.ev(a, env) for a in e.args]
+        best = vals[0]
+        for v in vals[1:]:
+            if _compare(v, best) < 0:
+                best = v
+        return best
+
+    def _Max(self, e: Any, env: dict) -> Value:
+        vals = [self.ev(a, env) for a in e.args]
+        best = vals[0]
+        for v in vals[1:]:
+            if _compare(v, best) > 0:
+                best = v
+        return best
+
+    def _KroneckerDelta(self, e: Any, env: dict) -> Value:
+        a, b = (self.ev(x, env) for x in e.args[:2])
+        if not (_is_exact(a) and _is_exact(b)):
+            raise Unreliable("Kronecker delta of inexact values")
+        return Fraction(1 if a == b else 0)
+
+    def _Mod(self, e: Any, env: dict) -> Value:
+        a, b = (self.ev(x, env) for x in e.args)
+        if _is_exact(a) and _is_exact(b):
+            if b == 0:
+                raise Undefined("modulo 0")
+            return a - b * Fraction(math.floor(a / b))
+        q = _floor(to_mp(a) / to_mp(b))
+        return to_mp(a) - to_mp(b) * to_mp(q)
+
+    def _Piecewise(self, e: Any, env: dict) -> Value:
+        for expr, cond in e.args:
+            if self.truth(cond, env):
+                return self.ev(expr, env)
+        raise Undefined("no condition of the Piecewise holds")
+
+    def _factorial(self, e: Any, env: dict) -> Value:
+        v = self.ev(e.args[0], env)
+        if _is_exact(v) and v.denominator == 1:
+            if v < 0:
+                raise Undefined("factorial of a negative integer")
+            if v > 5000:
+                raise Unreliable("factorial too large to form")
+            return Fraction(math.factorial(int(v)))
+        return self._call(mpmath.factorial, v)
+
+    def _binomial(self, e: Any, env: dict) -> Value:
+        n, k = (self.ev(x, env) for x in e.args)
+        if _is_exact(n) and _is_exact(k) and n.denominator == 1 and k.denominator == 1 and 0 <= k <= 5000:
+            out = Fraction(1)
+            for t in range(int(k)):
+                out = out * (n - t) / (t + 1)
+            return out
+        return mpmath.binomial(to_mp(n), to_mp(k))
+
+    def _polygamma(self, e: Any, env: dict) -> Value:
+        n, x = (self.ev(a, env) for a in e.args)
+        return mpmath.psi(_as_int(n), to_mp(x))
+
+    def _atan2(self, e: Any, env: dict) -> Value:
+        y, x = (self.ev(a, env) for a in e.args)
+        if _compare(y, Fraction(0)) == 0 and _compare(x, Fraction(0)) == 0:
+            raise Undefined("atan2(0, 0)")
+        return mpmath.atan2(to_mp(_real(y)), to_mp(_real(x)))
+
+    def _log(self, e: Any, env: dict) -> Value:
+        v = self.ev(e.args[0], env)
+        if _is_exact(v) and v == 0:
+            raise Undefined("log 0")
+        return self._call(mpmath.log, v)
+
+    def _besselj(self, e: Any, env: dict) -> Value:
+        return mpmath.besselj(*(to_mp(self.ev(a, env)) for a in e.args))
+
+    def _bessely(self, e: Any, env: dict) -> Value:
+        return mpmath.bessely(*(to_mp(self.ev(a, env)) for a in e.args))
+
+    def _besseli(self, e: Any, env: dict) -> Value:
+        return mpmath.besseli(*(to_mp(self.ev(a, env)) for a in e.args))
+
+    def _besselk(self, e: Any, env: dict) -> Value:
+        return mpmath.besselk(*(to_mp(self.ev(a, env)) for a in e.args))
+
+    # conditions ---------------------------------------------------------
+    def truth(self, c: Any, env: dict) -> bool:
+        """The truth value of a condition (relational or boolean) at the point."""
+        if c is sp.true or c == True:  # noqa: E712 - sympy's true
+            return True
+        if c is sp.false or c == False:  # noqa: E712
+            return False
+        name = type(c).__name__
+        if name == "And":
+            return all(self.truth(a, env) for a in c.args)
+        if name == "Or":
+            return any(self.truth(a, env) for a in c.args)
+        if name == "Not":
+            return not self.truth(c.args[0], env)
+        if name in ("StrictLessThan", "LessThan", "StrictGreaterThan", "GreaterThan", "Equality", "Unequality"):
+            a, b = self.ev(c.lhs, env), self.ev(c.rhs, env)
+            if name in ("Equality", "Unequality"):
+                if isinstance(to_mp(a), mpmath.mpc) or isinstance(to_mp(b), mpmath.mpc):
+                    raise NotEvaluable("a complex comparison")
+                same = _compare(a, b) == 0
+                return same if name == "Equality" else not same
+            s = _compare(a, b)
+            return {"StrictLessThan": s < 0, "LessThan": s <= 0, "StrictGreaterThan": s > 0,
+                    "GreaterThan": s >= 0}[name]
+        raise NotEvaluable(f"cannot decide the condition {name}")
+
+    # indexed values -----------------------------------------------------
+    def _indexed(self, e: Any, env: dict) -> Value:
+        idx = tuple(_as_int(self.ev(i, env)) for i in e.indices)
+        key = (e.base, idx)
+        if ("element", key) in env:
+            return env[("element", key)]
+        return self.element(key, e.base)
+
+    def _matrix_element(self, e: Any, env: dict) -> Value:
+        parent = e.parent
+        i, j = (_as_int(self.ev(a, env)) for a in e.args[1:])
+        if isinstance(parent, sp.MatrixSymbol):
+            return self.element((parent, (i, j)), parent)
+        if isinstance(parent, sp.MatrixBase):
+            return self.ev(parent[i, j], env)
+        raise NotEvaluable("an entry of a matrix expression")
+
+    def _Subs(self, e: Any, env: dict) -> Value:
+        inner = dict(env)
+        for var, val in zip(e.variables, e.point, strict=True):
+            inner[var] = self.ev(val, env)
+        return self.ev(e.expr, inner)
+
+    # operators ------------------------------------------------------------
+    def _bounds(self, lo: Any, hi: Any, env: dict) -> tuple[Any, Any]:
+        a, b = self.ev(lo, env), self.ev(hi, env)
+        fa = a if a in (mpmath.inf, -mpmath.inf) else _as_int(a)
+        fb = b if b in (mpmath.inf, -mpmath.inf) else _as_int(b)
+        return fa, fb
+
+    def _Sum(self, e: Any, env: dict) -> Value:
+        return self._series(e.function, list(e.limits), env, product=False)
+
+    def _Product(self, e: Any, env: dict) -> Value:
+        return self._series(e.function, list(e.limits), env, product=True)
+
+    def _series(self, f: Any, lims: list, env: dict, product: bool) -> Value:
+        if not lims:
+            return self.ev(f, env)
+        var, lo, hi = lims[-1]
+        a, b = self._bounds(lo, hi, env)
+        rest = lims[:-1]
+
+        def term(k: Any) -> Value:
+            return self._series(f, rest, {**env, var: Fraction(int(k))}, product)
+
+        if isinstance(a, int) and isinstance(b, int):
+            if b < a - 1:  # Karr's convention, as sympy's Sum and Product define it
+                inner = self._finite(term, b + 1, a - 1, product)
+                if product:
+                    if inner == 0:
+                        raise Undefined("reversed product through 0")
+                    return 1 / inner if _is_exact(inner) else 1 / to_mp(inner)
+                return -inner if _is_exact(inner) else -to_mp(inner)
+            return self._finite(term, a, b, product)
+        return self._infinite(term, a, b, product)
+
+    def _finite(self, term: Callable, a: int, b: int, product: bool) -> Value:
+        if b - a + 1 > MAX_TERMS:
+            raise Unreliable(f"a sum of more than {MAX_TERMS} terms")
+        out: Value = Fraction(1 if product else 0)
+        for k in range(a, b + 1):
+            v = term(k)
+            if _is_exact(out) and _is_exact(v):
+                out = out * v if product else out + v
+            else:
+                out = to_mp(out) * to_mp(v) if product else to_mp(out) + to_mp(v)
+        return out
+
+    def _infinite(self, term: Callable, a: Any, b: Any, product: bool) -> Value:
+        self.approximate = True
+
+        def f(k: Any) -> Any:
+            v = to_mp(term(int(k)))
+            if product:
+                if v == 0:
+                    raise Undefined("a zero factor")
+                return mpmath.log(v)
+            return v
+
+        try:
+            # nsum gives no error estimate: extrapolate at two precisions and compare
+            value = mpmath.nsum(f, [a, b])
+            with mpmath.workdps(mpmath.mp.dps + 15):
+                err = abs(mpmath.nsum(f, [a, b]) - value)
+        except (Undefined, NotEvaluable, Unreliable):
+            raise
+        except (ZeroDivisionError, ValueError, OverflowError) as exc:
+            raise Unreliable(f"series evaluation failed ({exc})") from None
+        if not mpmath.isfinite(value) or err > _tolerance(value):
+            raise Unreliable("the series converges too slowly for its error estimate")
+        return mpmath.exp(value) if product else value
+
+    def _Integral(self, e: Any, env: dict) -> Value:
+        self.approximate = True
+        return self._integrate(e.function, list(e.limits), env)
+
+    def _integrate(self, f: Any, lims: list, env: dict) -> Value:
+        if not lims:
+            return self.ev(f, env)
+        lim = lims[-1]
+        if len(lim) != 3:
+            raise NotEvaluable("an indefinite integral")
+        var, lo, hi = lim
+        a, b = to_mp(self.ev(lo, env)), to_mp(self.ev(hi, env))
+        rest = lims[:-1]
+        if isinstance(a, mpmath.mpc) or isinstance(b, mpmath.mpc):
+            raise NotEvaluable("an integral with complex bounds")
+        points = [a, *self._breaks(f, var, a, b, env), b]
+
+        def g(t: Any) -> Any:
+            return to_mp(self._integrate(f, rest, {**env, var: t}))
+
+        try:
+            value, err = mpmath.quad(g, points, error=True, maxdegree=8)
+        except (Undefined, NotEvaluable, Unreliable):
+            raise
+        except (ZeroDivisionError, ValueError, OverflowError) as exc:
+            raise Unreliable(f"quadrature failed ({exc})") from None
+        if not mpmath.isfinite(value) or err > _tolerance(value):
+            raise Unreliable("the quadrature's error estimate is too large")
+        return value
+
+    def _breaks(self, f: Any, var: Any, a: Any, b: Any, env: dict) -> list:
+        """Points inside (a, b) where a non-smooth part of ``f`` changes (solveset proposes, we keep reals)."""
+        kinks = []
+        for node in sp.preorder_traversal(f):
+            name = type(node).__name__
+            if name in ("Abs", "sign", "Heaviside", "floor", "ceiling") and node.args[0].has(var):
+                kinks.append(node.args[0])
+            elif name in ("Min", "Max") and node.has(var):
+                kinks += [x - y for x in node.args for y in node.args if x is not y]
+            elif name == "Piecewise":
+                for _, cond in node.args:
+                    for rel in cond.atoms(sp.core.relational.Relational):
+                        kinks.append(rel.lhs - rel.rhs)
+        found = []
+        for g in kinks[:8]:
+            free = g.free_symbols - {var}
+            if any(s not in env for s in free):
+                continue
+            try:
+                ok, sols = limits.run_limited(0.2, "breakpoints", _solve_real, g, var, a, b)
+            except limits.TimeLimit:
+                raise
+            if not ok or sols is None:
+                continue
+            for s in sols:
+                try:
+                    v = to_mp(self.ev(s, env))
+                except (NotEvaluable, Unreliable, Undefined):
+                    continue
+                if not isinstance(v, mpmath.mpc) and a < v < b:
+                    found.append(v)
+        return sorted(set(found))[:32]
+
+    def _Derivative(self, e: Any, env: dict) -> Value:
+        self.approximate = True
+        expr = e.expr
+        pairs = list(e.variable_count)
+        if len(pairs) != 1:
+            inner = sp.Derivative(expr, *pairs[:-1]) if pairs[:-1] else expr
+            pairs = pairs[-1:]
+        else:
+            inner = expr
+        var, order = pairs[0]
+        if isinstance(var, sp.Indexed):
+            key = (var.base, tuple(_as_int(self.ev(i, env)) for i in var.indices))
+            slot: Any = ("element", key)
+            x0 = to_mp(env[slot] if slot in env else self.element(key, var.base))
+        elif var in env:
+            slot, x0 = var, to_mp(env[var])
+        else:
+            raise NotEvaluable(f"no value for {var}")
+
+        def g(t: Any) -> Any:
+            return to_mp(self.ev(inner, {**env, slot: t}))
+
+        try:
+            return mpmath.diff(g, x0, int(order))
+        except (ZeroDivisionError, ValueError, OverflowError) as exc:
+            raise Unreliable(f"numeric differentiation failed ({exc})") from None
+
+    def _Limit(self, e: Any, env: dict) -> Value:
+        self.approximate = True
+        if not self.limits_allowed:
+            # to refute, a numeric limit is not enough: sympy's limit of the same expression at this exact
+            # point must agree with it (two independent methods; either alone may settle on a wrong value)
+            numeric = self._numeric_limit(e, env)
+            ok, exact = limits.run_limited(0.5, "sympy's limit at the point", _sympy_limit_at, e, env, self)
+            if not ok or exact is None:
+                raise Unreliable("a numeric limit that sympy could not confirm at this point")
+            value = to_mp(self.ev(exact, {}))
+            if abs(value - numeric) > _tolerance(value) ** 0.5:
+                raise Unreliable("sympy's limit and the numeric limit disagree")
+            return numeric
+        self.heuristic = True
+        return self._numeric_limit(e, env)
+
+    def _numeric_limit(self, e: Any, env: dict) -> Value:
+        f, var, x0, direction = e.args
+        point = to_mp(self.ev(x0, env))
+        d = str(direction)
+
+        def g(t: Any) -> Any:
+            return to_mp(self.ev(f, {**env, var: t}))
+
+        def one(sgn: int) -> Any:
+            # two samplings (n = 1, 2, 3… and n = 2, 4, 8…) must agree: extrapolation alone can mislead
+            try:
+                a = mpmath.limit(g, point, direction=sgn)
+                b = mpmath.limit(g, point, direction=sgn, exp=True)
+            except (ZeroDivisionError, ValueError, OverflowError) as exc:
+                raise Unreliable(f"numeric limit failed ({exc})") from None
+            if not (mpmath.isfinite(a) and mpmath.isfinite(b)) or abs(a - b) > _tolerance(b) ** 0.5:
+                raise Unreliable("the numeric limit does not settle")
+            return b
+
+        if mpmath.isinf(point):
+            return one(1)
+        if d == "+-":
+            left, right = one(-1), one(1)
+            if abs(left - right) > _tolerance(right) ** 0.5:
+                raise Undefined("the one-sided limits differ")
+            return right
+        return one(1 if d == "+" else -1)
+
+
+def _sympy_limit_at(e: Any, env: dict, ev: Evaluator) -> Any:
+    """sympy's value of the limit ``e`` with the point's exact values put in (``None`` if it has none)."""
+    f, var, x0, direction = e.args
+    subs = {}
+    for s in e.free_symbols:
+        if not isinstance(s, sp.Symbol):
+            continue  # an indexed element: below
+        v = env.get(s)
+        if not isinstance(v, Fraction):
+            return None
+        subs[s] = sp.Rational(v.numerator, v.denominator)
+    for idx in e.atoms(sp.Indexed):
+        v = ev.ev(idx, env)
+        if not isinstance(v, Fraction):
+            return None
+        subs[idx] = sp.Rational(v.numerator, v.denominator)
+    try:
+        out = sp.Limit(f.xreplace(subs), var, x0.xreplace(subs), str(direction)).doit()
+    except limits.TimeLimit:
+        raise
+    except Exception:  # noqa: BLE001 - no value from sympy: no confirmation
+        return None
+    return None if out.has(sp.Limit) or not out.is_number else out
+
+
+def _tolerance(value: Any) -> Any:
+    """Largest error estimate accepted for an approximated value at the working precision."""
+    return mpmath.mpf(10) ** (-(mpmath.mp.dps // 2)) * max(1, abs(value))
+
+
+def _solve_real(g: Any, var: Any, a: Any, b: Any) -> list | None:
+    """Real solutions of g = 0 in var (a proposal only: any point set keeps quadrature sound)."""
+    sols = sp.solveset(g, var, domain=sp.S.Reals)
+    if isinstance(sols, sp.FiniteSet):
+        return list(sols)
+    if isinstance(sols, sp.Union) or isinstance(sols, sp.ImageSet) or hasattr(sols, "args"):
+        # periodic solutions (an ImageSet over the integers): take the ones in [a, b]
+        out: list = []
+        for part in (sols.args if isinstance(sols, sp.Union) else (sols,)):
+            if isinstance(part, sp.FiniteSet):
+                out += list(part)
+            elif isinstance(part, sp.ImageSet):
+                lam = part.lamda
+                k = lam.variables[0]
+                for n in range(-50, 51):
+                    out.append(lam.expr.xreplace({k: sp.Integer(n)}))
+        return out
+    return None

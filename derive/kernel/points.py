@@ -1,0 +1,268 @@
+"""Points at which the witness evaluates a step: random ones and special ones.
+
+Random points alone miss failures on sets of measure zero. Besides seeded
+random values drawn from each symbol's domain (its sympy assumptions), every
+symbol also takes, one at a time, the special values of its domain: 0, ±1,
+±2, ±1/2, 3/2, magnitudes from 10⁻¹² to 10¹², complex values when the symbol
+is not declared real, and the breakpoints of ``floor``, ``ceiling``, ``Min``,
+``Max``, ``Abs``, ``sign``, ``Heaviside`` and ``Piecewise`` found in the
+expressions (``solve`` proposes them; only exact rational values in the
+symbol's domain are used). Symbols that bound a sum or a product (symbolic
+lengths) take small integers, the empty range included when the domain allows.
+Elements of indexed families (``z[1]``, ``z[2]``…) get their own values, drawn
+when first used; some points draw them from {0, 1, 2} so that ties occur.
+
+Every point is exact (``Fraction``) except the complex ones (mpmath ``mpc``).
+"""
+
+from __future__ import annotations
+
+import zlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import mpmath
+import numpy as np
+import sympy as sp
+
+from . import limits
+
+_SPECIAL_REAL = [Fraction(0), Fraction(1), Fraction(-1), Fraction(2), Fraction(-2), Fraction(1, 2),
+                 Fraction(-1, 2), Fraction(3, 2), Fraction(1, 10**12), Fraction(-1, 10**12), Fraction(10**12),
+                 Fraction(-(10**12)), Fraction(10**6), Fraction(7)]
+_SPECIAL_INT = [Fraction(0), Fraction(1), Fraction(-1), Fraction(2), Fraction(-2), Fraction(3), Fraction(10**12),
+                Fraction(-(10**12))]
+_SPECIAL_COMPLEX = [mpmath.mpc(0, 1), mpmath.mpc(1, 1), mpmath.mpc(-0.5, 1.5), mpmath.mpc(-2, -1),
+                    mpmath.mpc(0, -2)]
+
+
+def _satisfies(value: Any, obj: Any) -> bool:
+    """Does ``value`` have every property that ``obj`` assumes?"""
+    if isinstance(value, mpmath.mpc):
+        facts = getattr(obj, "assumptions0", {})
+        return not any(facts.get(k) for k in ("real", "extended_real", "rational", "integer", "positive",
+                                              "negative", "nonnegative", "nonpositive", "zero"))
+    exact = sp.Rational(value.numerator, value.denominator)
+    facts = getattr(obj, "assumptions0", {})
+    return all(getattr(exact, f"is_{key}", None) is fact for key, fact in facts.items() if isinstance(fact, bool))
+
+
+def _is_complex(obj: Any) -> bool:
+    return obj.is_real is not True and obj.is_integer is not True and obj.is_extended_real is not True
+
+
+def random_value(obj: Any, rng: np.random.Generator, ints_upto: int = 5, small: bool = False) -> Any:
+    """An exact random value in ``obj``'s domain (``None`` if none is found after 50 draws)."""
+    for _ in range(50):
+        if small:
+            v = Fraction(int(rng.integers(0, 3)))
+        elif obj.is_integer:
+            lo = 1 if obj.is_positive else (0 if obj.is_nonnegative else -ints_upto)
+            v = Fraction(int(rng.integers(lo, ints_upto + 1)))
+        elif obj.is_positive:
+            v = Fraction(round(rng.uniform(0.25, 3.0) * 64), 64) or Fraction(1, 4)
+        elif obj.is_nonnegative:
+            v = Fraction(round(rng.uniform(0.0, 3.0) * 64), 64)
+        elif obj.is_negative:
+            v = -(Fraction(round(rng.uniform(0.25, 3.0) * 64), 64) or Fraction(1, 4))
+        else:
+            v = Fraction(round(rng.uniform(-3.0, 3.0) * 64), 64)
+        if _satisfies(v, obj):
+            return v
+    return None
+
+
+def special_values(obj: Any) -> list:
+    """The special values of ``obj``'s domain (those its assumptions allow)."""
+    cands = _SPECIAL_INT if obj.is_integer else _SPECIAL_REAL
+    out = [v for v in cands if _satisfies(v, obj)]
+    if _is_complex(obj):
+        out += [v for v in _SPECIAL_COMPLEX if _satisfies(v, obj)]
+    return out
+
+
+def _order(obj: Any) -> tuple[str, str]:
+    return str(obj), sp.srepr(obj)
+
+
+@dataclass
+class Point:
+    """One point: exact values of the free symbols, and the indexed elements drawn so far."""
+
+    values: dict
+    seed: int
+    small_elements: bool = False
+    label: str = "random"
+    elements: dict = field(default_factory=dict)
+
+    def element(self, key: tuple, obj: Any) -> Any:
+        """The value of an indexed element or a matrix entry, drawn when first asked for."""
+        if key not in self.elements:
+            base, idx = key
+            rng = np.random.default_rng([self.seed, zlib.crc32(f"{base}{idx}".encode())])
+            like = base[idx] if isinstance(base, sp.IndexedBase) else sp.Symbol("entry", real=True)
+            v = random_value(like, rng, small=self.small_elements)
+            if v is None:
+                from .evaluate import NotEvaluable
+
+                raise NotEvaluable(f"no value in the domain of {like}")
+            self.elements[key] = v
+        return self.elements[key]
+
+    def shown(self) -> dict[str, str]:
+        """The point as text (name → value), the elements used included."""
+        out = {str(k): _text(v) for k, v in sorted(self.values.items(), key=lambda kv: _order(kv[0]))}
+        for (base, idx), v in sorted(self.elements.items(), key=lambda kv: (str(kv[0][0]), kv[0][1])):
+            out[f"{base}[{', '.join(map(str, idx))}]"] = _text(v)
+        return out
+
+
+def _text(v: Any) -> str:
+    if isinstance(v, Fraction):
+        return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
+    return mpmath.nstr(v, 15)
+
+
+def length_symbols(exprs: list) -> set:
+    """Symbols in the bounds of sums and products and in the shapes of matrix symbols."""
+    out: set = set()
+    for e in exprs:
+        for node in e.atoms(sp.Sum, sp.Product):
+            for lim in node.limits:
+                for bound in lim[1:]:
+                    out |= bound.free_symbols
+        for m in e.atoms(sp.MatrixSymbol):
+            for size in m.shape:
+                out |= sp.sympify(size, strict=True).free_symbols
+    return {s for s in out if isinstance(s, sp.Symbol)}
+
+
+def _index_symbols(exprs: list) -> set:
+    out: set = set()
+    for e in exprs:
+        for idx in e.atoms(sp.Indexed):
+            for i in idx.indices:
+                out |= i.free_symbols
+    return out
+
+
+def _kinks(exprs: list) -> list:
+    """Expressions whose value crosses a breakpoint (g = 0 or g an integer)."""
+    out = []
+    for e in exprs:
+        for node in sp.preorder_traversal(e):
+            name = type(node).__name__
+            if name in ("Abs", "sign", "Heaviside", "floor", "ceiling", "frac", "KroneckerDelta"):
+                arg = node.args[0] if name != "KroneckerDelta" else node.args[0] - node.args[1]
+                out.append((arg, name in ("floor", "ceiling", "frac")))
+            elif name in ("Min", "Max"):
+                out += [(x - y, False) for k, x in enumerate(node.args) for y in node.args[k + 1:]]
+            elif name == "Piecewise":
+                for _, cond in node.args:
+                    for rel in cond.atoms(sp.core.relational.Relational):
+                        out.append((rel.lhs - rel.rhs, False))
+    return out[:12]
+
+
+def _free(exprs: list) -> list:
+    free: set = set()
+    for e in exprs:
+        free |= e.free_symbols
+    return sorted((s for s in free if isinstance(s, sp.Symbol)), key=_order)
+
+
+def generate(exprs: list, seed: int, n_random: int, n_special: int, n_breaks: int) -> Iterator[Point]:
+    """The points for ``exprs``: ``n_random`` random ones, then up to ``n_special`` special, ``n_breaks`` breakpoints.
+
+    Symbols with no value in their domain (``irrational=True``) leave the
+    point without them: the evaluator then reports the step as not evaluable.
+    """
+    exprs = [sp.sympify(e, strict=True) for e in exprs]
+    rng = np.random.default_rng(seed)
+    lengths = length_symbols(exprs)
+    free = _free(exprs)
+    index_syms = _index_symbols(exprs) - lengths
+
+    def base_point(k: int, small: bool = False) -> dict:
+        vals: dict = {}
+        for s in sorted(lengths, key=_order):
+            v = random_value(s, rng, ints_upto=4)
+            if v is not None:
+                vals[s] = v
+        smallest = min((int(v) for v in vals.values()), default=4)
+        for s in free:
+            if s in vals:
+                continue
+            if s in index_syms and s.is_integer:
+                v = random_value(s, rng, ints_upto=max(smallest, 1))
+            else:
+                v = random_value(s, rng)
+            if v is not None:
+                vals[s] = v
+        return vals
+
+    count = 0
+    for k in range(n_random):
+        yield Point(base_point(k), int(rng.integers(2**32)), small_elements=(k % 4 == 3))
+        count += 1
+    # special values, one symbol at a time, the others random
+    specials: list[tuple[Any, Any]] = []
+    for s in free:
+        if s in lengths:
+            vals = [Fraction(v) for v in (0, 1, 2) if _satisfies(Fraction(v), s)]
+        elif s in index_syms and s.is_integer:
+            vals = [v for v in (Fraction(1), Fraction(0)) if _satisfies(v, s)]
+        else:
+            vals = special_values(s)
+        specials += [(s, v) for v in vals]
+    # interleave symbols so a small budget still reaches every symbol
+    by_symbol: dict = {}
+    for s, v in specials:
+        by_symbol.setdefault(s, []).append(v)
+    order = []
+    depth = max((len(v) for v in by_symbol.values()), default=0)
+    for d in range(depth):
+        for s in by_symbol:
+            if d < len(by_symbol[s]):
+                order.append((s, by_symbol[s][d]))
+    for s, v in order[:n_special]:
+        pt = base_point(count)
+        pt[s] = v
+        yield Point(pt, int(rng.integers(2**32)), label=f"special {s} = {_text(v)}")
+        count += 1
+    # breakpoints: solve g = c for one symbol, the others at a random rational point
+    made = 0
+    for g, integer_steps in _kinks(exprs):
+        if made >= n_breaks:
+            break
+        syms = sorted((s for s in g.free_symbols if s in free and s not in lengths), key=_order)
+        for s in syms[:2]:
+            pt = base_point(count)
+            rest = {o: sp.Rational(v.numerator, v.denominator) for o, v in pt.items()
+                    if o is not s and isinstance(v, Fraction)}
+            targets = [0, 1, -1] if integer_steps else [0]
+            for c in targets:
+                ok, sols = limits.run_limited(0.2, "breakpoints", _linear_solve, g.xreplace(rest) - c, s)
+                for sol in (sols or []) if ok else []:
+                    if sol.is_Rational:
+                        v = Fraction(int(sol.p), int(sol.q))
+                        if _satisfies(v, s):
+                            pt2 = dict(pt)
+                            pt2[s] = v
+                            yield Point(pt2, int(rng.integers(2**32)), label=f"breakpoint {s} = {_text(v)}")
+                            made += 1
+                            break
+            if made >= n_breaks:
+                break
+
+
+def _linear_solve(g: Any, s: Any) -> list:
+    """Solutions of g = 0 for s when g is a polynomial of degree ≤ 2 in s (a proposal; checked by evaluation)."""
+    if not g.is_polynomial(s):
+        return []
+    poly = sp.Poly(g, s)
+    if poly.degree() > 2 or poly.free_symbols - {s}:
+        return []
+    return [r for r in sp.roots(poly, s) if r.is_real]

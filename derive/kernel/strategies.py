@@ -1,0 +1,529 @@
+"""Symbolic proof of ``before relation after``: normalise, then strategies that compose.
+
+1. **Normalise** the two sides: sympy Floats become the exact rationals they
+   stand for (so rounding can never be "proved" away), matrix expressions are
+   written out, finite sums and products with integer bounds are unrolled term
+   by term, derivatives are carried out (sympy's differentiation is
+   algorithmic), and every other unevaluated operator (``Integral``,
+   ``Limit``, symbolic-length ``Sum``/``Product``) is evaluated by ``doit()``
+   under a time limit. A ``doit()`` result is *not* evidence for itself: the
+   proof records that it used one, and the kernel then demands that the
+   independent mpmath witness, which evaluates the operator from its
+   definition, agrees (:mod:`derive.kernel.witness`).
+2. **Close** the normalised difference with cheap closers (expand,
+   cancel∘together, factor) — first on their own, then after each rewriting
+   (power expansion, ``trigsimp(method="fu")``, ``expand_trig``,
+   ``rewrite(exp)``, ``expand_log`` under the symbols' assumptions,
+   ``powdenest``, linearity of sums), and ``simplify``. Each strategy gets
+   a slice of the step's CPU budget, so a slow one cannot starve the rest,
+   and ``simplify`` keeps a reserved share.
+3. **Congruence**: two applications of the same operator (a ``Limit``, an
+   ``E[·]``, a ``Sum`` over the same range) are equal when their arguments
+   are, which the closers prove recursively.
+
+For an inequality the difference must be proved of the right sign by
+sympy's assumptions, by comparing logarithms of two positive terms, or term
+by term for two sums over the same range (the summand's sign is taken over
+the range, with the index written ``lo + m``, ``m ≥ 0``, never from the
+index symbol's own assumptions).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import sympy as sp
+
+from . import limits
+
+#: Share of a step's budget reserved for ``simplify`` (the strongest, slowest closer).
+SIMPLIFY_SHARE = 0.35
+
+
+@dataclass(frozen=True)
+class Proof:
+    """Outcome of :func:`prove`.
+
+    Attributes:
+        proved: the relation holds symbolically.
+        strategy: what closed it, or what was tried.
+        used_doit: operators sympy evaluated with ``doit()`` along the way (their
+            closed forms need the independent witness).
+        timed_out: the strategies that ran out of time.
+    """
+
+    proved: bool
+    strategy: str
+    used_doit: tuple[str, ...] = ()
+    timed_out: tuple[str, ...] = ()
+
+
+# ----------------------------------------------------------------------------
+# normalisation
+# ----------------------------------------------------------------------------
+
+
+def exact_floats(e: Any) -> Any:
+    """Every sympy Float replaced by the exact rational it stands for."""
+    floats = e.atoms(sp.Float) if isinstance(e, sp.Basic) else set()
+    return e.xreplace({f: sp.Rational(f) for f in floats}) if floats else e
+
+
+def explicit(x: Any) -> Any:
+    """Matrix expressions as explicit matrices where the shape is known."""
+    if isinstance(x, sp.MatrixExpr) and not isinstance(x, sp.MatrixBase):
+        done = x.doit()
+        try:
+            return sp.ImmutableMatrix(done)
+        except (ValueError, TypeError):
+            return done
+    return x
+
+
+def unroll(e: Any) -> Any:
+    """Finite sums and products with integer bounds written out term by term (Karr's convention kept)."""
+
+    def finite(node: Any) -> bool:
+        if not isinstance(node, (sp.Sum, sp.Product)):
+            return False
+        var, *bounds = node.limits[-1]
+        if len(bounds) != 2 or not (bounds[0].is_Integer and bounds[1].is_Integer):
+            return False
+        if not (bounds[0] - 1 <= bounds[1] <= bounds[0] + 200):
+            return False
+        inner = node.function.atoms(sp.Sum, sp.Product, sp.Integral)
+        rebound = [lim[0] for lim in node.limits[:-1]] + [lim[0] for n in inner for lim in n.limits]
+        return var not in rebound
+
+    def out(node: Any) -> Any:
+        var, lo, hi = node.limits[-1]
+        cls = type(node)
+        body = cls(node.function, *node.limits[:-1]) if len(node.limits) > 1 else node.function
+        terms = [body.xreplace({var: sp.Integer(k)}) for k in range(int(lo), int(hi) + 1)]
+        return sp.Add(*terms) if cls is sp.Sum else sp.Mul(*terms)
+
+    for _ in range(16):
+        new = e.replace(finite, out)
+        if new == e:
+            break
+        e = new
+    return e
+
+
+_DOIT_TYPES = (sp.Integral, sp.Limit, sp.Sum, sp.Product)
+
+_CANON: dict[tuple, Any] = {}
+
+
+def _canon_dummy(height: int, kind: str) -> Any:
+    """The canonical index of a binder at ``height`` (same object on both sides, so equal sums cancel)."""
+    key = (height, kind)
+    if key not in _CANON:
+        facts = {"integer": {"integer": True}, "nonnegative": {"integer": True, "nonnegative": True},
+                 "positive": {"integer": True, "positive": True}}[kind]
+        _CANON[key] = sp.Dummy(f"k{height}", **facts)
+    return _CANON[key]
+
+
+def canonical_indices(e: Any) -> Any:
+    """Sum and product indices renamed to canonical dummies whose assumptions come from the *range*.
+
+    The index of Σ_{j=lo}^{hi} is an integer; it is known ≥ lo only when the
+    range is not reversed (hi − lo + 1 ≥ 0 proved; Karr's convention sums a
+    reversed range over other values). The index symbol's own assumptions
+    (``j`` declared positive) are dropped: they are not evidence about the range.
+    """
+    if not isinstance(e, sp.Basic) or not e.has(sp.Sum, sp.Product):
+        return e
+
+    def height(x: Any) -> int:
+        inner = [n for n in x.function.atoms(sp.Sum, sp.Product)]
+        return max((height(n) + len(n.limits) for n in inner), default=0)
+
+    def canon(x: Any) -> Any:
+        # top-down, outermost index first: an inner range is then written in the outer's canonical
+        # index, whose assumptions come from the outer range, never from a declared symbol
+        if not isinstance(x, sp.Basic) or not x.args or not x.has(sp.Sum, sp.Product):
+            return x
+        if not isinstance(x, (sp.Sum, sp.Product)):
+            return x.func(*[canon(a) for a in x.args])
+        if any(len(lim) != 3 for lim in x.limits):
+            return x
+        h = height(x)
+        fn = x.function
+        lims = [tuple(lim) for lim in x.limits]
+        out: list = [None] * len(lims)
+        for k in reversed(range(len(lims))):
+            var, lo, hi = lims[k]
+            kind = "integer"
+            if (hi - lo + 1).is_nonnegative is True:
+                if lo.is_positive is True:
+                    kind = "positive"
+                elif lo.is_nonnegative is True:
+                    kind = "nonnegative"
+            d = _canon_dummy(h + k, kind)
+            fn = fn.xreplace({var: d})
+            lims[:k] = [(v, a.xreplace({var: d}), c.xreplace({var: d})) for v, a, c in lims[:k]]
+            out[k] = (d, lo, hi)
+        return type(x)(canon(fn), *out)
+
+    return canon(e)
+
+
+def alpha_equal(a: Any, b: Any) -> bool:
+    """Equal up to the names of bound indices."""
+    try:
+        return bool(a == b or canonical_indices(a) == canonical_indices(b))
+    except Exception:  # noqa: BLE001
+        return False
+
+
+def _matrix_entries(e: Any) -> Any:
+    """Entries of matrix products written as the sums that define them."""
+    from sympy.matrices.expressions.matexpr import MatrixElement
+
+    return e.replace(lambda x: isinstance(x, MatrixElement) and isinstance(x.parent, sp.MatrixExpr)
+                     and not isinstance(x.parent, (sp.MatrixSymbol, sp.MatrixBase)), lambda x: x.doit())
+
+
+def normalise(e: Any, used: list[str] | None = None) -> Any:
+    """Level 1 (trusted): exact floats, explicit matrices, unrolled finite sums, derivatives, canonical indices.
+
+    With ``used`` given, level 2 too: other operators evaluated by ``doit()``
+    (their names are appended to ``used``: such closed forms need the witness).
+    """
+    e = exact_floats(explicit(e))
+    if isinstance(e, sp.MatrixBase):
+        return sp.ImmutableMatrix(e.applyfunc(lambda x: normalise(x, used)))
+    if not isinstance(e, sp.Basic):
+        return e
+    from sympy.matrices.expressions.matexpr import MatrixElement
+
+    if e.has(sp.Sum, sp.Product):
+        e = unroll(e)
+    if e.has(MatrixElement):
+        e = _matrix_entries(e)
+    if e.has(sp.Derivative):
+        e = e.replace(lambda x: isinstance(x, sp.Derivative), lambda x: x.doit(deep=True))
+        if e.has(sp.Sum, sp.Product):
+            e = unroll(e)
+    e = canonical_indices(e)
+    if used is None:
+        return e
+    ops = [type(n).__name__ for n in e.atoms(*_DOIT_TYPES)]
+    if ops:
+        ok, out = limits.run_limited(max(limits.remaining(), 0.05), "doit", _doit, e)
+        if ok and out is not None and out != e:
+            used.extend(sorted(set(ops)))
+            e = canonical_indices(exact_floats(out))
+    return e
+
+
+def _doit(e: Any) -> Any:
+    try:
+        return e.doit()
+    except limits.TimeLimit:
+        raise
+    except Exception:  # noqa: BLE001 - sympy cannot evaluate it: no closed form, nothing used
+        return None
+
+
+# ----------------------------------------------------------------------------
+# closers and rewritings
+# ----------------------------------------------------------------------------
+
+
+def _sums_normal(e: Any) -> Any:
+    """Constant factors out of sums, sums of sums split (linearity of Σ)."""
+
+    def fix(s: Any) -> Any:
+        body = sp.expand(s.function, power_exp=True)
+        return sp.factor_terms(sp.Sum(body, *s.limits).expand())
+
+    return e.replace(lambda x: isinstance(x, sp.Sum), fix)
+
+
+CLOSERS: list[tuple[str, Callable[[Any], Any]]] = [
+    ("expand", sp.expand),
+    ("cancel", lambda d: sp.cancel(sp.together(d))),
+    ("factor", lambda d: sp.factor(d)),
+]
+
+#: closers for the arguments of two applications of one operator (cheap, and exp-aware)
+CONGRUENCE_CLOSERS: list[tuple[str, Callable[[Any], Any]]] = [
+    *CLOSERS,
+    ("cancel-power-exp", lambda e: sp.cancel(sp.expand(e, power_exp=True))),
+]
+
+REWRITES: list[tuple[str, Callable[[Any], Any]]] = [
+    ("expand-power-exp", lambda d: sp.powsimp(sp.expand(d, power_exp=True))),
+    ("cancel-power-exp", lambda d: sp.cancel(sp.expand(d, power_exp=True))),
+    ("expand-log", lambda d: sp.expand_log(d, force=False)),
+    ("trigsimp-fu", lambda d: sp.trigsimp(d, method="fu")),
+    ("expand-trig", lambda d: sp.expand_trig(sp.expand(d, trig=True))),
+    ("rewrite-exp", lambda d: d.rewrite(sp.exp)),
+    ("powdenest", lambda d: sp.powdenest(sp.powsimp(d), force=False)),
+    ("logcombine", lambda d: sp.logcombine(d, force=False)),
+    ("sums", _sums_normal),
+    ("cases", lambda d: cases(d)),
+    ("rewrite-piecewise", lambda d: sp.piecewise_fold(d.rewrite(sp.Piecewise))),
+    ("radsimp", sp.radsimp),
+]
+
+
+def _is_zero(value: Any) -> bool:
+    if isinstance(value, sp.MatrixBase):
+        return all(_is_zero(v) for v in value)
+    if isinstance(value, sp.Piecewise):
+        # zero on every branch (conditions aside): zero everywhere it is defined
+        return all(_is_zero(sp.cancel(sp.expand(piece))) for piece, _ in value.args)
+    if isinstance(value, sp.MatrixExpr):
+        return isinstance(value, sp.ZeroMatrix) or value.is_ZeroMatrix is True
+    if value == 0:
+        return True
+    # the assumption system can prove more (|x| − x = 0 for x ≥ 0) but is slow on large expressions
+    return _small(value) and value.is_zero is True
+
+
+def _small(e: Any, most: int = 40) -> bool:
+    """At most ``most`` nodes (counted without building the whole traversal)."""
+    for k, _ in enumerate(sp.preorder_traversal(e)):
+        if k >= most:
+            return False
+    return True
+
+
+def _index_over_range(s: Any) -> Any:
+    """A sum's summand with each index written lo + m (m ≥ 0): its sign then holds over the range only."""
+    fn = s.function
+    for var, lo, _hi in s.limits:
+        m = sp.Dummy("m", integer=True, nonnegative=True)
+        fn = fn.xreplace({var: lo + m})
+    return fn
+
+
+def sign_ok(d: Any, relation: str) -> bool:
+    """Is ``d = after − before`` of the sign ``relation`` needs (proved, never sampled)?"""
+    if isinstance(d, sp.MatrixBase):
+        return False
+    want = {"<=": "is_nonnegative", "<": "is_positive", ">=": "is_nonpositive", ">": "is_negative"}[relation]
+    if getattr(d, want) is True:
+        return True
+    if isinstance(d, sp.Add) and len(d.args) == 2:
+        pos = [t for t in d.args if not t.could_extract_minus_sign()]
+        neg = [-t for t in d.args if t.could_extract_minus_sign()]
+        if len(pos) == 1 and len(neg) == 1 and pos[0].is_positive and neg[0].is_positive:
+            ld = sp.expand_log(sp.log(pos[0]) - sp.log(neg[0]), force=False)
+            if getattr(sp.simplify(ld), want) is True:
+                return True
+        sums = [t for t in d.args if isinstance(t, sp.Sum)]
+        negs = [-t for t in d.args if isinstance(-t, sp.Sum)]
+        if len(sums) == 1 and len(negs) == 1 and sums[0].limits == negs[0].limits and relation in ("<=", ">="):
+            lengths_ok = all((hi - lo + 1).is_nonnegative is True for _, lo, hi in sums[0].limits)
+            if lengths_ok:
+                diff = sp.Sum(sums[0].function - negs[0].function, *sums[0].limits)
+                return sign_ok(sp.simplify(_index_over_range(diff)), relation)
+    return False
+
+
+def _closed(out: Any, relation: str) -> bool:
+    if isinstance(out, sp.Basic) and out.has(sp.Sum, sp.Product):
+        out = canonical_indices(out)  # a rewriting may move a sum to another height: rename again
+    return _is_zero(out) if relation == "=" else sign_ok(out, relation)
+
+
+def _sign_atoms(d: Any) -> list:
+    """Real symbols whose sign decides an Abs, Max, Min, sign or Heaviside in ``d``."""
+    out: set = set()
+    for node in sp.preorder_traversal(d):
+        if isinstance(node, (sp.Abs, sp.Max, sp.Min, sp.sign, sp.Heaviside)):
+            for a in node.args:
+                out |= {s for s in a.free_symbols if isinstance(s, sp.Symbol) and s.is_real is True
+                        and s.is_positive is not True and s.is_negative is not True}
+    return sorted(out, key=str)
+
+
+def cases(d: Any) -> Any:
+    """Split on the sign of each real symbol inside Abs/Max/Min/sign/Heaviside (s > 0, s < 0, s = 0).
+
+    Sound: the three cases cover the real line, so a difference that is zero in
+    every case is zero. Returns 0 when every case closes, else ``d`` unchanged.
+    """
+    atoms = _sign_atoms(d)
+    if not atoms or len(atoms) > 2:
+        return d
+    variants = [d]
+    for s in atoms:
+        p = sp.Dummy(f"{s}_pos", positive=True)
+        variants = [v.xreplace({s: r}) for v in variants for r in (p, -p, sp.Integer(0))]
+    for v in variants:
+        limits.checkpoint()
+        if not any(_is_zero(fn(v)) for _, fn in CLOSERS):
+            return d
+    return sp.Integer(0)
+
+
+def _apply(fn: Callable, d: Any) -> Any:
+    return d.applyfunc(fn) if isinstance(d, sp.MatrixBase) else fn(d)
+
+
+def congruent(before: Any, after: Any, budget: float, depth: int = 0) -> bool:
+    """Same head, same non-expression arguments, arguments pairwise provably equal (cheap closers only)."""
+    if before == after:
+        return True
+    if isinstance(before, sp.MatrixBase) and isinstance(after, sp.MatrixBase):
+        pairs = zip(before, after, strict=True)
+        return before.shape == after.shape and all(congruent(x, y, budget, depth) for x, y in pairs)
+    if depth > 3 or not (isinstance(before, sp.Basic) and isinstance(after, sp.Basic)):
+        return False
+    if type(before) is not type(after) or len(before.args) != len(after.args) or not before.args:
+        return False
+    if isinstance(before, (sp.Add, sp.Mul)):
+        return False  # handled by the closers on the difference
+    for x, y in zip(before.args, after.args, strict=True):
+        if x == y:
+            continue
+        if isinstance(x, sp.Tuple) or isinstance(y, sp.Tuple) or not isinstance(x, sp.Expr):
+            return False  # limits of sums / integrals must match exactly
+        if congruent(x, y, budget, depth + 1):
+            continue
+        d = sp.sympify(y - x, strict=True)
+        ok = False
+        for _name, fn in CONGRUENCE_CLOSERS:
+            done, out = limits.run_limited(budget / 4, "congruence", fn, d)
+            if done and _is_zero(out):
+                ok = True
+                break
+        if not ok:
+            return False
+    return True
+
+
+def prove(before: Any, after: Any, relation: str, budget: float, probe: Callable[[], bool] | None = None) -> Proof:
+    """Try to prove ``before relation after`` within ``budget`` CPU seconds (see the module docstring).
+
+    ``probe`` is called once after the cheap closers failed; if it returns true
+    (the caller found a counterexample) the search stops there.
+    """
+    before, after = explicit(before), explicit(after)
+    if isinstance(before, sp.MatrixBase) != isinstance(after, sp.MatrixBase):
+        return Proof(False, "shape mismatch (matrix vs scalar)")
+    if isinstance(before, sp.MatrixBase) and before.shape != after.shape:
+        return Proof(False, f"shape mismatch {before.shape} vs {after.shape}")
+    if relation == "=" and alpha_equal(before, after):
+        return Proof(True, "structural")
+    tried: list[str] = []
+    timed_out: list[str] = []
+    used: list[str] = []
+    start = limits.cpu_time()
+
+    def left() -> float:
+        return budget - (limits.cpu_time() - start)
+
+    if relation == "=":
+        ok, same = limits.run_limited(min(0.2 * budget, 1.0), "congruence", congruent, before, after, budget / 4)
+        if ok and same:
+            return Proof(True, "congruence")
+    ok, pair = limits.run_limited(0.3 * budget, "normalise", lambda: (normalise(before), normalise(after)))
+    if not ok:
+        timed_out.append("normalise")
+        pair = (before, after)
+    d = _difference(*pair)
+    if d is None:
+        return Proof(False, "the two sides cannot be subtracted")
+    doit: tuple[str, ...] = ()
+    if _closed(d, relation):
+        return Proof(True, "normalise")
+    # cheap closers on the level-1 form (no doit() needed)
+    for name, fn in CLOSERS:
+        slice_ = min(0.1 * budget, max(left(), 0.0))
+        ok, out = limits.run_limited(slice_, name, _safe, fn, d)
+        tried.append(name)
+        if ok and out is not None and _closed(out, relation):
+            return Proof(True, f"normalise → {name}")
+    # level 2: operators evaluated by doit() (the witness must then confirm)
+    if any(isinstance(x, sp.Basic) and x.has(*_DOIT_TYPES) for x in pair):
+        ok, pair2 = limits.run_limited(0.5 * budget, "normalise",
+                                       lambda: (normalise(pair[0], used), normalise(pair[1], used)))
+        if ok and used:
+            d2 = _difference(*pair2)
+            if d2 is not None:
+                d = d2
+                doit = tuple(dict.fromkeys(used))
+                if _closed(d, relation):
+                    return Proof(True, "normalise (doit)", doit)
+        elif not ok:
+            timed_out.append("doit")
+
+    def attempt(name: str, fn: Callable, share: float, base: Any = None) -> tuple[bool, Any]:
+        """Run one strategy on ``base`` (default: the normalised difference) with a slice of the budget."""
+        slice_ = min(share, max(left(), 0.0))
+        if slice_ <= 0.005:
+            return False, None
+        tried.append(name)
+        ok, out = limits.run_limited(slice_, name, _safe, fn, d if base is None else base)
+        if not ok:
+            timed_out.append(name)
+            return False, None
+        if out is None:
+            return False, None
+        return _closed(out, relation), out
+
+    # 1. cheap closers on the normal form (again, if doit() changed it)
+    if doit:
+        for name, fn in CLOSERS:
+            done, _ = attempt(name, fn, 0.1 * budget)
+            if done:
+                return Proof(True, f"normalise → {name}", doit)
+    if probe is not None and probe():
+        return Proof(False, "tried " + ", ".join(tried), doit, tuple(timed_out))
+    # 2. a fast rewriting pass with the closers after each
+    reserve = SIMPLIFY_SHARE * budget
+    rewritten: list[tuple[str, Any]] = []
+    for name, fn in REWRITES:
+        if left() <= reserve:
+            break
+        share = max((left() - reserve) / 4, 0.01)
+        done, out = attempt(name, fn, share)
+        if done:
+            return Proof(True, f"normalise → {name}", doit)
+        if out is None or out == d:
+            continue
+        rewritten.append((name, out))
+        for cname, cfn in CLOSERS:
+            done, _ = attempt(f"{name} → {cname}", cfn, min(share, 0.1 * budget), out)
+            if done:
+                return Proof(True, f"normalise → {name} → {cname}", doit)
+    # 3. simplify, with what is left (its reserve at least)
+    done, _ = attempt("simplify", sp.simplify, left())
+    if done:
+        return Proof(True, "normalise → simplify", doit)
+    # 4. simplify after the rewritings that changed something
+    for name, out in rewritten:
+        if left() <= 0.01:
+            break
+        done, _ = attempt(f"{name} → simplify", sp.simplify, left() / 2, out)
+        if done:
+            return Proof(True, f"normalise → {name} → simplify", doit)
+    text = "tried " + ", ".join(tried) if tried else "no strategy ran"
+    return Proof(False, text, doit, tuple(timed_out))
+
+
+def _difference(a: Any, b: Any) -> Any:
+    try:
+        d = b - a
+    except (TypeError, ValueError):
+        return None
+    return sp.ImmutableMatrix(d) if isinstance(d, sp.MatrixBase) else d
+
+
+def _safe(fn: Callable, d: Any) -> Any:
+    """``fn`` on ``d`` (entrywise for a matrix); ``None`` when the strategy cannot handle the input."""
+    try:
+        return _apply(fn, d)
+    except limits.TimeLimit:
+        raise
+    except Exception:  # noqa: BLE001 - a strategy that cannot handle its input simply fails
+        return None

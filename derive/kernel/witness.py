@@ -1,0 +1,267 @@
+"""The numeric witness: both sides of a step evaluated by mpmath at the same points.
+
+Two uses:
+
+* **confirming** a symbolic proof (:func:`confirm`): at random and special
+  points, the two sides must agree to the working precision; a point where
+  they differ stably is a *kernel disagreement* and the step is not proved;
+* **refuting** a step (:func:`search`): a counterexample is a point where the
+  gap between the two sides exceeds the error bound at every precision of
+  :data:`SEARCH_DIGITS` and stays put as the precision grows (the gap at 120
+  digits within 10⁻⁶ relative of the gap at 60). A gap that moves, or a value
+  that cannot be pinned down (slow series, a quadrature with a large error
+  estimate, an inexact value at a breakpoint), decides nothing.
+
+Values come from :mod:`derive.kernel.evaluate`, never from sympy's ``doit()``
+or ``evalf``.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
+
+import mpmath
+import sympy as sp
+
+from . import limits
+from .evaluate import Evaluator, NotEvaluable, Undefined, Unreliable, to_mp
+from .points import Point, generate, length_symbols
+
+#: Precisions (digits) at which a proved step is confirmed: the second only when the first shows a gap.
+CONFIRM_DIGITS = (30, 60)
+#: Precisions at which a counterexample must show the same gap.
+SEARCH_DIGITS = (60, 120)
+
+
+@dataclass(frozen=True)
+class PointResult:
+    """What the witness saw at one point."""
+
+    status: str  # "agree", "differ", "unknown", "undefined", "not-evaluable"
+    point: Point
+    lhs: str = ""
+    rhs: str = ""
+    gap: str = ""
+    digits: int = 0
+    reason: str = ""
+    relative_gap: float = 0.0
+
+
+def _flat(x: Any) -> list:
+    if isinstance(x, sp.MatrixBase):
+        return list(x)
+    return [x]
+
+
+def prepare(expr: Any, point: Point) -> list:
+    """``expr`` as a flat list of scalars at ``point``'s lengths (matrix expressions made explicit)."""
+    expr = sp.sympify(expr, strict=True)
+    sizes = {s: sp.Integer(int(v)) for s, v in point.values.items()
+             if isinstance(v, Fraction) and v.denominator == 1 and s in length_symbols([expr])}
+    if isinstance(expr, sp.MatrixExpr) and not isinstance(expr, sp.MatrixBase):
+        expr = expr.xreplace(sizes) if sizes else expr
+        try:
+            # doit() multiplies explicit matrices directly (as_explicit would build and evaluate Sums)
+            done = expr.doit()
+            expr = sp.ImmutableMatrix(done if isinstance(done, sp.MatrixBase) else done.as_explicit())
+        except (ValueError, TypeError, AttributeError) as exc:
+            raise NotEvaluable(f"a matrix expression of symbolic shape ({exc})") from None
+    return _flat(expr)
+
+
+def _holds(relation: str, a: Any, b: Any, tol: Any) -> bool:
+    if relation == "=":
+        return abs(a - b) <= tol
+    if isinstance(a, mpmath.mpc) or isinstance(b, mpmath.mpc):
+        if abs(mpmath.im(a)) > tol or abs(mpmath.im(b)) > tol:
+            raise NotEvaluable("an inequality between complex values")
+        a, b = mpmath.re(a), mpmath.re(b)
+    return {"<=": a <= b + tol, "<": a < b + tol, ">=": a >= b - tol, ">": a > b - tol}[relation]
+
+
+def _exact_holds(relation: str, a: Fraction, b: Fraction) -> bool:
+    return {"=": a == b, "<=": a <= b, "<": a < b, ">=": a >= b, ">": a > b}[relation]
+
+
+def _gap(relation: str, a: Any, b: Any) -> Any:
+    if relation == "=":
+        return abs(a - b)
+    a, b = mpmath.re(a), mpmath.re(b)
+    return abs(a - b)
+
+
+def compare_at(lhs: Any, rhs: Any, relation: str, point: Point, digits: tuple[int, ...],
+               limits_allowed: bool = True) -> PointResult:
+    """Compare ``lhs relation rhs`` at ``point`` at the precisions ``digits`` (see the module docstring)."""
+    try:
+        left, right = prepare(lhs, point), prepare(rhs, point)
+    except NotEvaluable as exc:
+        return PointResult("not-evaluable", point, reason=str(exc))
+    if len(left) != len(right):
+        return PointResult("differ", point, reason="the two sides have different shapes")
+    gaps: list = []
+    shown = ("", "", "")
+    for level, d in enumerate(digits):
+        ev = Evaluator(d, point.values, point.element, limits_allowed=limits_allowed)
+        worst = None
+        try:
+            with mpmath.workdps(d):
+                for x, y in zip(left, right, strict=True):
+                    a, b = ev.value(x), ev.value(y)
+                    if isinstance(a, Fraction) and isinstance(b, Fraction):
+                        if _exact_holds(relation, a, b):
+                            continue
+                        # an exact disagreement needs no more digits
+                        g = abs(a - b)
+                        rel = float(g / max(1, abs(a), abs(b)))
+                        with mpmath.workdps(15):
+                            shown_gap = mpmath.nstr(to_mp(g), 6)
+                        return PointResult("differ", point, _num(a), _num(b), shown_gap, d, "exact", rel)
+                    ma, mb = to_mp(a), to_mp(b)
+                    # error scale: the values, and the largest term a sum cancelled (digits lost there)
+                    scale = max(1, abs(ma), abs(mb), ev.magnitude)
+                    good = d // 2 if ev.approximate else d - 10
+                    tol = mpmath.mpf(10) ** (-good) * scale
+                    if not _holds(relation, ma, mb, tol):
+                        g = _gap(relation, ma, mb)
+                        if worst is None or g / scale > worst[0]:
+                            worst = (g / max(1, abs(ma), abs(mb)), ma, mb, g)
+        except NotEvaluable as exc:
+            _WORK[0] += ev.visits
+            return PointResult("not-evaluable", point, reason=str(exc))
+        except Undefined as exc:
+            _WORK[0] += ev.visits
+            return PointResult("undefined", point, reason=str(exc))
+        except Unreliable as exc:
+            _WORK[0] += ev.visits
+            return PointResult("unknown", point, reason=str(exc), digits=d)
+        _WORK[0] += ev.visits
+        if worst is None:
+            return PointResult("agree", point, digits=d)
+        if ev.heuristic:
+            # a numeric limit (extrapolated from samples) may settle on a wrong value at every precision
+            return PointResult("unknown", point, digits=d, reason="a numeric limit disagrees; limits are heuristic")
+        gaps.append(worst[0])
+        with mpmath.workdps(d):
+            shown = (mpmath.nstr(worst[1], 15), mpmath.nstr(worst[2], 15), mpmath.nstr(worst[3], 6))
+        if level == len(digits) - 1:
+            break
+    if len(gaps) >= 2 and abs(gaps[-1] - gaps[-2]) > mpmath.mpf(10) ** -6 * gaps[-1]:
+        return PointResult("unknown", point, *shown, digits=digits[-1], reason="the gap moves with the precision")
+    return PointResult("differ", point, *shown, digits=digits[-1], relative_gap=float(gaps[-1]))
+
+
+#: nodes evaluated by the witness (a machine-independent measure of its work)
+_WORK = [0]
+
+
+def _num(v: Any) -> str:
+    if isinstance(v, Fraction):
+        return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
+    return mpmath.nstr(v, 15)
+
+
+def counterexample(res: PointResult) -> Any:
+    """A :class:`~derive.report.Counterexample` of a point where the two sides differ."""
+    from ..report import Counterexample
+
+    return Counterexample(point=res.point.shown(), lhs=res.lhs, rhs=res.rhs, gap=res.gap or res.reason,
+                          digits=res.digits)
+
+
+@dataclass(frozen=True)
+class Witness:
+    """The outcome of evaluating a step at many points.
+
+    Attributes:
+        agreed: points where both sides agree.
+        evaluated: points where both sides had a value (agreeing or not).
+        differ: the first point where the sides differ stably (``None`` if none).
+        not_evaluable: why the step has no numeric value, when no point could be evaluated.
+        unknown: points where the value could not be pinned down.
+        special: agreeing points that were special (not random) points.
+    """
+
+    agreed: int
+    evaluated: int
+    differ: PointResult | None
+    not_evaluable: str
+    unknown: int
+    special: int
+
+    def summary(self) -> str:
+        """One line for reports, e.g. ``"mpmath agrees at 12 points (8 special)"``."""
+        if self.differ is not None:
+            return f"mpmath disagrees at {self.differ.point.label} point"
+        if self.evaluated == 0:
+            return f"no numeric witness ({self.not_evaluable or 'no point could be evaluated'})"
+        text = f"mpmath agrees at {self.agreed} points ({self.special} special)"
+        return text + (f"; {self.unknown} undecidable" if self.unknown else "")
+
+
+def run(lhs: Any, rhs: Any, relation: str, seed: int, *, digits: tuple[int, ...], n_random: int,
+        n_special: int, n_breaks: int, stop_at_differ: bool = True, work: float = float("inf"),
+        limits_allowed: bool = True) -> Witness:
+    """Evaluate ``lhs relation rhs`` at the points of :func:`derive.kernel.points.generate`.
+
+    No new point is started once ``work`` expression nodes have been evaluated
+    (a count, not a time: the same points on every machine) and one point agreed.
+    """
+    start = _WORK[0]
+    exprs = [e for side in (lhs, rhs) for e in _flat(sp.sympify(side, strict=True))]
+    agreed = evaluated = unknown = special = 0
+    reason = ""
+    differ = None
+    constant = not any(e.free_symbols or e.atoms(sp.Indexed, sp.MatrixSymbol) for e in exprs)
+    if constant:  # every point is the same point
+        n_random, n_special, n_breaks = 1, 0, 0
+    for point in generate(exprs, seed, n_random, n_special, n_breaks):
+        limits.checkpoint()
+        if _WORK[0] - start > work and (agreed or differ):
+            break
+        res = compare_at(lhs, rhs, relation, point, digits, limits_allowed)
+        if res.status == "not-evaluable":
+            reason = reason or res.reason
+            continue
+        if res.status == "undefined":
+            continue
+        if res.status == "unknown":
+            unknown += 1
+            continue
+        evaluated += 1
+        if res.status == "agree":
+            agreed += 1
+            special += point.label != "random"
+        elif differ is None:
+            differ = res
+            if stop_at_differ:
+                break
+    return Witness(agreed, evaluated, differ, reason, unknown, special)
+
+
+def confirm(lhs: Any, rhs: Any, relation: str, seed: int, work: int = 20_000) -> Witness:
+    """The witness of a proved step: 2 random, up to 5 special and 2 breakpoint points at 30 (then 60) digits.
+
+    Stops starting new points once ``work`` nodes were evaluated and one point agreed.
+    """
+    return run(lhs, rhs, relation, seed, digits=CONFIRM_DIGITS, n_random=2, n_special=5, n_breaks=2, work=work)
+
+
+def search(lhs: Any, rhs: Any, relation: str, seed: int, *, n_random: int = 10) -> Witness:
+    """Look for a counterexample: random, up to 24 special and 8 breakpoint points, stable from 60 to 120 digits."""
+    return run(lhs, rhs, relation, seed, digits=SEARCH_DIGITS, n_random=n_random, n_special=24, n_breaks=8,
+               limits_allowed=False)
+
+
+def quick_search(lhs: Any, rhs: Any, relation: str, seed: int) -> Witness:
+    """A cheap probe for an obviously false step (30 then 60 digits; the caller re-checks a difference)."""
+    return run(lhs, rhs, relation, seed, digits=(30, 60), n_random=6, n_special=6, n_breaks=2,
+               limits_allowed=False)
+
+
+def cross_check(lhs: Any, rhs: Any, relation: str, seed: int, n_random: int) -> Witness:
+    """An identity cross-check: random, 12 special and 4 breakpoint points, a gap stable from 30 to 60 digits."""
+    return run(lhs, rhs, relation, seed, digits=(30, 60), n_random=n_random, n_special=12, n_breaks=4,
+               limits_allowed=False)

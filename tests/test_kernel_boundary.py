@@ -1,0 +1,59 @@
+"""The trust boundary: only derive/kernel issues a proved verdict, primitives are trusted by exact class."""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import sympy as sp
+
+from derive import Derivation, Step, Verdict
+from derive import check as verify
+from derive.kernel.primitives import PRIMITIVES, Substitute, is_primitive
+
+PACKAGE = Path(__file__).resolve().parents[1] / "derive"
+
+
+def _proved_constructions(path: Path) -> list[int]:
+    """Lines where a StepResult is built with Verdict.PROVED."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call):
+            for arg in [*node.args, *(k.value for k in node.keywords)]:
+                if isinstance(arg, ast.Attribute) and arg.attr == "PROVED" and getattr(arg.value, "id", "") == "Verdict":
+                    out.append(node.lineno)
+    return out
+
+
+def test_only_the_kernel_constructs_a_proved_verdict():
+    outside = {str(p.relative_to(PACKAGE.parent)): lines for p in sorted(PACKAGE.rglob("*.py"))
+               if (lines := _proved_constructions(p)) and "kernel" not in p.parts}
+    assert outside == {}
+    inside = [p.name for p in (PACKAGE / "kernel").glob("*.py") if _proved_constructions(p)]
+    assert inside == ["decide.py"]
+
+
+def test_the_kernel_imports_nothing_untrusted():
+    untrusted = ("transformer", "render", "cli", "sphinxext", "cache", "registry", "params", "pytest_plugin")
+    for path in (PACKAGE / "kernel").glob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ImportFrom) and node.level >= 2 and node.module:
+                assert node.module.split(".")[0] not in untrusted, (path.name, node.module)
+
+
+def test_a_subclass_of_a_primitive_inherits_no_trust():
+    x = sp.Symbol("x", real=True)
+
+    class Liar(Substitute):
+        def apply(self, expr):  # claims whatever the step wants
+            return sp.Integer(0)
+
+    rule = Liar(((x, 0),), "x = 0")
+    assert not is_primitive(rule) and is_primitive(Substitute(((x, 0),)))
+    d = Derivation(name="boundary.liar", title="t", start=x, premises=(sp.Eq(x, 0),),
+                   steps=(Step(sp.Integer(0), "x = 0", rule=rule),), auto_identity_check=False)
+    # as a proposer it is re-proved: x = 0 is false as an identity
+    assert verify(d, numeric=False).steps[0].verdict is not Verdict.PROVED
+    assert len(PRIMITIVES) == 10
