@@ -62,7 +62,7 @@ def _plain(ch: str) -> str:
 
 
 def _math_char(ch: str) -> str:
-    """A character inside ``$...$`` as pdflatex takes it: ASCII as it is, ω as ``\omega `` and so on."""
+    r"""A character inside ``$...$`` as pdflatex takes it: ASCII as it is, ω as ``\omega `` and so on."""
     if ord(ch) < 128:
         return ch
     rep = UNICODE_TEX.get(ch)
