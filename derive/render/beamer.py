@@ -124,17 +124,38 @@ def chunks(derivation: Derivation, s: BeamerSettings) -> list[list[tuple[int, St
     breaker = _breaker(s)
     out: list[list[tuple[int, Step, list[str]]]] = [[]]
     claim = _claim_rows(derivation, s)
-    used = height(breaker.lines(derivation.start)) + 1.0
+    start, _, exprs, _ = named(derivation, s)
+    used = height(breaker.lines(start)) + 1.0
     if len(claim) <= CLAIM_ALONE:  # else the claim has a frame of its own
         used += height(claim) + sum(_words_height(a.text) for a in derivation.assumptions) + 1.0
-    for k, step in enumerate(derivation.steps, 1):
-        lines = breaker.lines(step.expr)
-        cost = height(lines) + (_words_height(step.justification) if s.justifications else 0)
-        if out[-1] and (len(out[-1]) >= s.steps_per_frame or used + cost > s.max_lines):
+    for k, (step, expr) in enumerate(zip(derivation.steps, exprs, strict=True), 1):
+        pieces = _pieces(breaker.lines(expr), s.max_lines - 3.0)
+        for j, lines in enumerate(pieces):
+            last = j == len(pieces) - 1
+            cost = height(lines) + (_words_height(step.justification) if s.justifications and last else 0)
+            if out[-1] and (len(out[-1]) >= s.steps_per_frame or used + cost > s.max_lines):
+                out.append([])
+                used = height(out[-2][-1][2][-1:])
+            # a step too tall for a frame continues on the next: only its first piece has the relation
+            out[-1].append((k, step if j == 0 else _Continued(step, last), lines))
+            used += cost
+    return out
+
+
+class _Continued:
+    """A later piece of a step too tall for one frame: no relation sign; the justification on the last piece."""
+
+    def __init__(self, step: Step, last: bool) -> None:
+        self.relation, self.justification, self.last = "", step.justification if last else "", last
+
+
+def _pieces(lines: list[str], most: float) -> list[list[str]]:
+    """``lines`` cut into groups of at most ``most`` in :func:`height`."""
+    out: list[list[str]] = [[]]
+    for line in lines:
+        if out[-1] and height([*out[-1], line]) > most:
             out.append([])
-            used = height(out[-2][-1][2])
-        out[-1].append((k, step, lines))
-        used += cost
+        out[-1].append(line)
     return out
 
 
@@ -144,16 +165,33 @@ def _chain(start_lines: list[str], steps: Sequence[tuple[int, Step, list[str]]],
     rows = _rows(start_lines, "", None, s)
     for j, (k, step, lines) in enumerate(steps):
         overlay = first + j
-        rows += _rows(lines, REL_TEX[step.relation], overlay, s)
-        if s.justifications:
+        if isinstance(step, _Continued):
+            rows += [r"&" + _reveal(overlay, rf"\quad {line}", s) for line in lines]
+        else:
+            rows += _rows(lines, REL_TEX[step.relation], overlay, s)
+        if s.justifications and step.justification:
             rows.append(_why(k, step, overlay, s))
     return "\\begin{aligned}\n" + " \\\\\n".join(rows) + "\n\\end{aligned}"
+
+
+def named(derivation: Derivation, s: BeamerSettings) -> tuple[Any, Any, list[Any], list[tuple[Any, Any]]]:
+    """``(start, end, step expressions, where)``: when a formula is wider than a frame, large repeated
+    subexpressions are named once (:func:`~derive.render.layout.name_repeats`) and listed on a last frame."""
+    from .layout import name_repeats, tex_width
+
+    breaker = _breaker(s)
+    exprs = [derivation.start, derivation.end, *(st.expr for st in derivation.steps)]
+    where: list[tuple[Any, Any]] = []
+    if max(tex_width(breaker.tex(e)) for e in exprs) > FRAME_BUDGET:
+        exprs, where = name_repeats(exprs, symbol_names=breaker.printer._settings["symbol_names"])
+    return exprs[0], exprs[1], exprs[2:], where
 
 
 def _claim_rows(derivation: Derivation, s: BeamerSettings) -> list[str]:
     """The claim's lines: ``start R end`` on one, or the start's and the end's broken lines."""
     breaker = _breaker(s)
-    start, end = breaker.lines(derivation.start), breaker.lines(derivation.end)
+    first, last, _, _ = named(derivation, s)
+    start, end = breaker.lines(first), breaker.lines(last)
     if len(start) == 1 and len(end) == 1:
         return [f"{start[0]} {REL_TEX[derivation.relation]} {end[0]}"]
     return _rows(start, "", None, s) + _rows(end, REL_TEX[derivation.relation], None, s)
@@ -191,7 +229,7 @@ def frame(derivation: Derivation, s: BeamerSettings) -> str:
                 out += [escape_text(a.text) + ("" if k == len(derivation.assumptions) else r"\\")
                         for k, a in enumerate(derivation.assumptions, 1)]
                 out.append(r"\par}")
-        start = breaker.lines(derivation.start) if c == 0 else parts[c - 1][-1][2]
+        start = breaker.lines(named(derivation, s)[0]) if c == 0 else parts[c - 1][-1][2]
         out.append(fit_to_width(_chain(start, chunk, s), max_height=r"0.75\textheight"))
         if c == len(parts) - 1:
             defs = definitions_latex(derivation, s.symbol_names)
@@ -204,7 +242,34 @@ def frame(derivation: Derivation, s: BeamerSettings) -> str:
                            + escape_text("; ".join(str(cite) for cite in derivation.citations)) + "}")
         out.append(r"\end{frame}")
         frames.append("\n".join(out))
-    return "\n".join(frames)
+    return "\n".join(frames + _where_frames(derivation, s))
+
+
+def _where_frames(derivation: Derivation, s: BeamerSettings) -> list[str]:
+    r"""The named subexpressions, ``\xi_1 = ...``, on frames of their own (none when nothing was named)."""
+    where = named(derivation, s)[3]
+    breaker = _breaker(s)
+    pages: list[list[str]] = [[]]
+    used = 0.0
+    for name, value in where:
+        lines = breaker.lines(value)
+        rows = _rows(lines, "=", None, s)
+        rows[0] = breaker.tex(name) + " " + rows[0]
+        if pages[-1] and used + height(lines) > s.max_lines:
+            pages.append([])
+            used = 0.0
+        pages[-1] += rows
+        used += height(lines)
+    if not where:
+        return []
+    out = []
+    for k, rows in enumerate(pages):
+        title = escape_text(derivation.title) + r" \emph{(where)}" + (r" \emph{(continued)}" if k else "")
+        block = "\\begin{aligned}" + " \\\\\n".join(rows) + "\\end{aligned}"
+        out.append("\n".join([r"\begin{frame}", rf"\typeout{{derive-frame: {derivation.name} where {k + 1}}}",
+                              rf"\frametitle{{{title}}}", fit_to_width(block, max_height=r"0.8\textheight"),
+                              r"\end{frame}"]))
+    return out
 
 
 def _document(frames: list[str], title: str, s: BeamerSettings) -> str:
