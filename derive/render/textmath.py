@@ -50,8 +50,9 @@ def mark_math(text: str) -> str:
 
 def _tex_name(token: str) -> str:
     r"""``d_model`` -> ``d_{\text{model}}``; ``d_k`` stays."""
-    return re.sub(r"(?<![A-Za-z\\])([A-Za-z]+)_([A-Za-z]{2,})(?![A-Za-z])",
-                  lambda m: m.group() if m.group(2) in ("ij", "ji") else rf"{m.group(1)}_{{\text{{{m.group(2)}}}}}",
+    return re.sub(r"(?<![^\W\d_]|\\)([^\W\d_]+)_([A-Za-z]{2,})(?![A-Za-z])",
+                  lambda m: (rf"{m.group(1)}_{{{m.group(2)}}}" if m.group(2) in ("ij", "ji")
+                             else rf"{m.group(1)}_{{\text{{{m.group(2)}}}}}"),
                   token)
 
 
