@@ -55,7 +55,7 @@ def verify_many(
 
     Args:
         derivations: what to check.
-        seed: base seed (default :data:`derive.numeric.DEFAULT_SEED`).
+        seed: base seed (default :data:`derive.settings.DEFAULT_SEED`).
         budget: per-step symbolic budget in seconds (default :data:`derive.verify.STEP_BUDGET`).
         numeric: run the numeric cross-checks.
         jobs: worker processes (default :func:`default_jobs`; 1 verifies in this process).

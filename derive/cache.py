@@ -307,7 +307,7 @@ def cached_verify(
 
     Args:
         derivation: the derivation to check.
-        seed: base seed (default :data:`derive.numeric.DEFAULT_SEED`).
+        seed: base seed (default :data:`derive.settings.DEFAULT_SEED`).
         budget: per-step symbolic budget in seconds (default :data:`derive.verify.STEP_BUDGET`).
         numeric: run the numeric cross-checks.
         directory: cache directory (default :func:`cache_dir`).

@@ -150,6 +150,55 @@ REFERENCES: dict[str, dict[str, str]] = {
         "year": "2017",
         "short": "Ramachandran et al. 2017",
     },
+    "rajbhandari2020": {
+        "type": "inproceedings",
+        "author": "Rajbhandari, Samyam and Rasley, Jeff and Ruwase, Olatunji and He, Yuxiong",
+        "title": "ZeRO: Memory Optimizations Toward Training Trillion Parameter Models",
+        "booktitle": "Proceedings of the International Conference for High Performance Computing, Networking, "
+                     "Storage and Analysis (SC20)",
+        "year": "2020",
+        "short": "Rajbhandari et al. 2020",
+    },
+    "micikevicius2018": {
+        "type": "inproceedings",
+        "author": "Micikevicius, Paulius and Narang, Sharan and Alben, Jonah and others",
+        "title": "Mixed Precision Training",
+        "booktitle": "International Conference on Learning Representations (ICLR)",
+        "year": "2018",
+        "short": "Micikevicius et al. 2018",
+    },
+    "kingma2015": {
+        "type": "inproceedings",
+        "author": "Kingma, Diederik P. and Ba, Jimmy",
+        "title": "Adam: A Method for Stochastic Optimization",
+        "booktitle": "International Conference on Learning Representations (ICLR)",
+        "year": "2015",
+        "short": "Kingma & Ba 2015",
+    },
+    "shazeer2019": {
+        "type": "article",
+        "author": "Shazeer, Noam",
+        "title": "Fast Transformer Decoding: One Write-Head is All You Need",
+        "journal": "arXiv preprint arXiv:1911.02150",
+        "year": "2019",
+        "short": "Shazeer 2019",
+    },
+    "jiang2024": {
+        "type": "article",
+        "author": "Jiang, Albert Q. and Sablayrolles, Alexandre and Roux, Antoine and others",
+        "title": "Mixtral of Experts",
+        "journal": "arXiv preprint arXiv:2401.04088",
+        "year": "2024",
+        "short": "Jiang et al. 2024",
+    },
+    "pope2023": {
+        "type": "inproceedings",
+        "author": "Pope, Reiner and Douglas, Sholto and Chowdhery, Aakanksha and others",
+        "title": "Efficiently Scaling Transformer Inference",
+        "booktitle": "Proceedings of Machine Learning and Systems (MLSys)",
+        "year": "2023",
+        "short": "Pope et al. 2023",
+    },
 }
 
 

@@ -39,6 +39,7 @@ CATALOG_MODULES: tuple[str, ...] = (
     "derive.transformer.score_variance",
     "derive.transformer.multihead",
     "derive.transformer.parameters",
+    "derive.transformer.compute",
     "derive.transformer.examples_attention",
     "derive.transformer.examples_block",
     "derive.transformer.examples_exercises",

@@ -8,7 +8,7 @@ still prove the step; only the short list of primitive rules in
 sum and expectation laws) is accepted once its side conditions are checked.
 The words of a justification are never trusted.
 
-Rules defined elsewhere: :mod:`derive.sums`, :mod:`derive.expectation`.
+Rules defined elsewhere: ``derive.sums``, :mod:`derive.expectation`.
 """
 
 from __future__ import annotations

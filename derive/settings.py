@@ -32,7 +32,7 @@ DEFAULT_ATOL = 1e-12
 #: Relative tolerance of the float64 screening of numeric identity checks.
 DEFAULT_RTOL = 1e-9
 
-#: Per-step time budget of the symbolic strategies, in seconds.
+#: Per-step budget in CPU seconds: a hard limit on all the work of one step.
 DEFAULT_BUDGET = 5.0
 
 
@@ -41,7 +41,7 @@ OPTION_HELP = {
     "seed": f"base seed of every random draw (default {DEFAULT_SEED})",
     "atol": f"absolute tolerance of the float64 screen of numeric checks (default {DEFAULT_ATOL:g})",
     "rtol": f"relative tolerance of the float64 screen of numeric checks (default {DEFAULT_RTOL:g})",
-    "budget": f"symbolic time budget per step, in seconds (default {DEFAULT_BUDGET:g})",
+    "budget": f"CPU seconds per step, a hard limit on all of its work (default {DEFAULT_BUDGET:g})",
 }
 
 
@@ -58,7 +58,7 @@ class Settings:
             points are looked at again: a step is refuted only by a gap
             confirmed at 60 significant digits.
         rtol: relative tolerance (≥ 0) of the same screen.
-        budget: seconds (> 0, ≤ 3600) for the symbolic strategies of one step.
+        budget: CPU seconds (> 0, ≤ 3600) for all the work of one step (a hard limit).
 
     Raises:
         InputError: a value of the wrong type or out of range.

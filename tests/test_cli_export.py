@@ -161,7 +161,9 @@ def test_parameter_tables_from_params_table(capsys):
     code, out, _ = run(["export", "softmax.max-trick", "--params", "gpt2", "-f", "latex"], capsys)
     assert code == 0 and r"\toprule" in out and "124{,}439{,}808" in out
     code, out, _ = run(["export", "--params", "gpt2", "-f", "beamer", "--standalone"], capsys)
-    assert code == 0 and out.count(r"\begin{frame}") == 2 and out.rstrip().endswith(r"\end{document}")
+    assert code == 0 and out.count(r"\begin{frame}") == 3 and out.rstrip().endswith(r"\end{document}")
+    assert r"\frametitle{Compute and memory of gpt2 (n\_ctx 1,024, estimates)}" in out
+    assert r"KV cache per token (bf16) & $2 N h_{kv} d_k b$ & 36{,}864 B (36.00 KiB) \\" in out
     code, _, err = run(["export", "--params", "gpt-9", "-f", "latex"], capsys)
     assert code == 2 and err.startswith("derive: error: unknown preset 'gpt-9'; presets: ")
     code, _, err = run(["export", "--params", "gpt2", "-f", "svg"], capsys)
@@ -180,7 +182,9 @@ def test_deck_with_a_parameter_table_compiles(tmp_path, capsys):
     subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "d.tex"], cwd=tmp_path,
                    check=True, capture_output=True, timeout=120)
     pages = PdfReader(tmp_path / "d.pdf").pages
-    assert len(pages) == 1 + 5 + 1 and "3,150,336" in pages[-1].extract_text()  # max-trick: 2 frames
+    # title, max-trick on two frames (3 + 2 pages), the parameter table, the memory table
+    assert len(pages) == 1 + 5 + 2 and "3,150,336" in pages[-2].extract_text()
+    assert "training memory, mixed-precision Adam" in pages[-1].extract_text()
 
 
 def test_one_step_numbered(capsys):

@@ -68,6 +68,11 @@ def test_pages_have_plots_bibliography_cli_and_api(site):
     assert "3,150,336" in params and "18,902,016" in params and "63,045,632" in params and "65M" in params
     for preset in ("gpt2", "llama-7b", "llama2-70b", "t5-small"):
         assert f'<span class="pre">{preset}</span>' in params
+    # compute and memory: Mistral 7B at 4,096 tokens, batch 8 (derive-params :context: :batch:) and every preset
+    assert "16,368,271,360" in params and "4,294,967,296 B (4.00 GiB)" in params
+    assert 'class="derive-compute' in params or "derive-compute" in params
+    for name in ("params.flops-kaplan", "params.kv-cache", "params.adam-memory", "params.moe-active"):
+        assert f'id="derivation-{name}"' in params
 
 
 def test_math_is_served_locally(site):

@@ -21,7 +21,8 @@ def _proved_constructions(path: Path) -> list[int]:
     for node in ast.walk(tree):
         if isinstance(node, ast.Call):
             for arg in [*node.args, *(k.value for k in node.keywords)]:
-                if isinstance(arg, ast.Attribute) and arg.attr == "PROVED" and getattr(arg.value, "id", "") == "Verdict":
+                named = isinstance(arg, ast.Attribute) and arg.attr == "PROVED"
+                if named and getattr(arg.value, "id", "") == "Verdict":
                     out.append(node.lineno)
     return out
 

@@ -150,7 +150,7 @@ def test_allocation_matches_formula_and_refuses_large_models():
         (dict(n_layers="6"), r"^n_layers must be a positive integer, got '6'$"),
         (dict(n_layers=True), r"^n_layers must be a positive integer, got True$"),
         (dict(d_model="__import__('os').system('x')"), r"^d_model must be a positive integer, got \"__import__"),
-        (dict(ffn="moe"), r"^ffn must be one of relu, gelu, swiglu, geglu; got 'moe'$"),
+        (dict(ffn="moe"), r"^ffn must be one of relu, gelu, silu, swiglu, geglu; got 'moe'$"),
         (dict(position="learned"), r"^position 'learned' needs max_position_embeddings$"),
         (dict(lm_head=True), r"^an LM head needs vocab_size$"),
     ],

@@ -10,6 +10,8 @@ import pytest
 from derive.cli import main
 
 DATA = Path(__file__).parent / "data"
+SUPPORTED = ("bart, bert, falcon, gemma, gemma2, gpt2, gpt_neox, gptj, llama, marian, mistral, mixtral, opt, phi3, "
+             "qwen2, t5")
 
 
 def run(argv, capsys):
@@ -99,8 +101,7 @@ def test_bad_input_one_line_exit_2(argv, message, capsys):
 def test_bad_config_files_exit_2(tmp_path, capsys):
     cases = {
         '{"model_type": "gpt2",': "malformed JSON",
-        '{"model_type": "gpt_neox"}': "unsupported model_type 'gpt_neox'; supported model types: gpt2, bert, llama, "
-                                      "mistral, t5",
+        '{"model_type": "mamba"}': "unsupported model_type 'mamba'; supported model types: " + SUPPORTED,
         '{"model_type": "bert", "hidden_size": 768}': "missing required key 'num_attention_heads' for model_type "
                                                       "'bert'",
     }
@@ -135,3 +136,22 @@ def test_overridden_preset_says_so_and_drops_the_reported_figure(capsys):
     assert "reported 124M" not in out
     assert main(["params", "--preset", "gpt2"]) == 0
     assert "reported 124M" in capsys.readouterr().out
+
+
+def test_unsupported_family_one_line_exit_2(tmp_path, capsys):
+    f = tmp_path / "config.json"
+    f.write_text('{"model_type": "rwkv", "architectures": ["RwkvForCausalLM"]}')
+    code, out, err = run(["params", "--config", str(f)], capsys)
+    assert code == 2 and out == ""
+    assert err == f"derive: error: {f}: unsupported model_type 'rwkv'; supported model types: {SUPPORTED}\n"
+
+
+@pytest.mark.parametrize("file, cls, total", [
+    ("configs/mixtral-8x7b-config.json", "MixtralForCausalLM", "46,702,792,704"),
+    ("configs/opus-mt-en-de-config.json", "MarianMTModel", "74,410,496"),
+    ("configs/flan-t5-small-config.json", "T5ForConditionalGeneration", "76,961,152"),
+])
+def test_new_families_on_the_command_line(file, cls, total, capsys):
+    code, out, _ = run(["params", "--config", str(DATA / file)], capsys)
+    assert code == 0 and f"counted class: {cls}" in out
+    assert any(line.startswith("total") and total in line for line in out.splitlines())

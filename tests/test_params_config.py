@@ -12,6 +12,8 @@ from derive.params import PRESETS, count
 from derive.params.hf_config import from_dict, load_config
 
 DATA = Path(__file__).parent / "data"
+SUPPORTED = ("bart, bert, falcon, gemma, gemma2, gpt2, gpt_neox, gptj, llama, marian, mistral, mixtral, opt, phi3, "
+             "qwen2, t5")
 
 
 @pytest.mark.parametrize(
@@ -64,9 +66,17 @@ def test_class_decides_heads():
     "data, message",
     [
         ([1, 2], r"a config.json must hold a JSON object, got list"),
-        ({"n_embd": 768}, r"missing required key 'model_type'; supported model types: gpt2, bert, llama, mistral, t5$"),
-        ({"model_type": "gpt_neox"}, r"unsupported model_type 'gpt_neox'; supported model types: gpt2, bert, llama, "
-                                     r"mistral, t5$"),
+        ({"n_embd": 768}, r"missing required key 'model_type'; supported model types: " + SUPPORTED + "$"),
+        ({"model_type": "mamba"}, r"unsupported model_type 'mamba'; supported model types: " + SUPPORTED + "$"),
+        ({"model_type": "opt", "hidden_size": 1024, "word_embed_proj_dim": 512, "num_attention_heads": 16,
+          "ffn_dim": 4096, "num_hidden_layers": 24, "vocab_size": 50272, "max_position_embeddings": 2048},
+         r"word_embed_proj_dim 512 ≠ hidden_size 1024 \(project_in/project_out, as in opt-350m\) is not supported$"),
+        ({"model_type": "bart", "d_model": 16, "encoder_attention_heads": 2, "decoder_attention_heads": 4,
+          "encoder_ffn_dim": 8, "decoder_ffn_dim": 8},
+         r"encoder_attention_heads = 2 ≠ decoder_attention_heads = 4 is not supported$"),
+        ({"model_type": "mixtral", "hidden_size": 64, "intermediate_size": 8, "num_attention_heads": 4,
+          "num_hidden_layers": 1, "vocab_size": 10, "num_local_experts": 4, "num_experts_per_tok": 5},
+         r"experts_per_token must be between 1 and n_experts = 4, got 5$"),
         (_gpt2(n_head=...), r"missing required key 'n_head' for model_type 'gpt2'$"),
         (_gpt2(n_embd="__import__('os').system('x')"), r"n_embd must be a positive integer, got \"__import__"),
         (_gpt2(n_layer=12.0), r"n_layer must be a positive integer, got 12.0$"),

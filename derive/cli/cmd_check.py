@@ -13,12 +13,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
         "check", help="verify derivations step by step",
         description="Prove every step symbolically and run the numeric cross-checks. Exit 0 when all pass, "
                     "1 when a step is refuted or undecided or a cross-check fails, 2 on bad input.")
-    p.add_argument("names", nargs="*", metavar="NAME", help="derivations to check (default: all)")
+    p.add_argument("names", nargs="*", metavar="NAME",
+                   help="derivations to check, or glob patterns such as 'params.*' (default: all)")
     add_module_option(p)
     p.add_argument("--json", action="store_true", help="print the reports as JSON")
     p.add_argument("--seed", type=int, default=None, help="base seed of every random draw")
     p.add_argument("--budget", type=float, default=None, metavar="SECONDS",
-                   help="symbolic time budget per step (default 5)")
+                   help="CPU seconds per step, a hard limit on all of its work (default 5)")
     from ..settings import OPTION_HELP
 
     for name in ("atol", "rtol"):
@@ -30,6 +31,28 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="worker processes for the derivations to verify (default: one per CPU)")
     p.add_argument("--verbose", "-v", action="store_true", help="print every step's verdict and strategy")
     p.set_defaults(run=run)
+
+
+def _expand(requested: list[str], known: list[str]) -> list[str]:
+    """Names as given, with each glob pattern (``params.*``) replaced by the registered names it matches, in order.
+
+    Raises:
+        InputError: a pattern that matches no registered derivation.
+    """
+    import fnmatch
+
+    from ..exceptions import InputError
+
+    out: list[str] = []
+    for item in requested:
+        if not any(ch in item for ch in "*?["):
+            out.append(item)
+            continue
+        hits = [n for n in known if fnmatch.fnmatchcase(n, item)]
+        if not hits:
+            raise InputError(f"no derivation matches {item!r}")
+        out += [n for n in hits if n not in out]
+    return out
 
 
 def run(args: argparse.Namespace) -> int:
@@ -47,7 +70,7 @@ def run(args: argparse.Namespace) -> int:
         raise InputError(f"--jobs must be between 1 and 256, got {args.jobs}")
     user = load(args)
     # with --module and no names, check just the user's derivations
-    wanted = args.names or user or registry.names()
+    wanted = _expand(args.names, registry.names()) or user or registry.names()
     for name in wanted:
         registry.entry(name)  # unknown names fail before any work
     seed = DEFAULT_SEED if args.seed is None else args.seed

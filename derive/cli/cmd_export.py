@@ -47,23 +47,30 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 def _params_tables(fmt: str, presets: list[str]) -> list[str]:
     """One parameter table per preset, laid out by :mod:`derive.render.params_table` for ``fmt``."""
     from ..params import get_preset
+    from ..params.budget import budget
     from ..params.summary import breakdown
     from ..render.latex import escape_text, fit_to_width
-    from ..render.params_table import latex_table, markdown_table
+    from ..render.params_table import budget_latex_table, budget_markdown_table, latex_table, markdown_table
 
     out = []
     for name in presets:
         preset = get_preset(name)
         rows = breakdown(preset.arch)
+        b = budget(preset.arch)
         title = f"Parameters of {preset.name}"
+        title2 = f"Compute and memory of {preset.name} (n_ctx {b.flops.context:,}, estimates)"
         if fmt == "latex":
             out.append(latex_table(rows, caption=f"{title} ({preset.source})"))
+            out.append(budget_latex_table(b))
         elif fmt == "beamer":
             out.append("\n".join([r"\begin{frame}", rf"\frametitle{{{escape_text(title)}}}",
                                    fit_to_width(latex_table(rows), math=False),
                                    rf"{{\scriptsize Source: {escape_text(preset.source)}}}", r"\end{frame}"]))
+            out.append("\n".join([r"\begin{frame}", rf"\frametitle{{{escape_text(title2)}}}",
+                                   fit_to_width(budget_latex_table(b), math=False), r"\end{frame}"]))
         else:
             out.append(f"## {title}\n\n{markdown_table(rows)}\n\nSource: {preset.source}\n")
+            out.append(f"## {title2}\n\n{budget_markdown_table(b)}\n")
     return out
 
 

@@ -66,7 +66,13 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     out.add_argument("--markdown", action="store_true", help="a Markdown table")
     from ..params.summary import DTYPE_BYTES
 
-    p.add_argument("--dtype", choices=tuple(DTYPE_BYTES), help="memory for this dtype only (default: all)")
+    p.add_argument("--dtype", choices=tuple(DTYPE_BYTES),
+                   help="memory of the weights for this dtype only (default: all); also the KV cache's dtype "
+                        "(default bf16)")
+    p.add_argument("--context", type=_size, metavar="N",
+                   help="context length for FLOPs and the KV cache (default: the model's max_position_embeddings, "
+                        "else 2048)")
+    p.add_argument("--batch", type=_size, metavar="B", default=1, help="sequences in the KV cache (default 1)")
     p.set_defaults(run=run)
 
 
@@ -116,26 +122,62 @@ def _list_presets() -> int:
     return 0
 
 
+def _print_budget(b: Any) -> None:
+    """FLOPs per token, KV cache and training memory: exact figures and estimates, with their conventions."""
+    from ..params.flops import FLOPS_CONVENTION
+    from ..params.memory import KV_CACHE_ASSUMPTIONS, TRAINING_ASSUMPTIONS
+    from ..params.summary import human_bytes, sci
+
+    f, kv = b.flops, b.kv
+    where = {"--context": "--context", "max_position_embeddings": "the model's max_position_embeddings",
+             "default": "default; --context N"}[b.context_source]
+    print(f"per token at context {f.context:,} ({where}):")
+    rows = [("FLOPs forward, exact from the shapes", f.forward),
+            ("FLOPs forward, Kaplan 2N + 2·n_layers·n_ctx·d_attn", f.kaplan_forward),
+            ("FLOPs training, exact × 3", f.training),
+            ("FLOPs training, Kaplan 6N + 6·n_layers·n_ctx·d_attn", f.kaplan_training)]
+    for label, n in rows:
+        print(f"  {label:<52} {n:>22,}  ({sci(n)})")
+    print(f"  {'KV cache ' + kv.dtype + ', per token':<52} {kv.per_token:>22,} bytes ({human_bytes(kv.per_token)})")
+    if kv.per_source_token:
+        print(f"  {'KV cache ' + kv.dtype + ', cross-attention per source token':<52} {kv.per_source_token:>22,}"
+              f" bytes ({human_bytes(kv.per_source_token)})")
+    label = f"KV cache {kv.dtype}, batch {kv.batch:,} × context {kv.context:,}" + (
+        " (self + cross)" if kv.per_source_token else "")
+    print(f"  {label:<52} {kv.total:>22,} bytes ({human_bytes(kv.total)})")
+    print(f"training memory, mixed-precision Adam (16 bytes/parameter) {b.training_bytes:>22,} bytes "
+          f"({human_bytes(b.training_bytes)})")
+    print(f"estimate, FLOPs: {FLOPS_CONVENTION}")
+    print(f"estimate, KV cache: {KV_CACHE_ASSUMPTIONS}")
+    print(f"estimate, training memory: {TRAINING_ASSUMPTIONS}")
+
+
 def run(args: argparse.Namespace) -> int:
     if args.list_presets:
         return _list_presets()
+    from ..params.budget import DEFAULT_KV_DTYPE, budget
     from ..params.summary import NON_EMBEDDING_CONVENTION, human, human_bytes, sci, summarize
-    from ..render.params_table import latex_table, markdown_table, text_table
+    from ..render.params_table import budget_latex_table, budget_markdown_table, latex_table, markdown_table, text_table
     from .common import print_json
 
     arch, info = _architecture(args)
     s = summarize(arch)
+    b = budget(arch, args.context, args.batch, args.dtype or DEFAULT_KV_DTYPE)
     mem = {args.dtype: s.memory[args.dtype]} if args.dtype else s.memory
     if args.json:
         data = s.as_json()
         data["memory_bytes"] = mem
-        print_json({**info, **data})
+        print_json({**info, **data, **b.as_json()})
         return 0
     if args.latex:
         print(latex_table(s.rows, caption=f"Parameters of {arch.name}: {s.total:,} in all"))
+        print()
+        print(budget_latex_table(b))
         return 0
     if args.markdown:
         print(markdown_table(s.rows))
+        print()
+        print(budget_markdown_table(b))
         return 0
     title = arch.name + (f" — preset {info['preset']}" if "preset" in info else "")
     if info.get("overridden"):
@@ -154,6 +196,11 @@ def run(args: argparse.Namespace) -> int:
     print(f"12·d²·layers   {s.rule_of_thumb:>22,}  ({sci(s.rule_of_thumb)}; rule of thumb, layers only)")
     for dtype, size in mem.items():
         print(f"memory {dtype:<7} {size:>22,} bytes ({human_bytes(size)})")
+    if b.active != b.total:
+        print(f"active         {b.active:>22,}  ({human(b.active)}; per token: {arch.experts_per_token} of "
+              f"{arch.n_experts} experts)")
+    print()
+    _print_budget(b)
     print()
     print(f"non-embedding convention: {NON_EMBEDDING_CONVENTION}")
     for note in s.notes + info.get("preset_notes", []) + info.get("config_notes", []):

@@ -21,11 +21,11 @@ argument within 10^(−0.6·digits) of a breakpoint raises :class:`Unreliable`:
 the value cannot be decided at this precision, and a point that cannot be
 decided is no evidence either way.
 
-Errors:
-    NotEvaluable: the expression has no numeric value here (a free symbol
-        without a value, an undefined function, an operator such as E[·]).
-    Unreliable: a value exists but this precision cannot pin it down.
-    Undefined: the expression is undefined at the point (0/0, a pole, zoo).
+The evaluator raises ``NotEvaluable`` when the expression has no numeric
+value here (a free symbol without a value, an undefined function, an operator
+such as E[·]), ``Unreliable`` when a value exists but this precision cannot pin
+it down, and ``Undefined`` when the expression is undefined at the point (0/0,
+a pole, zoo).
 """
 
 from __future__ import annotations
@@ -596,6 +596,12 @@ class Evaluator:
         def g(t: Any) -> Any:
             return to_mp(self.ev(inner, {**env, slot: t}))
 
+        # a derivative exists only where the function is continuous: a jump or a pole at the point
+        # (sympy's acot at 0) would make finite differences return an enormous, meaningless value
+        centre = g(env[slot] if slot in env and isinstance(env[slot], Fraction) else x0)
+        delta = mpmath.mpf(10) ** (-(self.dps // 3))
+        if abs(g(x0 + delta) - g(x0 - delta)) > mpmath.mpf(10) ** (-(self.dps // 6)) * max(1, abs(centre)):
+            raise Undefined("not continuous at the point: no derivative there")
         try:
             return mpmath.diff(g, x0, int(order))
         except (ZeroDivisionError, ValueError, OverflowError) as exc:

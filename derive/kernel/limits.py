@@ -10,12 +10,13 @@ Limits nest: an inner limit never outlasts the enclosing one. When a limit
 expires, :class:`TimeLimit` is raised inside whatever is running (a sympy
 strategy, ``doit()``, a quadrature). It derives from ``BaseException`` so the
 ``except Exception`` clauses of library code do not swallow it, and the timer
-re-fires every :data:`REFIRE` seconds until the limited block has exited, so
+re-fires every ``REFIRE`` seconds until the limited block has exited, so
 even a bare ``except:`` cannot keep a computation alive.
 
 Limits need POSIX interval timers and the main thread (CPython delivers
-signals only there). Elsewhere :func:`limit` still enforces the CPU deadline
-at every :func:`checkpoint` but cannot interrupt a computation;
+signals only there). The signal handlers are installed when the outermost
+limit starts and the previous ones are put back when it ends. Elsewhere :func:`limit` still enforces the CPU deadline
+at every ``checkpoint()`` but cannot interrupt a computation;
 :func:`available` says which case applies. A computation stuck inside one C
 call (a single enormous integer power) is interrupted only when that call
 returns: a known limit, documented in "What *proved* means".
@@ -32,9 +33,9 @@ from dataclasses import dataclass
 from typing import Any
 
 #: The wall-clock backstop is this many times the CPU limit ...
-WALL_FACTOR = 3.0
+WALL_FACTOR = 10.0
 #: ... plus this many seconds.
-WALL_SLACK = 2.0
+WALL_SLACK = 5.0
 #: Once a limit has expired, the timer fires again this often until the block exits.
 REFIRE = 0.05
 
@@ -103,16 +104,24 @@ def _handler(signum: int, frame: Any) -> None:
     _arm()  # fired early (rounding): wait for the rest
 
 
-_installed = False
+_saved: list = []
 
 
 def _install() -> None:
-    global _installed
-    if _installed or not available():
+    """Install the handlers for the outermost limit (the previous ones come back when it ends)."""
+    if not available():
         return
-    signal.signal(signal.SIGPROF, _handler)
-    signal.signal(signal.SIGALRM, _handler)
-    _installed = True
+    _saved[:] = [signal.signal(signal.SIGPROF, _handler), signal.signal(signal.SIGALRM, _handler)]
+
+
+def _uninstall() -> None:
+    if not available() or not _saved:
+        return
+    signal.setitimer(signal.ITIMER_PROF, 0)
+    signal.setitimer(signal.ITIMER_REAL, 0)
+    signal.signal(signal.SIGPROF, _saved[0])
+    signal.signal(signal.SIGALRM, _saved[1])
+    _saved.clear()
 
 
 @contextlib.contextmanager
@@ -124,7 +133,8 @@ def limit(seconds: float, label: str) -> Iterator[_Frame]:
             frame that expired is ``exc.frame``, so callers can tell their own
             limit from an enclosing one).
     """
-    _install()
+    if not _stack:
+        _install()
     now_cpu, now_wall = cpu_time(), time.monotonic()
     seconds = max(float(seconds), 0.0)
     cpu_deadline = now_cpu + seconds
@@ -146,7 +156,9 @@ def limit(seconds: float, label: str) -> Iterator[_Frame]:
         yield frame
     finally:
         _stack.remove(frame)
-        if any(f.expired for f in _stack):
+        if not _stack:
+            _uninstall()
+        elif any(f.expired for f in _stack):
             # an enclosing limit is spent too: let it fire right away
             if available():
                 signal.setitimer(signal.ITIMER_PROF, 1e-4)

@@ -8,31 +8,24 @@ conditions on this very expression. The kernel recognises a primitive by its
 exact class (a subclass inherits no trust) and runs the application below, not
 an override.
 
-The list (each class's docstring states its soundness argument):
+The list (each class's docstring states its soundness argument and its side conditions):
 
-=====================  =====================================================  ===============================
-rule                   law                                                     side condition checked
-=====================  =====================================================  ===============================
-``Substitute``         replace a symbol/head by what it equals                 the pair is declared by the
-                                                                               derivation (a definition or an
-                                                                               ``Eq`` premise) or provably
-                                                                               equal; no bound symbol captured
-``SplitSumAt``         Σ_a^b f = Σ_a^{m−1} f + f(m) + Σ_{m+1}^b f              m is an integer
-``DropNonnegative``    S + Σ f ≥ S                                             f ≥ 0 over the range (index
-                                                                               written lo + k, k ≥ 0), range
-                                                                               length ≥ 0, relation ≥
-``SiftDelta``          Σ_l f(l) δ_jl = f(j)                                    j integer, lo ≤ j ≤ hi proved
-                                                                               (assumptions or premises)
-``ExpandSquare``       (Σ_i f_i)² = Σ_i Σ_j f_i f_j                            j fresh
-``SplitDiagonal``      Σ_i Σ_j g = Σ_i g_ii + Σ_i (Σ_{j<i} + Σ_{j>i}) g         both ranges equal
-``VarianceDefinition`` Var X = E[X²] − E[X]²                                   none
-``Linearity``          E is linear                                             constants contain no random
-                                                                               element of the model
-``Independence``       E[XY] = E[X] E[Y]                                       indices provably distinct
-``Moments``            E[x_i] = μ, E[x_i²] = σ² + μ²                           the model declares x
-=====================  =====================================================  ===============================
+* ``Substitute`` — replace a symbol, subexpression or head by what it equals; the pair is declared
+  (a definition or an ``Eq`` premise), follows from declared definitions, renames a bound index, or is proved;
+* ``SplitSumAt`` — Σ_a^b f = Σ_a^{m−1} f + f(m) + Σ_{m+1}^b f; m is an integer;
+* ``DropNonnegative`` — S + Σ f ≥ S; f ≥ 0 over the range (index written lo + k, k ≥ 0), the range is
+  not reversed, the step's relation is ≥;
+* ``SiftDelta`` — Σ_l f(l) δ_jl = f(j); j is an integer and lo ≤ j ≤ hi is proved (assumptions or premises);
+* ``ExpandSquare`` — (Σ_i f_i)² = Σ_i Σ_j f_i f_j; j is fresh;
+* ``SplitDiagonal`` — Σ_i Σ_j g = Σ_i g_ii + Σ_i (Σ_{j<i} + Σ_{j>i}) g; both ranges are the same;
+* ``VarianceDefinition`` — Var X = E[X²] − E[X]²;
+* ``Linearity`` — E is linear; constants contain no random element of the model;
+* ``Independence`` — E[XY] = E[X] E[Y]; the indices are provably different;
+* ``Moments`` — E[x_i] = μ, E[x_i²] = σ² + μ²; the model declares x.
 
-The probability rules assume the :class:`RandomModel` the derivation names
+No rule rewrites a summand that binds its own index again inside.
+
+The probability rules assume the ``RandomModel`` the derivation names
 (its families are independent and i.i.d.): that is a premise of the
 derivation, shown with it.
 """
@@ -178,6 +171,11 @@ class Substitute(Rule):
         return None
 
 
+def _rebinds(f: Any, var: Any) -> bool:
+    """Does ``f`` bind ``var`` again inside (a nested sum over the same index)? Then it is left alone."""
+    return var in _bound_symbols(f)
+
+
 def _same(a: Any, b: Any) -> bool:
     from .strategies import alpha_equal
 
@@ -209,6 +207,8 @@ class SplitSumAt(Rule):
         def split(s: Any) -> Any:
             (j, lo, hi), = s.limits
             f = s.function
+            if _rebinds(f, j):
+                return s
             return sp.Sum(f, (j, lo, self.at - 1)) + f.xreplace({j: self.at}) + sp.Sum(f, (j, self.at + 1, hi))
 
         return expr.replace(lambda x: isinstance(x, sp.Sum) and len(x.limits) == 1, split)
@@ -283,8 +283,14 @@ class SiftDelta(Rule):
         body = sp.expand(s.function)
         terms = body.args if isinstance(body, sp.Add) else (body,)
         out = 0
+        if _rebinds(s.function, var):
+            return s
         for t in terms:
-            deltas = [d for d in t.atoms(sp.KroneckerDelta) if set(d.args) == {var, self.index}]
+            # the delta must be a factor of the term (δ inside exp(δ) would not sift)
+            factors = sp.Mul.make_args(t)
+            deltas = [d for d in factors if isinstance(d, sp.KroneckerDelta) and set(d.args) == {var, self.index}]
+            deltas += [d.base for d in factors if isinstance(d, sp.Pow) and isinstance(d.base, sp.KroneckerDelta)
+                       and set(d.base.args) == {var, self.index} and d.exp.is_Integer and d.exp > 0]
             if len(deltas) != 1:
                 return s
             out += (t / deltas[0]).xreplace({var: self.index})
@@ -422,6 +428,8 @@ class ExpandSquare(Rule):
         def expand(x: Any) -> Any:
             s = x.base
             i, lo, hi = s.limits[0]
+            if _rebinds(s.function, i):
+                return x
             j = _fresh_index(s, i)
             return sp.Sum(s.function * s.function.xreplace({i: j}), (j, lo, hi), (i, lo, hi))
 
@@ -451,6 +459,8 @@ class SplitDiagonal(Rule):
             elif len(x.limits) == 1 and isinstance(x.function, sp.Sum) and len(x.function.limits) == 1:
                 g, (j, lo_j, hi_j), (i, lo, hi) = x.function.function, x.function.limits[0], x.limits[0]
             else:
+                return None
+            if _rebinds(g, j) or _rebinds(g, i):
                 return None
             return (g, j, i, lo, hi) if (lo_j, hi_j) == (lo, hi) else None
 
@@ -502,6 +512,13 @@ class Linearity(Rule):
         return "linearity of expectation"
 
 
+def _nonneg_given(e: Any, facts: list) -> bool:
+    """``e ≥ 0`` from assumptions, or as one of ``facts`` (each ≥ 0) plus something ≥ 0."""
+    if sp.sympify(e, strict=True).is_nonnegative is True:
+        return True
+    return any(sp.expand(e - f).is_nonnegative is True for f in facts)
+
+
 def _distinct(a: Any, b: Any, known: frozenset) -> bool:
     if frozenset((a, b)) in known:
         return True
@@ -538,22 +555,28 @@ class Independence(Rule):
                     return E(arg)
         return sp.Mul(*[E(sp.Mul(*groups[key])) for key in keys])
 
-    def _walk(self, expr: Any, known: frozenset, bound: tuple) -> Any:
+    def _walk(self, expr: Any, known: frozenset, bound: tuple, facts: tuple = ()) -> Any:
         if isinstance(expr, E):
             return self._factor(expr.args[0], known)
         if isinstance(expr, sp.Sum):
-            new_known, new_bound = set(known), list(bound)
-            for j, lo, hi in expr.limits:
+            new_known, new_bound, new_facts = set(known), list(bound), list(facts)
+            for j, lo, hi in reversed(expr.limits):  # outermost first
+                # only a range that is not reversed runs over lo..hi (Karr's convention sums others)
+                if not _nonneg_given(hi - lo + 1, new_facts):
+                    new_bound.append(j)
+                    continue
                 for s in set(bound) | (lo.free_symbols | hi.free_symbols):
                     if s == j or not s.is_integer:
                         continue
                     if (lo - s).is_positive or (s - hi).is_positive:
                         new_known.add(frozenset((j, s)))
                 new_bound.append(j)
-            return sp.Sum(self._walk(expr.function, frozenset(new_known), tuple(new_bound)), *expr.limits)
+                new_facts += [j - lo, hi - j]
+            return sp.Sum(self._walk(expr.function, frozenset(new_known), tuple(new_bound), tuple(new_facts)),
+                          *expr.limits)
         if not expr.args or isinstance(expr, (sp.Indexed, sp.Symbol)):
             return expr
-        return expr.func(*[self._walk(a, known, bound) for a in expr.args])
+        return expr.func(*[self._walk(a, known, bound, facts) for a in expr.args])
 
     def apply(self, expr: Any) -> Any:
         return _each(expr, lambda e: self._walk(e, frozenset(), ()))

@@ -6,6 +6,9 @@
 * :mod:`derive.params.allocate` — the numpy cross-check (allocate, sum ``.size``).
 * :mod:`derive.params.presets` — named architectures with their sources.
 * :mod:`derive.params.hf_config` — Hugging Face ``config.json`` files (JSON only, no network).
+* :mod:`derive.params.flops` — FLOPs per token: exact from the shapes, and Kaplan et al. (2020)'s estimate.
+* :mod:`derive.params.memory` — KV cache and training memory with mixed-precision Adam (estimates).
+* :mod:`derive.params.budget` — FLOPs and memory of one architecture at a context, for every surface.
 
 None of these import sympy at import time; only symbolic formulas do.
 """

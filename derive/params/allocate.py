@@ -43,24 +43,32 @@ def attention_arrays(arch: Architecture) -> list[np.ndarray]:
     for _ in range(arch.kv_heads):  # W_i^K and W_i^V, one per key/value head
         out += _linear(d, dh, arch.attention_bias)
         out += _linear(d, dh, arch.attention_bias)
-    out += _linear(arch.n_heads * dh, d, arch.attention_bias)  # W^O on the concatenated heads
+    out += _linear(arch.n_heads * dh, d, arch.out_bias)  # W^O on the concatenated heads
     return out
 
 
 def ffn_arrays(arch: Architecture) -> list[np.ndarray]:
-    """One FFN: two matrices (or three when gated) and their biases."""
+    """One FFN: two matrices (or three when gated) and their biases; a mixture of experts: router + experts."""
     d, f, b = arch.d_model, arch.d_ff, arch.mlp_bias
-    if arch.gated:
-        return _linear(d, f, b) + _linear(d, f, b) + _linear(f, d, b)
-    return _linear(d, f, b) + _linear(f, d, b)
+    one = (lambda: _linear(d, f, b) + _linear(d, f, b) + _linear(f, d, b)) if arch.gated else (
+        lambda: _linear(d, f, b) + _linear(f, d, b))
+    if not arch.n_experts:
+        return one()
+    out = _linear(d, arch.n_experts, False)  # the router scores every expert
+    for _ in range(arch.n_experts):
+        out += one()
+    return out
 
 
 def layer_arrays(arch: Architecture, cross: bool = False) -> list[np.ndarray]:
-    """One layer: self-attention, (cross-attention,) FFN, one norm per sub-layer."""
-    out = attention_arrays(arch) + _norm(arch, arch.d_model)
+    """One layer: self-attention, (cross-attention,) FFN, one norm per sub-layer (or ``norms_per_layer``)."""
+    out = attention_arrays(arch)
     if cross:
-        out += attention_arrays(arch) + _norm(arch, arch.d_model)
-    return out + ffn_arrays(arch) + _norm(arch, arch.d_model)
+        out += attention_arrays(arch)
+    out += ffn_arrays(arch)
+    for _ in range((3 if cross else 2) if arch.norms_per_layer is None else arch.norms_per_layer):
+        out += _norm(arch, arch.d_model)
+    return out
 
 
 def allocate(arch: Architecture, limit: int = MAX_ALLOCATE) -> dict[str, list[np.ndarray]]:
@@ -79,7 +87,8 @@ def allocate(arch: Architecture, limit: int = MAX_ALLOCATE) -> dict[str, list[np
     """
     d, v = arch.d_model, arch.vocab_size
     rough = (arch.n_layers + 2 * arch.n_decoder_layers) * (
-        2 * d * (arch.n_heads + arch.kv_heads) * arch.d_head + 3 * d * arch.d_ff + 8 * d) + 4 * d * (
+        2 * d * (arch.n_heads + arch.kv_heads) * arch.d_head + 3 * d * arch.d_ff * max(1, arch.n_experts)
+        + 8 * d) + 4 * d * (
         (v or 0) + (arch.max_position_embeddings or 0) + arch.type_vocab_size + d)
     if rough > limit:
         raise InputError(f"refusing to allocate about {rough:,} parameters (limit {limit:,}); "
@@ -89,16 +98,21 @@ def allocate(arch: Architecture, limit: int = MAX_ALLOCATE) -> dict[str, list[np
         parts["embed_tokens"] = [np.zeros((v, d), dtype=np.float32)]
         if arch.encoder_decoder and not arch.share_encoder_decoder_embeddings:
             parts["decoder.embed_tokens"] = [np.zeros((v, d), dtype=np.float32)]
-    if arch.position == "learned":
-        parts["embed_positions"] = [np.zeros((arch.max_position_embeddings, d), dtype=np.float32)]
+    rows = (arch.max_position_embeddings or 0) + arch.position_offset
+    if arch.position_table and not arch.per_stack_embeddings:
+        parts["embed_positions"] = [np.zeros((rows, d), dtype=np.float32)]
     if arch.type_vocab_size:
         parts["embed_token_types"] = [np.zeros((arch.type_vocab_size, d), dtype=np.float32)]
-    if arch.embedding_norm:
+    if arch.embedding_norm and not arch.per_stack_embeddings:
         parts["embed_norm"] = _norm(arch, d)
     stacks = [("encoder", arch.n_layers, False), ("decoder", arch.n_decoder_layers, True)]
     if not arch.encoder_decoder:
         stacks = [("layers", arch.n_layers, False)]
     for name, n, cross in stacks:
+        if arch.per_stack_embeddings and arch.position_table:
+            parts[f"{name}.embed_positions"] = [np.zeros((rows, d), dtype=np.float32)]
+        if arch.per_stack_embeddings and arch.embedding_norm:
+            parts[f"{name}.embed_norm"] = _norm(arch, d)
         if arch.position == "relative_bias":
             parts[f"{name}.relative_bias"] = [np.zeros((arch.relative_attention_num_buckets, arch.n_heads),
                                                        dtype=np.float32)]

@@ -18,19 +18,20 @@ from dataclasses import dataclass, fields
 from ..exceptions import InputError
 
 #: Position schemes and whether they hold parameters.
-POSITIONS = ("learned", "sinusoidal", "rotary", "relative_bias", "none")
+POSITIONS = ("learned", "sinusoidal", "sinusoidal_table", "rotary", "relative_bias", "none")
 #: Normalisation layers: LayerNorm has γ (and β when ``norm_bias``), RMSNorm γ only.
 NORMS = ("layernorm", "rmsnorm")
-#: FFN types: two matrices (ReLU, GELU) or three (gated: SwiGLU, GeGLU).
-FFNS = ("relu", "gelu", "swiglu", "geglu")
+#: FFN types: two matrices (ReLU, GELU, SiLU) or three (gated: SwiGLU, GeGLU).
+FFNS = ("relu", "gelu", "silu", "swiglu", "geglu")
 GATED_FFNS = ("swiglu", "geglu")
 
 _SIZE_FIELDS = ("d_model", "n_heads", "d_ff", "n_layers")
 _OPTIONAL_SIZE_FIELDS = ("n_kv_heads", "head_dim", "vocab_size", "max_position_embeddings")
-_COUNT_FIELDS = ("n_decoder_layers", "type_vocab_size")  # may be 0
+_COUNT_FIELDS = ("n_decoder_layers", "type_vocab_size", "position_offset", "n_experts",
+                 "experts_per_token")  # may be 0
 _FLAGS = ("embedding_norm", "attention_bias", "mlp_bias", "norm_bias", "final_norm",
           "tie_word_embeddings", "share_encoder_decoder_embeddings", "lm_head", "lm_head_bias",
-          "lm_head_transform", "pooler")
+          "lm_head_transform", "pooler", "per_stack_embeddings", "causal")
 
 
 def _shown(value: object) -> str:
@@ -99,18 +100,37 @@ class Architecture:
         position: ``"learned"`` (a table of ``max_position_embeddings`` × d_model,
             GPT-2, BERT), ``"sinusoidal"`` (no parameters, Vaswani et al. 2017,
             §3.5 — the default), ``"rotary"`` (no parameters, LLaMA),
-            ``"relative_bias"`` (T5: a table of buckets × heads per stack), ``"none"``.
-        max_position_embeddings: rows of the learned position table (positions).
+            ``"relative_bias"`` (T5: a table of buckets × heads per stack), ``"sinusoidal_table"``
+            (Marian: the sinusoids stored as a frozen ``max_position_embeddings`` × d_model table, which
+            ``transformers`` counts as parameters although they are not trained), ``"none"`` (e.g. ALiBi).
+        max_position_embeddings: rows of the learned position table (positions); for other schemes the
+            longest context of the model, if known (used as the default context of FLOP and KV-cache figures).
+        position_offset: extra rows of the position table (OPT and BART keep 2 rows for an offset, so their
+            table has max_position_embeddings + 2 rows).
+        per_stack_embeddings: an encoder–decoder whose encoder and decoder each have their own position
+            table and embedding norm (BART, Marian); otherwise one of each for the model.
         relative_attention_num_buckets: rows of T5's relative bias table (default 32, Raffel et al. 2020).
         type_vocab_size: rows of the token-type (segment) table; 0 for none, 2 in BERT.
         embedding_norm: a norm right after the embeddings (BERT).
         attention_bias: biases on the Q, K, V and output projections (default off, as in §3.2.2).
+        attention_out_bias: a bias on the output projection W_O; ``None`` means as ``attention_bias``
+            (Qwen2 has biases on Q, K, V only).
         mlp_bias: biases in the FFN (default on, as in §3.3).
         norm: ``"layernorm"`` (γ, and β when ``norm_bias``; default) or ``"rmsnorm"`` (γ only).
         norm_bias: LayerNorm has β (default on); ignored for RMSNorm.
         final_norm: one norm after the last layer of each stack (Pre-LN models; default off, as in
             the Post-LN original).
-        ffn: ``"relu"`` (default) or ``"gelu"`` (two matrices), ``"swiglu"`` or ``"geglu"`` (three).
+        norms_per_layer: norms in each layer of a single-stack model; ``None`` means one per sub-layer
+            (2). 1 for a parallel block with one shared norm (GPT-J, Falcon-7B), 4 for Gemma 2 (a norm
+            before and after each sub-layer); 0 for a bare layer (Kaplan et al. 2020, Table 1 counts none).
+        ffn: ``"relu"`` (default), ``"gelu"`` or ``"silu"`` (two matrices), ``"swiglu"`` or ``"geglu"``
+            (three).
+        n_experts: experts of a mixture-of-experts FFN in every layer (Mixtral: 8), each an FFN of
+            width d_ff, with a router of d_model × n_experts; 0 for a dense FFN.
+        experts_per_token: experts each token is routed to (Mixtral: 2); the *active* parameters count
+            only these.
+        causal: self-attention of the (decoder) stack is causal, so generation keeps a KV cache;
+            ``False`` for an encoder-only model (BERT).
         tie_word_embeddings: the LM head reuses the token embedding (Press & Wolf 2017; §3.4 of
             Vaswani et al. 2017); default on.
         share_encoder_decoder_embeddings: encoder and decoder use one token table (default on).
@@ -132,15 +152,22 @@ class Architecture:
     vocab_size: int | None = None
     position: str = "sinusoidal"
     max_position_embeddings: int | None = None
+    position_offset: int = 0
+    per_stack_embeddings: bool = False
     relative_attention_num_buckets: int = 32
     type_vocab_size: int = 0
     embedding_norm: bool = False
     attention_bias: bool = False
+    attention_out_bias: bool | None = None
     mlp_bias: bool = True
     norm: str = "layernorm"
     norm_bias: bool = True
     final_norm: bool = False
+    norms_per_layer: int | None = None
     ffn: str = "relu"
+    n_experts: int = 0
+    experts_per_token: int = 0
+    causal: bool = True
     tie_word_embeddings: bool = True
     share_encoder_decoder_embeddings: bool = True
     lm_head: bool = False
@@ -158,6 +185,18 @@ class Architecture:
         for f in _COUNT_FIELDS:
             check_int(f, getattr(self, f), minimum=0)
         check_int("relative_attention_num_buckets", self.relative_attention_num_buckets)
+        if self.norms_per_layer is not None:
+            check_int("norms_per_layer", self.norms_per_layer, minimum=0)
+            if self.n_decoder_layers:
+                raise InputError("norms_per_layer is for a model with one stack (the decoder of an "
+                                 "encoder-decoder has one norm per sub-layer)")
+        if self.attention_out_bias is not None and not isinstance(self.attention_out_bias, bool):
+            raise InputError(f"attention_out_bias must be true, false or null, got {_shown(self.attention_out_bias)}")
+        if self.n_experts and not 1 <= self.experts_per_token <= self.n_experts:
+            raise InputError(f"experts_per_token must be between 1 and n_experts = {self.n_experts}, "
+                             f"got {self.experts_per_token}")
+        if not self.n_experts and self.experts_per_token:
+            raise InputError("experts_per_token needs n_experts (a mixture-of-experts FFN)")
         for f in _FLAGS:
             if not isinstance(getattr(self, f), bool):
                 raise InputError(f"{f} must be true or false, got {_shown(getattr(self, f))}")
@@ -169,8 +208,10 @@ class Architecture:
                              "give head_dim explicitly")
         if self.n_heads % self.kv_heads:
             raise InputError(f"n_kv_heads = {self.kv_heads} does not divide n_heads = {self.n_heads}")
-        if self.position == "learned" and self.max_position_embeddings is None:
-            raise InputError("position 'learned' needs max_position_embeddings")
+        if self.position in ("learned", "sinusoidal_table") and self.max_position_embeddings is None:
+            raise InputError(f"position {self.position!r} needs max_position_embeddings")
+        if self.per_stack_embeddings and not self.n_decoder_layers:
+            raise InputError("per_stack_embeddings is for an encoder-decoder (n_decoder_layers > 0)")
         if (self.lm_head or self.lm_head_transform) and self.vocab_size is None:
             raise InputError("an LM head needs vocab_size")
         if self.lm_head_transform and not self.lm_head:
@@ -196,6 +237,16 @@ class Architecture:
     def encoder_decoder(self) -> bool:
         return self.n_decoder_layers > 0
 
+    @property
+    def out_bias(self) -> bool:
+        """Whether W_O has a bias: ``attention_out_bias``, or ``attention_bias`` when not given."""
+        return self.attention_bias if self.attention_out_bias is None else self.attention_out_bias
+
+    @property
+    def position_table(self) -> bool:
+        """The positions are a stored table (learned, or Marian's frozen sinusoids)."""
+        return self.position in ("learned", "sinusoidal_table")
+
     def dims(self) -> dict[str, int]:
         """Every size a weight shape may use, resolved to ints (name -> units)."""
         return {
@@ -205,6 +256,8 @@ class Architecture:
             "max_position_embeddings": self.max_position_embeddings or 0,
             "type_vocab_size": self.type_vocab_size,
             "relative_attention_num_buckets": self.relative_attention_num_buckets,
+            "position_offset": self.position_offset, "n_experts": self.n_experts,
+            "experts_per_token": self.experts_per_token,
         }
 
     def as_dict(self) -> dict[str, object]:

@@ -8,16 +8,31 @@ data, as are floats, booleans and ``NaN``.
 Supported ``model_type`` values and the classes counted (from ``architectures``;
 the base model when the file names none):
 
-========  =====================================================================
-gpt2      GPT2Model, GPT2LMHeadModel
-bert      BertModel (pooler), BertForMaskedLM (prediction head, no pooler)
-llama     LlamaModel, LlamaForCausalLM
-mistral   MistralModel, MistralForCausalLM
-t5        T5Model, T5ForConditionalGeneration, T5EncoderModel
-========  =====================================================================
+==========  ===================================================================
+gpt2        GPT2Model, GPT2LMHeadModel
+bert        BertModel (pooler), BertForMaskedLM (prediction head, no pooler)
+llama       LlamaModel, LlamaForCausalLM
+mistral     MistralModel, MistralForCausalLM
+mixtral     MixtralModel, MixtralForCausalLM (mixture of experts: total and active)
+qwen2       Qwen2Model, Qwen2ForCausalLM (biases on Q, K, V only)
+phi3        Phi3Model, Phi3ForCausalLM (fused qkv_proj and gate_up_proj)
+gemma       GemmaModel, GemmaForCausalLM (GeGLU, tied head)
+gemma2      Gemma2Model, Gemma2ForCausalLM (four RMSNorms per layer)
+gpt_neox    GPTNeoXModel, GPTNeoXForCausalLM (Pythia)
+gptj        GPTJModel, GPTJForCausalLM (parallel block, one LayerNorm, head bias)
+falcon      FalconModel, FalconForCausalLM (multi-query or grouped, parallel block)
+opt         OPTModel, OPTForCausalLM (position table with 2 offset rows)
+bart        BartModel, BartForConditionalGeneration
+marian      MarianModel, MarianMTModel (frozen sinusoidal tables)
+t5          T5Model, T5ForConditionalGeneration, T5EncoderModel (T5, T5 v1.1, Flan-T5)
+==========  ===================================================================
 
 Key names and defaults follow the ``transformers`` configuration classes
-(``GPT2Config``, ``BertConfig``, ``LlamaConfig``, ``MistralConfig``, ``T5Config``).
+(``GPT2Config``, ``BertConfig``, ``LlamaConfig``, ``MistralConfig``, ``MixtralConfig``,
+``Qwen2Config``, ``Phi3Config``, ``GemmaConfig``, ``Gemma2Config``, ``GPTNeoXConfig``, ``GPTJConfig``,
+``FalconConfig``, ``OPTConfig``, ``BartConfig``, ``MarianConfig``, ``T5Config``), and the weights
+counted follow their ``modeling_*.py`` modules; each total is checked against the class built on
+torch's meta device (``tests/data/expected_param_counts.json``).
 """
 
 from __future__ import annotations
@@ -109,21 +124,165 @@ def _bert(c: _Config, cls: str) -> tuple[dict, list[str]]:
               max_position_embeddings=c.size("max_position_embeddings"),
               type_vocab_size=c.size("type_vocab_size", 2), embedding_norm=True, attention_bias=True, ffn="gelu",
               pooler=not mlm, lm_head=mlm, lm_head_transform=mlm, lm_head_bias=mlm,
-              tie_word_embeddings=c.flag("tie_word_embeddings", True))
+              tie_word_embeddings=c.flag("tie_word_embeddings", True), causal=False)
     notes = (["BertForMaskedLM: no pooler; prediction head = dense + LayerNorm + decoder bias, "
               "decoder weight tied to the word embedding"] if mlm else ["BertModel: includes the pooler"])
     return kw, notes
 
 
-def _llama(c: _Config, cls: str) -> tuple[dict, list[str]]:
+def _llama(c: _Config, cls: str, **changes: Any) -> tuple[dict, list[str]]:
     kw = dict(d_model=c.size("hidden_size"), n_heads=c.size("num_attention_heads"),
               n_kv_heads=c.size("num_key_value_heads", None), head_dim=c.size("head_dim", None),
               d_ff=c.size("intermediate_size"), n_layers=c.size("num_hidden_layers"),
               vocab_size=c.size("vocab_size"), position="rotary",
+              max_position_embeddings=c.size("max_position_embeddings", None),
               attention_bias=c.flag("attention_bias", False), mlp_bias=c.flag("mlp_bias", False),
               norm="rmsnorm", final_norm=True, ffn="swiglu", lm_head=cls.endswith("ForCausalLM"),
               tie_word_embeddings=c.flag("tie_word_embeddings", False))
+    kw.update(changes)
     return kw, []
+
+
+def _mixtral(c: _Config, cls: str) -> tuple[dict, list[str]]:
+    kw, notes = _llama(c, cls, n_experts=c.size("num_local_experts", 8),
+                       experts_per_token=c.size("num_experts_per_tok", 2), mlp_bias=False)
+    return kw, notes + [f"mixture of experts: {kw['n_experts']} SwiGLU experts per layer, "
+                        f"{kw['experts_per_token']} used per token; router d_model × n_experts without bias"]
+
+
+def _qwen2(c: _Config, cls: str) -> tuple[dict, list[str]]:
+    # Qwen2Attention: q_proj, k_proj, v_proj with bias=True, o_proj with bias=False
+    kw, notes = _llama(c, cls, attention_bias=True, attention_out_bias=False)
+    return kw, notes + ["biases on Q, K and V, none on the output projection"]
+
+
+def _phi3(c: _Config, cls: str) -> tuple[dict, list[str]]:
+    # Phi3: qkv_proj = d × (h + 2·h_kv)·d_k and gate_up_proj = d × 2·d_ff, no biases: the llama count
+    kw, notes = _llama(c, cls, attention_bias=False, mlp_bias=False)
+    return kw, notes + ["fused qkv_proj (d_model × (h + 2·h_kv)·d_k) and gate_up_proj (d_model × 2·d_ff) "
+                        "counted as their parts"]
+
+
+def _gemma(c: _Config, cls: str) -> tuple[dict, list[str]]:
+    kw, notes = _llama(c, cls, head_dim=c.size("head_dim", 256), ffn="geglu",
+                       tie_word_embeddings=c.flag("tie_word_embeddings", True))
+    return kw, notes + ["RMSNorm weights stored as 1 + γ (one d_model vector each)"]
+
+
+def _gemma2(c: _Config, cls: str) -> tuple[dict, list[str]]:
+    kw, notes = _gemma(c, cls)
+    kw["norms_per_layer"] = 4
+    return kw, notes + ["four RMSNorms per layer: before and after attention and the FFN"]
+
+
+def _gpt_neox(c: _Config, cls: str) -> tuple[dict, list[str]]:
+    # GPTNeoXLayer: input_layernorm, post_attention_layernorm, query_key_value (fused, with bias),
+    # dense, dense_h_to_4h and dense_4h_to_h (with biases); final_layer_norm; embed_out without bias
+    bias = c.flag("attention_bias", True)
+    kw = dict(d_model=c.size("hidden_size"), n_heads=c.size("num_attention_heads"),
+              d_ff=c.size("intermediate_size"), n_layers=c.size("num_hidden_layers"),
+              vocab_size=c.size("vocab_size"), position="rotary",
+              max_position_embeddings=c.size("max_position_embeddings", None),
+              attention_bias=bias, mlp_bias=True, final_norm=True, ffn="gelu",
+              lm_head=cls == "GPTNeoXForCausalLM", tie_word_embeddings=c.flag("tie_word_embeddings", False))
+    return kw, ["fused query_key_value (d_model × 3·d_model) counted as W_Q, W_K, W_V"]
+
+
+def _gptj(c: _Config, cls: str) -> tuple[dict, list[str]]:
+    # GPTJBlock: one ln_1 feeds attention and MLP in parallel; q/k/v/out_proj without bias;
+    # fc_in, fc_out with bias; ln_f; lm_head with bias
+    d = c.size("n_embd")
+    inner = c.size("n_inner", None)
+    kw = dict(d_model=d, n_heads=c.size("n_head"), d_ff=inner or 4 * d, n_layers=c.size("n_layer"),
+              vocab_size=c.size("vocab_size"), position="rotary", max_position_embeddings=c.size("n_positions", None),
+              attention_bias=False, mlp_bias=True, final_norm=True, norms_per_layer=1, ffn="gelu",
+              lm_head=cls == "GPTJForCausalLM", lm_head_bias=cls == "GPTJForCausalLM",
+              tie_word_embeddings=c.flag("tie_word_embeddings", False))
+    notes = ["parallel block: one LayerNorm per layer feeds attention and the FFN"]
+    return kw, notes + ([] if inner else ["n_inner is null: d_ff = 4·n_embd"])
+
+
+def _falcon(c: _Config, cls: str) -> tuple[dict, list[str]]:
+    d = c.size("n_embed") if "hidden_size" not in c.data and "n_embed" in c.data else c.size("hidden_size")
+    h = c.size("num_attention_heads")
+    new_arch = c.flag("new_decoder_architecture", False)
+    if new_arch:
+        kv = c.size("num_kv_heads", None) or h
+    else:
+        kv = 1 if c.flag("multi_query", True) else h
+    parallel = c.flag("parallel_attn", True)
+    n_ln = c.size("num_ln_in_parallel_attn", None) or (2 if new_arch else 1)
+    norms = 2 if not parallel else (2 if n_ln == 2 else 1)
+    bias = c.flag("bias", False)
+    kw = dict(d_model=d, n_heads=h, n_kv_heads=kv, d_ff=c.size("ffn_hidden_size", None) or 4 * d,
+              n_layers=c.size("num_hidden_layers"), vocab_size=c.size("vocab_size"),
+              position="none" if c.flag("alibi", False) else "rotary",
+              max_position_embeddings=c.size("max_position_embeddings", None),
+              attention_bias=bias, mlp_bias=bias, final_norm=True, norms_per_layer=norms, ffn="gelu",
+              lm_head=cls == "FalconForCausalLM", tie_word_embeddings=c.flag("tie_word_embeddings", True))
+    kind = "multi-query (one K/V head)" if kv == 1 else ("grouped-query" if kv < h else "multi-head")
+    return kw, [f"{kind} attention, fused query_key_value counted as W_Q, W_K, W_V",
+                f"{norms} LayerNorm{'s' if norms > 1 else ''} per layer"
+                + (" (parallel attention and FFN)" if parallel else "")]
+
+
+def _activation(c: _Config, key: str, default: str) -> str:
+    act = c.text(key, default)
+    if "relu" in act:
+        return "relu"
+    if act in ("silu", "swish"):
+        return "silu"
+    return "gelu"
+
+
+def _opt(c: _Config, cls: str) -> tuple[dict, list[str]]:
+    d = c.size("hidden_size")
+    proj = c.size("word_embed_proj_dim", None) or d
+    if proj != d:
+        raise InputError(f"{c.source}: word_embed_proj_dim {proj} ≠ hidden_size {d} (project_in/project_out, "
+                         "as in opt-350m) is not supported")
+    if not c.flag("layer_norm_elementwise_affine", True):
+        raise InputError(f"{c.source}: layer_norm_elementwise_affine false (LayerNorm without weights) is not "
+                         "supported")
+    pre_ln = c.flag("do_layer_norm_before", True)
+    kw = dict(d_model=d, n_heads=c.size("num_attention_heads"), d_ff=c.size("ffn_dim"),
+              n_layers=c.size("num_hidden_layers"), vocab_size=c.size("vocab_size"), position="learned",
+              max_position_embeddings=c.size("max_position_embeddings"), position_offset=2,
+              attention_bias=c.flag("enable_bias", True), mlp_bias=c.flag("enable_bias", True),
+              final_norm=pre_ln and not c.flag("_remove_final_layer_norm", False),
+              ffn=_activation(c, "activation_function", "relu"), lm_head=cls == "OPTForCausalLM",
+              tie_word_embeddings=c.flag("tie_word_embeddings", True))
+    return kw, ["learned positions: max_position_embeddings + 2 rows (OPT's offset of 2)"]
+
+
+def _seq2seq(c: _Config, cls: str, **changes: Any) -> dict:
+    """BART and Marian: encoder and decoder sizes (which must agree), shared embeddings, biases everywhere."""
+    for enc, dec in (("encoder_attention_heads", "decoder_attention_heads"), ("encoder_ffn_dim", "decoder_ffn_dim")):
+        if c.size(enc) != c.size(dec):
+            raise InputError(f"{c.source}: {enc} = {c.size(enc)} ≠ {dec} = {c.size(dec)} is not supported")
+    kw = dict(d_model=c.size("d_model"), n_heads=c.size("encoder_attention_heads"), d_ff=c.size("encoder_ffn_dim"),
+              n_layers=c.size("encoder_layers"), n_decoder_layers=c.size("decoder_layers"),
+              vocab_size=c.size("vocab_size"), max_position_embeddings=c.size("max_position_embeddings"),
+              per_stack_embeddings=True, attention_bias=True, mlp_bias=True,
+              ffn=_activation(c, "activation_function", "gelu"),
+              lm_head=cls.endswith(("ConditionalGeneration", "MTModel")),
+              tie_word_embeddings=c.flag("tie_word_embeddings", True))
+    kw.update(changes)
+    return kw
+
+
+def _bart(c: _Config, cls: str) -> tuple[dict, list[str]]:
+    kw = _seq2seq(c, cls, position="learned", position_offset=2, embedding_norm=True)
+    return kw, ["encoder and decoder each have a learned position table of max_position_embeddings + 2 rows "
+                "and an embedding LayerNorm", "final_logits_bias is a buffer, not a parameter"]
+
+
+def _marian(c: _Config, cls: str) -> tuple[dict, list[str]]:
+    share = c.flag("share_encoder_decoder_embeddings", True)
+    kw = _seq2seq(c, cls, position="sinusoidal_table", share_encoder_decoder_embeddings=share)
+    return kw, ["positions: sinusoids stored as a frozen max_position_embeddings × d_model table in each stack, "
+                "counted as parameters (as transformers does) though never trained",
+                "final_logits_bias is a buffer, not a parameter"]
 
 
 _T5_FFN = {"relu": "relu", "gelu": "gelu", "gated-gelu": "geglu", "gated-silu": "swiglu"}
@@ -140,8 +299,13 @@ def _t5(c: _Config, cls: str) -> tuple[dict, list[str]]:
               vocab_size=c.size("vocab_size"), position="relative_bias",
               relative_attention_num_buckets=c.size("relative_attention_num_buckets", 32),
               attention_bias=False, mlp_bias=False, norm="rmsnorm", final_norm=True, ffn=_T5_FFN[proj],
-              lm_head=cls == "T5ForConditionalGeneration", tie_word_embeddings=c.flag("tie_word_embeddings", True))
-    return kw, ["relative position bias: one table of buckets × heads per stack (first layer's self-attention)"]
+              lm_head=cls == "T5ForConditionalGeneration", tie_word_embeddings=c.flag("tie_word_embeddings", True),
+              causal=cls != "T5EncoderModel")
+    notes = ["relative position bias: one table of buckets × heads per stack (first layer's self-attention)"]
+    if proj.startswith("gated") and not kw["tie_word_embeddings"] and kw["lm_head"]:
+        notes.append("T5 v1.1 / Flan-T5 layout: gated FFN and a separate lm_head, as the checkpoints store it "
+                     "(transformers 5 ties the head whatever the file says: vocab_size·d_model fewer)")
+    return kw, notes
 
 
 #: model_type -> (mapper, supported classes; the first is the base model).
@@ -150,6 +314,17 @@ MODEL_TYPES: dict[str, tuple[Callable[[_Config, str], tuple[dict, list[str]]], t
     "bert": (_bert, ("BertModel", "BertForMaskedLM")),
     "llama": (_llama, ("LlamaModel", "LlamaForCausalLM")),
     "mistral": (_llama, ("MistralModel", "MistralForCausalLM")),
+    "mixtral": (_mixtral, ("MixtralModel", "MixtralForCausalLM")),
+    "qwen2": (_qwen2, ("Qwen2Model", "Qwen2ForCausalLM")),
+    "phi3": (_phi3, ("Phi3Model", "Phi3ForCausalLM")),
+    "gemma": (_gemma, ("GemmaModel", "GemmaForCausalLM")),
+    "gemma2": (_gemma2, ("Gemma2Model", "Gemma2ForCausalLM")),
+    "gpt_neox": (_gpt_neox, ("GPTNeoXModel", "GPTNeoXForCausalLM")),
+    "gptj": (_gptj, ("GPTJModel", "GPTJForCausalLM")),
+    "falcon": (_falcon, ("FalconModel", "FalconForCausalLM")),
+    "opt": (_opt, ("OPTModel", "OPTForCausalLM")),
+    "bart": (_bart, ("BartModel", "BartForConditionalGeneration")),
+    "marian": (_marian, ("MarianModel", "MarianMTModel")),
     "t5": (_t5, ("T5Model", "T5ForConditionalGeneration", "T5EncoderModel")),
 }
 
@@ -164,7 +339,7 @@ def from_dict(data: Any, source: str = "config") -> LoadedConfig:
     """
     if not isinstance(data, dict):
         raise InputError(f"{source}: a config.json must hold a JSON object, got {type(data).__name__}")
-    supported = ", ".join(MODEL_TYPES)
+    supported = ", ".join(sorted(MODEL_TYPES))
     if "model_type" not in data:
         raise InputError(f"{source}: missing required key 'model_type'; supported model types: {supported}")
     model_type = data["model_type"]

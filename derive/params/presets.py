@@ -35,7 +35,7 @@ class Preset:
 
 def _lecture(n_layers: int) -> Architecture:
     # lecture 000, STEP 6: attention without biases, FFN with biases, two LayerNorms, no embeddings
-    return Architecture(d_model=512, n_heads=8, d_ff=2048, n_layers=n_layers, position="sinusoidal",
+    return Architecture(d_model=512, n_heads=8, d_ff=2048, n_layers=n_layers, position="sinusoidal", causal=False,
                         name=f"lecture encoder ({n_layers} layer{'s' if n_layers > 1 else ''})")
 
 
@@ -61,7 +61,7 @@ def _bert(name: str, d: int, n_layers: int, h: int) -> Architecture:
     # HF BertModel: word + position (512) + token-type (2) embeddings, embedding LayerNorm, pooler
     return Architecture(d_model=d, n_heads=h, d_ff=4 * d, n_layers=n_layers, vocab_size=30522, position="learned",
                         max_position_embeddings=512, type_vocab_size=2, embedding_norm=True, attention_bias=True,
-                        ffn="gelu", pooler=True, name=name)
+                        ffn="gelu", pooler=True, causal=False, name=name)
 
 
 def _llama(name: str, d: int, n_layers: int, h: int, d_ff: int, n_kv: int | None = None,
@@ -140,7 +140,42 @@ _PRESETS: tuple[Preset, ...] = (
            ("GQA with 8 key/value heads for 32 query heads.",)),
 )
 
-PRESETS: dict[str, Preset] = {p.name: p for p in _PRESETS}
+#: Mixtral 8x7B (mistralai/Mixtral-8x7B-v0.1 config.json): Mistral-7B attention, 8 SwiGLU experts, top-2.
+MIXTRAL_8X7B = replace(_llama("Mixtral 8x7B", 4096, 32, 32, 14336, n_kv=8), n_experts=8, experts_per_token=2,
+                       max_position_embeddings=32768)
+
+_FAMILIES: tuple[Preset, ...] = (
+    Preset("mixtral-8x7b", MIXTRAL_8X7B, "Jiang et al. 2024, §2; HF mistralai/Mixtral-8x7B-v0.1 config.json",
+           "46.7B",
+           ("Mixture of experts: 8 SwiGLU experts per layer, 2 per token; 12,879,925,248 active parameters "
+            "(Jiang et al. 2024 report 13B active).",)),
+    Preset("falcon-7b", Architecture(d_model=4544, n_heads=71, n_kv_heads=1, d_ff=4 * 4544, n_layers=32,
+                                     vocab_size=65024, position="rotary", max_position_embeddings=2048,
+                                     attention_bias=False, mlp_bias=False, final_norm=True, norms_per_layer=1,
+                                     ffn="gelu", lm_head=True, tie_word_embeddings=True, name="Falcon-7B"),
+           "HF tiiuae/falcon-7b config.json", "7B",
+           ("Multi-query attention (one K/V head of 64), parallel attention and FFN behind one LayerNorm, "
+            "tied head; 6,921,720,704 as FalconForCausalLM on the meta device.",)),
+    Preset("gemma-2b", replace(_llama("Gemma 2B", 2048, 18, 8, 16384, n_kv=1, vocab=256000), head_dim=256,
+                               ffn="geglu", tie_word_embeddings=True, max_position_embeddings=8192),
+           "HF google/gemma-2b config.json", "2B",
+           ("GeGLU FFN, MQA with heads of 256, tied 256,000-token embedding (a fifth of the model).",)),
+    Preset("qwen2-0.5b", replace(_llama("Qwen2-0.5B", 896, 24, 14, 4864, n_kv=2, vocab=151936),
+                                 attention_bias=True, attention_out_bias=False, tie_word_embeddings=True,
+                                 max_position_embeddings=131072),
+           "HF Qwen/Qwen2-0.5B config.json", "0.5B",
+           ("Biases on Q, K and V but not on the output projection; tied head.",)),
+    Preset("flan-t5-small", Architecture(d_model=512, n_heads=6, head_dim=64, d_ff=1024, n_layers=8,
+                                         n_decoder_layers=8, vocab_size=32128, position="relative_bias",
+                                         attention_bias=False, mlp_bias=False, norm="rmsnorm", final_norm=True,
+                                         ffn="geglu", lm_head=True, tie_word_embeddings=False,
+                                         name="Flan-T5 small"),
+           "Chung et al. 2022 (T5 v1.1 layout); HF google/flan-t5-small config.json", "80M",
+           ("T5 v1.1 layout: gated GELU FFN, untied LM head; 76,961,152 as T5ForConditionalGeneration with "
+            "transformers 4.57 on the meta device (transformers 5 forces a tied head: 60,511,616).",)),
+)
+
+PRESETS: dict[str, Preset] = {p.name: p for p in (*_PRESETS, *_FAMILIES)}
 
 #: Other spellings accepted for a preset name.
 ALIASES = {"gpt2-small": "gpt2", "bert-base-uncased": "bert-base", "bert-large-uncased": "bert-large",

@@ -25,8 +25,10 @@ from typing import Any
 
 from .arch import Architecture
 
-#: An axis of a shape: the product of named sizes (and int constants).
-Axis = tuple[str | int, ...]
+#: A factor of an axis: a named size, an int constant, or a sum of those (``("max_position_embeddings", 2)``).
+Factor = str | int | tuple[str | int, ...]
+#: An axis of a shape: the product of its factors.
+Axis = tuple[Factor, ...]
 
 #: Size name -> notation symbol name (:mod:`derive.transformer.notation`);
 #: the width of a head is written d_k (= d_v) as in the paper.
@@ -35,10 +37,27 @@ SYMBOL_OF = {
     "d_ff": "d_ff", "n_layers": "n_layers", "n_decoder_layers": "n_decoder_layers",
     "vocab_size": "vocab_size", "max_position_embeddings": "max_position_embeddings",
     "type_vocab_size": "type_vocab_size", "relative_attention_num_buckets": "relative_attention_num_buckets",
+    "n_experts": "n_experts", "experts_per_token": "experts_per_token",
 }
 
 #: Component groups, in report order.
 GROUPS = ("embedding", "position", "attention", "cross-attention", "ffn", "norm", "head")
+
+
+def _value(f: Factor, dims: dict[str, int]) -> int:
+    if isinstance(f, tuple):
+        return sum(_value(g, dims) for g in f)
+    return dims[f] if isinstance(f, str) else f
+
+
+def _symbolic(f: Factor, evaluate: bool = True) -> Any:
+    import sympy as sp
+
+    from ..transformer.notation import sym
+
+    if isinstance(f, tuple):
+        return sp.Add(*[_symbolic(g, evaluate) for g in f], evaluate=evaluate)
+    return sym(SYMBOL_OF[f]) if isinstance(f, str) else sp.Integer(f)
 
 
 @dataclass(frozen=True)
@@ -56,19 +75,22 @@ class Weight:
 
     def size(self, dims: dict[str, int]) -> int:
         """Number of scalars (exact int)."""
-        return prod(prod(dims[f] if isinstance(f, str) else f for f in axis) for axis in self.shape)
+        return prod(prod(_value(f, dims) for f in axis) for axis in self.shape)
 
     def axis_sizes(self, dims: dict[str, int]) -> tuple[int, ...]:
         """The shape as ints, e.g. ``(768, 2304)``."""
-        return tuple(prod(dims[f] if isinstance(f, str) else f for f in axis) for axis in self.shape)
+        return tuple(prod(_value(f, dims) for f in axis) for axis in self.shape)
+
+    @property
+    def matrix(self) -> bool:
+        """A matrix a token is multiplied by (two axes besides an experts axis), not a bias or a norm's γ."""
+        return sum(1 for axis in self.shape if axis != ("n_experts",)) >= 2
 
     def symbolic(self, evaluate: bool = True) -> Any:
         """The size as a sympy product of notation symbols (unevaluated for display when asked)."""
         import sympy as sp
 
-        from ..transformer.notation import sym
-
-        factors = [sym(SYMBOL_OF[f]) if isinstance(f, str) else sp.Integer(f) for axis in self.shape for f in axis]
+        factors = [_symbolic(f, evaluate) for axis in self.shape for f in axis]
         if len(factors) == 1:
             return factors[0]
         return sp.Mul(*factors, evaluate=evaluate)
@@ -87,6 +109,8 @@ class Component:
         embedding: counted as an embedding parameter in the Kaplan et al. (2020)
             non-embedding convention (token, position and token-type tables,
             an untied output projection onto the vocabulary and its bias).
+        routed: the experts of a mixture-of-experts FFN; a token uses ``experts_per_token``
+            of the ``n_experts`` (the weights carry an ``n_experts`` axis).
     """
 
     key: str
@@ -95,6 +119,7 @@ class Component:
     weights: tuple[Weight, ...]
     copies: str | None = None
     embedding: bool = False
+    routed: bool = False
 
     def per_copy(self, dims: dict[str, int]) -> int:
         return sum(w.size(dims) for w in self.weights)
@@ -136,8 +161,15 @@ def attention_weights(arch: Architecture) -> tuple[Weight, ...]:
     """W_Q (d_model × h·d_k), W_K and W_V (d_model × h_kv·d_k), W_O (h·d_k × d_model), and biases."""
     ws = [_w("W_Q", D, Q_OUT), _w("W_K", D, KV_OUT), _w("W_V", D, KV_OUT), _w("W_O", Q_OUT, D)]
     if arch.attention_bias:
-        ws += [_w("b_Q", Q_OUT), _w("b_K", KV_OUT), _w("b_V", KV_OUT), _w("b_O", D)]
+        ws += [_w("b_Q", Q_OUT), _w("b_K", KV_OUT), _w("b_V", KV_OUT)]
+    if arch.out_bias:
+        ws.append(_w("b_O", D))
     return tuple(ws)
+
+
+def expert_weights(arch: Architecture) -> tuple[Weight, ...]:
+    """The experts of a mixture-of-experts FFN: each weight of :func:`ffn_weights` with an n_experts axis."""
+    return tuple(Weight(w.name, (("n_experts",), *w.shape)) for w in ffn_weights(arch))
 
 
 def ffn_weights(arch: Architecture) -> tuple[Weight, ...]:
@@ -170,6 +202,8 @@ def _stack(arch: Architecture, prefix: str, copies: str, cross: bool) -> list[Co
     lab = f"{prefix} " if prefix else ""
     key = f"{prefix}." if prefix else ""
     out = []
+    if arch.per_stack_embeddings:
+        out += _position_components(arch, key, lab)
     if arch.position == "relative_bias":
         out.append(Component(f"{key}relative_bias", f"{lab}relative position bias", "position",
                              (_w("B_rel", ("relative_attention_num_buckets",), ("n_heads",)),), embedding=True))
@@ -177,12 +211,37 @@ def _stack(arch: Architecture, prefix: str, copies: str, cross: bool) -> list[Co
     if cross:
         out.append(Component(f"{key}cross_attention", f"{lab}cross-attention", "cross-attention",
                              attention_weights(arch), copies))
-    out.append(Component(f"{key}ffn", f"{lab}FFN ({arch.ffn})", "ffn", ffn_weights(arch), copies))
-    n_norms = 3 if cross else 2
+    if arch.n_experts:
+        out.append(Component(f"{key}router", f"{lab}router", "ffn", (_w("W_router", D, ("n_experts",)),), copies))
+        out.append(Component(f"{key}experts", f"{lab}experts (FFN {arch.ffn})", "ffn", expert_weights(arch), copies,
+                             routed=True))
+    else:
+        out.append(Component(f"{key}ffn", f"{lab}FFN ({arch.ffn})", "ffn", ffn_weights(arch), copies))
+    n_norms = (3 if cross else 2) if arch.norms_per_layer is None else arch.norms_per_layer
     norms = tuple(w for k in range(1, n_norms + 1) for w in norm_weights(arch, str(k)))
-    out.append(Component(f"{key}norms", f"{lab}{_norm_name(arch)} × {n_norms}", "norm", norms, copies))
+    if norms:
+        out.append(Component(f"{key}norms", f"{lab}{_norm_name(arch)} × {n_norms}", "norm", norms, copies))
     if arch.final_norm:
         out.append(Component(f"{key}final_norm", f"{lab}final {_norm_name(arch)}", "norm", norm_weights(arch)))
+    return out
+
+
+def _position_rows(arch: Architecture) -> Axis:
+    if arch.position_offset:
+        return (("max_position_embeddings", arch.position_offset),)
+    return ("max_position_embeddings",)
+
+
+def _position_components(arch: Architecture, key: str = "", lab: str = "") -> list[Component]:
+    """The position table (learned or frozen sinusoids) and the embedding norm, of the model or of one stack."""
+    out = []
+    if arch.position_table:
+        words = "position embedding" if arch.position == "learned" else "sinusoidal position table (frozen)"
+        out.append(Component(f"{key}position_embedding", f"{lab}{words}", "embedding",
+                             (_w("P", _position_rows(arch), D),), embedding=True))
+    if arch.embedding_norm:
+        out.append(Component(f"{key}embedding_norm", f"{lab}embedding {_norm_name(arch)}", "norm",
+                             norm_weights(arch)))
     return out
 
 
@@ -200,14 +259,14 @@ def components(arch: Architecture) -> list[Component]:
         if arch.encoder_decoder and not arch.share_encoder_decoder_embeddings:
             out.append(Component("decoder.token_embedding", "decoder token embedding", "embedding",
                                  (_w("E_dec", ("vocab_size",), D),), embedding=True))
-    if arch.position == "learned":
-        out.append(Component("position_embedding", "position embedding", "embedding",
-                             (_w("P", ("max_position_embeddings",), D),), embedding=True))
+    if not arch.per_stack_embeddings:
+        pos = _position_components(arch)
+        out += [c for c in pos if c.group == "embedding"]
     if arch.type_vocab_size:
         out.append(Component("token_type_embedding", "token-type embedding", "embedding",
                              (_w("T", ("type_vocab_size",), D),), embedding=True))
-    if arch.embedding_norm:
-        out.append(Component("embedding_norm", f"embedding {_norm_name(arch)}", "norm", norm_weights(arch)))
+    if not arch.per_stack_embeddings:
+        out += [c for c in pos if c.group == "norm"]
     if arch.encoder_decoder:
         out += _stack(arch, "encoder", "n_layers", cross=False)
         out += _stack(arch, "decoder", "n_decoder_layers", cross=True)
@@ -233,6 +292,23 @@ def count(arch: Architecture) -> int:
     return sum(c.count(dims) for c in components(arch))
 
 
+def active_dims(arch: Architecture) -> dict[str, int]:
+    """:meth:`Architecture.dims` with ``n_experts`` set to ``experts_per_token``: the sizes a token sees."""
+    dims = arch.dims()
+    if arch.n_experts:
+        dims["n_experts"] = arch.experts_per_token
+    return dims
+
+
+def active_count(arch: Architecture) -> int:
+    """Parameters one token uses: all, except that a mixture of experts counts ``experts_per_token`` experts.
+
+    Equal to :func:`count` for a dense model. The router counts in full (every token scores every expert).
+    """
+    dims, active = arch.dims(), active_dims(arch)
+    return sum(c.count(active if c.routed else dims) for c in components(arch))
+
+
 def symbolic_count(arch: Architecture, evaluate: bool = True) -> Any:
     """The total as a sympy expression in the notation symbols (sizes left symbolic)."""
     import sympy as sp
@@ -246,4 +322,4 @@ def symbol_values(arch: Architecture) -> dict[Any, Any]:
 
     from ..transformer.notation import sym
 
-    return {sym(SYMBOL_OF[k]): sp.Integer(v) for k, v in arch.dims().items()}
+    return {sym(SYMBOL_OF[k]): sp.Integer(v) for k, v in arch.dims().items() if k in SYMBOL_OF}

@@ -1,4 +1,5 @@
-"""Parameter tables (:func:`derive.params.breakdown` rows) as text, Markdown and booktabs LaTeX.
+"""Parameter tables (:func:`derive.params.breakdown` rows) and compute/memory tables
+(:func:`derive.params.budget.budget`) as text, Markdown and booktabs LaTeX.
 
 The rows come from :func:`derive.params.summary.breakdown`; these functions
 only lay them out. Counts are printed exactly with thousands separators,
@@ -8,8 +9,12 @@ shares as percentages rounded half-up to one decimal.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from ..params.summary import Row, percent
+
+if TYPE_CHECKING:  # pragma: no cover
+    from ..params.budget import Budget
 
 
 def _total(rows: Sequence[Row]) -> int:
@@ -82,3 +87,64 @@ def latex_table(rows: Sequence[Row], *, caption: str = "", label: str = "") -> s
     if label:
         parts.append(f"\\label{{{label}}}")
     return "\n".join([*parts, body, r"\end{table}"])
+
+
+# compute and memory ---------------------------------------------------------------------------------------
+
+
+def budget_rows(b: Budget) -> list[tuple[str, str, str, str]]:
+    """``(quantity, plain formula, LaTeX formula, value)`` for the FLOPs and memory of :class:`Budget` ``b``.
+
+    The formulas are the closed forms of the derivations named in the module docstring of
+    :mod:`derive.transformer.compute`; the values are the exact integers of :func:`derive.params.budget.budget`.
+    """
+    from ..params.summary import human_bytes, sci
+
+    f, kv = b.flops, b.kv
+    ctx = f"n_ctx = {f.context:,}"
+    rows = [
+        (f"forward FLOPs per token, exact ({ctx})", "2·(matrix weights) + 4·n_layers·n_ctx·h·d_k",
+         r"2 W_{\text{mat}} + 4 N n_{\text{ctx}} h d_k", f"{f.forward:,} ({sci(f.forward)})"),
+        ("forward FLOPs per token, Kaplan et al. 2020", "2N + 2·n_layers·n_ctx·d_attn",
+         r"2 N_{\text{params}} + 2 N n_{\text{ctx}} d_{\text{attn}}",
+         f"{f.kaplan_forward:,} ({sci(f.kaplan_forward)})"),
+        ("training FLOPs per token, exact", "3 × forward", r"3\, C_{\text{forward}}",
+         f"{f.training:,} ({sci(f.training)})"),
+        ("training FLOPs per token, Kaplan et al. 2020", "6N + 6·n_layers·n_ctx·d_attn",
+         r"6 N_{\text{params}} + 6 N n_{\text{ctx}} d_{\text{attn}}",
+         f"{f.kaplan_training:,} ({sci(f.kaplan_training)})"),
+        (f"KV cache per token ({kv.dtype})", "2·n_layers·n_kv_heads·d_k·b", r"2 N h_{kv} d_k b",
+         f"{kv.per_token:,} B ({human_bytes(kv.per_token)})"),
+        (f"KV cache, batch {kv.batch:,} × {kv.context:,} tokens", "2·B·n_ctx·n_layers·n_kv_heads·d_k·b",
+         r"2 B n_{\text{ctx}} N h_{kv} d_k b", f"{kv.total:,} B ({human_bytes(kv.total)})"),
+        ("training memory, mixed-precision Adam", "(2 + 2 + 4 + 4 + 4)·N_params = 16·N_params",
+         r"16\, N_{\text{params}}", f"{b.training_bytes:,} B ({human_bytes(b.training_bytes)})"),
+    ]
+    if b.active != b.total:
+        rows.insert(0, ("active parameters per token (mixture of experts)",
+                        "total − n_layers·(n_exp − k_exp)·(one expert)",
+                        r"P - N (n_{\text{exp}} - k_{\text{exp}}) P_{\text{expert}}", f"{b.active:,}"))
+    return rows
+
+
+def budget_text_table(b: Budget) -> str:
+    """The compute and memory figures as aligned plain text."""
+    rows = budget_rows(b)
+    w0, w1 = max(len(r[0]) for r in rows), max(len(r[1]) for r in rows)
+    return "\n".join(f"{q.ljust(w0)}  {p.ljust(w1)}  {v}" for q, p, _, v in rows)
+
+
+def budget_markdown_table(b: Budget) -> str:
+    """A pipe table: quantity, formula (``$…$``), value."""
+    out = ["| quantity | formula | value |", "| --- | --- | ---: |"]
+    out += [f"| {q} | ${tex}$ | {v} |" for q, _, tex, v in budget_rows(b)]
+    return "\n".join(out)
+
+
+def budget_latex_table(b: Budget) -> str:
+    r"""A booktabs ``tabular`` of the compute and memory figures (needs ``\usepackage{booktabs}``)."""
+    lines = [r"\begin{tabular}{llr}", r"\toprule", r"Quantity & Formula & Value \\", r"\midrule"]
+    for q, _, tex, v in budget_rows(b):
+        lines.append(f"{_tex_text(q)} & ${tex}$ & {_tex_text(v).replace(',', '{,}')} \\\\")
+    lines += [r"\bottomrule", r"\end{tabular}"]
+    return "\n".join(lines)

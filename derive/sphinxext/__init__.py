@@ -18,7 +18,7 @@ It adds:
 Configuration values:
 
 ``derive_seed`` (int)
-    base seed of every numeric check (default :data:`derive.numeric.DEFAULT_SEED`).
+    base seed of every numeric check (default :data:`derive.settings.DEFAULT_SEED`).
 ``derive_step_budget`` (float)
     seconds of symbolic strategies per step (default :data:`derive.verify.STEP_BUDGET`).
 ``derive_modules`` (list of str)

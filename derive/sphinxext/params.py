@@ -3,8 +3,14 @@
 ``derive-params PRESET [PRESET ...]``
     for each preset (``*`` for all of them): a table with one row per component
     (formula of one copy, copies, exact count, share), the total beside the
-    size the source reports, and the preset's notes. ``:no-formulas:`` drops the
-    formula column.
+    size the source reports, the preset's notes, and a second table of FLOPs per
+    token, KV cache and training memory (:func:`derive.params.budget.budget`).
+    ``:no-formulas:`` drops the formula column; ``:context: N`` and ``:batch: B``
+    set the context length and batch of the second table; ``:no-budget:`` drops it.
+``derive-compute``
+    one table of every preset at its default context (or ``:context: N``):
+    forward FLOPs per token (exact and Kaplan's), KV cache per token and for the
+    context, training memory with mixed-precision Adam.
 ``derive-presets``
     one table of every preset: exact total, its short form, the reported size,
     the 12·d_model²·layers rule of thumb, and the source.
@@ -37,8 +43,25 @@ def _table(head: tuple[str, ...], rows: list[list[nodes.Node | str]], widths: tu
     return table
 
 
-def breakdown_table(preset_name: str, *, formulas: bool = True) -> list[nodes.Node]:
-    """Nodes for one preset: a title line, the component table, total vs reported, notes.
+def budget_table(arch: Any, *, context: int | None = None, batch: int = 1) -> list[nodes.Node]:
+    """Nodes for the compute and memory of ``arch``: a caption line and a quantity/formula/value table."""
+    from ..params.budget import budget
+    from ..render.params_table import budget_rows
+
+    b = budget(arch, context, batch)
+    rows: list[list[nodes.Node | str]] = [[q, paragraph(nodes.math(tex, tex)), v] for q, _, tex, v in budget_rows(b)]
+    where = {"--context": "as given", "max_position_embeddings": "the model's max_position_embeddings",
+             "default": "default"}[b.context_source]
+    line = paragraph(f"Compute and memory at a context of {b.flops.context:,} tokens ({where}); estimates: 2 FLOPs "
+                     "per multiply-add of the matrix products, full context per token, KV cache in bf16, "
+                     "mixed-precision Adam at 16 bytes per parameter before activations.",
+                     classes=("derive-budget-caption",))
+    return [line, _table(("quantity", "formula", "value"), rows, (40, 30, 30), ("derive-budget",))]
+
+
+def breakdown_table(preset_name: str, *, formulas: bool = True, budget: bool = True, context: int | None = None,
+                    batch: int = 1) -> list[nodes.Node]:
+    """Nodes for one preset: a title line, the component table, total vs reported, notes, compute and memory.
 
     Raises:
         derive.exceptions.InputError: unknown preset.
@@ -73,6 +96,8 @@ def breakdown_table(preset_name: str, *, formulas: bool = True) -> list[nodes.No
     out.append(paragraph(line))
     for note in preset.notes:
         out.append(paragraph(note, classes=("derive-preset-note",)))
+    if budget:
+        out += budget_table(preset.arch, context=context, batch=batch)
     return out
 
 
@@ -81,7 +106,8 @@ class ParamsDirective(SphinxDirective):
 
     required_arguments = 1
     optional_arguments = 50
-    option_spec: ClassVar[dict] = {"no-formulas": directives.flag}
+    option_spec: ClassVar[dict] = {"no-formulas": directives.flag, "no-budget": directives.flag,
+                                   "context": directives.positive_int, "batch": directives.positive_int}
 
     def run(self) -> list[nodes.Node]:
         from ..exceptions import InputError
@@ -93,7 +119,9 @@ class ParamsDirective(SphinxDirective):
         out: list[nodes.Node] = []
         for name in names:
             try:
-                out += breakdown_table(name, formulas="no-formulas" not in self.options)
+                out += breakdown_table(name, formulas="no-formulas" not in self.options,
+                                       budget="no-budget" not in self.options, context=self.options.get("context"),
+                                       batch=self.options.get("batch", 1))
             except InputError as exc:
                 raise self.error(str(exc)) from None
         return out
@@ -117,6 +145,30 @@ class PresetsDirective(SphinxDirective):
         return [scrolling(_table(head, rows, (12, 13, 15, 8, 8, 10, 34), ("derive-presets",)))]
 
 
+class ComputeDirective(SphinxDirective):
+    """``derive-compute``: FLOPs per token, KV cache and training memory of every preset."""
+
+    option_spec: ClassVar[dict] = {"context": directives.positive_int}
+
+    def run(self) -> list[nodes.Node]:
+        from ..params import PRESETS
+        from ..params.budget import budget
+        from ..params.summary import human_bytes, sci
+        from . import note_module_dependencies
+
+        note_module_dependencies(self, "derive.params")
+        rows: list[list[nodes.Node | str]] = []
+        for name, preset in PRESETS.items():
+            b = budget(preset.arch, self.options.get("context"))
+            f, kv = b.flops, b.kv
+            rows.append([paragraph(nodes.literal(name, name)), f"{f.context:,}", sci(f.forward), sci(f.kaplan_forward),
+                         sci(f.training), human_bytes(kv.per_token) if kv.per_token else "—",
+                         human_bytes(kv.total) if kv.total else "—", human_bytes(b.training_bytes)])
+        head = ("preset", "n_ctx", "forward FLOPs/token", "Kaplan 2N + 2Ln_ctx·d_attn", "training FLOPs/token",
+                "KV cache/token (bf16)", "KV cache, n_ctx tokens", "training memory (Adam, 16 B/param)")
+        return [_table(head, rows, (14, 8, 12, 12, 12, 12, 12, 14), ("derive-compute",))]
+
+
 class CountRole(SphinxRole):
     """``{derive-count}`PRESET```: the exact parameter count of a preset, e.g. ``3,150,336``."""
 
@@ -136,4 +188,5 @@ class CountRole(SphinxRole):
 def setup(app: Any) -> None:
     app.add_directive("derive-params", ParamsDirective)
     app.add_directive("derive-presets", PresetsDirective)
+    app.add_directive("derive-compute", ComputeDirective)
     app.add_role("derive-count", CountRole())

@@ -16,7 +16,6 @@ square_of_sum = Derivation(
     summary="(x + y)² = x² + 2xy + y² for all real x and y.",
     start=(x + y) ** 2,
     steps=(
-        Step(x * (x + y) + y * (x + y), "distribute the first factor"),
         Step(x * (x + y) + y * (x + y), "distribute the right factor over the left sum"),
         Step(x**2 + 2 * x * y + y**2, "multiply out and collect the two equal cross terms $xy$"),
     ),
