@@ -180,11 +180,11 @@ def named(derivation: Derivation, s: BeamerSettings) -> tuple[Any, Any, list[Any
     from .layout import name_repeats, tex_width
 
     breaker = _breaker(s)
-    exprs = [derivation.start, derivation.end, *(st.expr for st in derivation.steps)]
+    exprs = [derivation.start, *(st.expr for st in derivation.steps)]  # the end is the last step's
     where: list[tuple[Any, Any]] = []
     if max(tex_width(breaker.tex(e)) for e in exprs) > FRAME_BUDGET:
         exprs, where = name_repeats(exprs, symbol_names=breaker.printer._settings["symbol_names"])
-    return exprs[0], exprs[1], exprs[2:], where
+    return exprs[0], exprs[-1], exprs[1:], where
 
 
 def _claim_rows(derivation: Derivation, s: BeamerSettings) -> list[str]:

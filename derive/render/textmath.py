@@ -44,8 +44,18 @@ def mark_math(text: str) -> str:
     if len(parts) % 2 == 0:
         return text
     for k in range(0, len(parts), 2):
-        parts[k] = _BARE.sub(lambda m: "$" + _tex_name(m.group(1)) + "$", parts[k])
+        parts[k] = _BARE.sub(_marked, parts[k])
     return "$".join(parts)
+
+
+def _marked(m: re.Match) -> str:
+    """A bare token as math, except a configuration name such as ``n_ctx`` or ``n_heads`` (a word after
+    ``_`` is math only for the widths ``d_model``, ``d_ff``)."""
+    token = m.group(1)
+    word = re.fullmatch(r"([^\W\d_]+)_([A-Za-z]{2,})", token)
+    if word and word.group(1) != "d" and word.group(2) not in ("ij", "ji"):
+        return token
+    return "$" + _tex_name(token) + "$"
 
 
 def _tex_name(token: str) -> str:

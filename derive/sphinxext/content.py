@@ -115,12 +115,12 @@ class ChainLayout:
         self.budget = budget
         symbols = latex_names()
         self.breaker = Breaker(budget, symbols)
-        exprs = [derivation.start, derivation.end, *(s.expr for s in derivation.steps)]
+        exprs = [derivation.start, *(s.expr for s in derivation.steps)]  # the end is the last step's
         widest = max(tex_width(self.breaker.tex(e)) for e in exprs)
         self.names: list = []
         if widest > budget:
             exprs, self.names = name_repeats(exprs, symbol_names=symbols)
-        self.start, self.end, self.exprs = exprs[0], exprs[1], exprs[2:]
+        self.start, self.end, self.exprs = exprs[0], exprs[-1], exprs[1:]
         start_tex = self.breaker.tex(self.start)
         self.alone = tex_width(start_tex) > budget / 3 or any(
             tex_width(self.breaker.tex(e)) + tex_width(start_tex) > budget for e in self.exprs[:1])
