@@ -39,7 +39,7 @@ def refute_step():
         steps = derivation.steps
         before = derivation.start if index == 1 else steps[index - 2].expr
         step = dataclasses.replace(steps[index - 1], expr=wrong, relation=relation or steps[index - 1].relation)
-        return verify_step(before, step, index=index, budget=1.0, derivation=derivation)
+        return verify_step(before, step, index=index, budget=3.0, derivation=derivation)
 
     return run
 

@@ -63,7 +63,7 @@ def test_wrong_step_is_refuted_with_counterexample(label):
 
 def test_true_identities_proved_with_named_strategy():
     ok, strategy = prove_relation((x + y) ** 2, x**2 + 2 * x * y + y**2)
-    assert ok and strategy == "normalise → expand"
+    assert ok and strategy in ("normalise → expand", "normalise → cancel")
     ok, strategy = prove_relation(sp.sin(x) ** 2 + sp.cos(x) ** 2, sp.Integer(1))
     assert ok and strategy.removeprefix("normalise → ") in {"trigsimp-fu", "expand-trig", "rewrite-exp", "simplify"}
     ok, _ = prove_relation(softmax_i(z[j] - c), softmax_i(z[j]))

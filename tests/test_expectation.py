@@ -70,11 +70,14 @@ def test_independence_factors_distinct_variables_only():
     assert rule.apply(E(q[1] * q[2])) == E(q[1]) * E(q[2])
     # i and j might be equal: left alone
     assert rule.apply(E(q[i] * q[j])) == E(q[i] * q[j])
-    # j > i inside the sum's limits: distinct
-    inside = sp.Sum(E(q[i] * q[j]), (j, i + 1, n))
-    assert rule.apply(inside) == sp.Sum(E(q[i]) * E(q[j]), (j, i + 1, n))
-    below = sp.Sum(E(q[i] * q[j]), (j, 1, i - 1))
-    assert rule.apply(below) == sp.Sum(E(q[i]) * E(q[j]), (j, 1, i - 1))
+    # j > i inside the sum's limits: distinct, when the range is known not to be reversed (i ≤ n from
+    # the outer sum; with Karr's convention a reversed range i + 1 > n + 1 would sum j over n+1..i, i included)
+    inside = sp.Sum(sp.Sum(E(q[i] * q[j]), (j, i + 1, n)), (i, 1, n))
+    assert rule.apply(inside) == sp.Sum(sp.Sum(E(q[i]) * E(q[j]), (j, i + 1, n)), (i, 1, n))
+    below = sp.Sum(sp.Sum(E(q[i] * q[j]), (j, 1, i - 1)), (i, 1, n))
+    assert rule.apply(below) == sp.Sum(sp.Sum(E(q[i]) * E(q[j]), (j, 1, i - 1)), (i, 1, n))
+    alone = sp.Sum(E(q[i] * q[j]), (j, i + 1, n))  # i free: i > n is possible, the range may be reversed
+    assert rule.apply(alone) == alone
     # the full range includes j = i: left alone
     full = sp.Sum(E(q[i] * q[j]), (j, 1, n))
     assert rule.apply(full) == full

@@ -87,7 +87,7 @@ def test_fresh_project_passes_the_catalog_and_fails_a_wrong_derivation_readably(
         "  step 2 refuted: expand the product (forgetting the cross term)",
         "    previous: (x + y)**2",
         "    claimed:  = x**2 + y**2",
-        "    strategy: tried expand, *",
+        "    strategy: tried *",
         "    counterexample: at x=*, y=*: previous = *, this step = * (gap *)",
         "    step seed: *",
         "  (base seed 11; rerun with the same seed to reproduce)",

@@ -454,6 +454,15 @@ class Evaluator:
     def _Product(self, e: Any, env: dict) -> Value:
         return self._series(e.function, list(e.limits), env, product=True)
 
+    def _local(self, fn: Callable, *args: Any) -> Value:
+        """``fn(*args)`` with the cancellation scale of its inner samples kept out of the result's
+        (an operator that samples its integrand or its limit reports its own accuracy)."""
+        saved = self.magnitude
+        try:
+            return fn(*args)
+        finally:
+            self.magnitude = saved
+
     def _series(self, f: Any, lims: list, env: dict, product: bool) -> Value:
         if not lims:
             return self.ev(f, env)
@@ -498,6 +507,7 @@ class Evaluator:
                 return mpmath.log(v)
             return v
 
+        saved = self.magnitude
         try:
             # nsum gives no error estimate: extrapolate at two precisions and compare
             value = mpmath.nsum(f, [a, b])
@@ -507,13 +517,14 @@ class Evaluator:
             raise
         except (ZeroDivisionError, ValueError, OverflowError) as exc:
             raise Unreliable(f"series evaluation failed ({exc})") from None
+        self.magnitude = saved
         if not mpmath.isfinite(value) or err > _tolerance(value):
             raise Unreliable("the series converges too slowly for its error estimate")
         return mpmath.exp(value) if product else value
 
     def _Integral(self, e: Any, env: dict) -> Value:
         self.approximate = True
-        return self._integrate(e.function, list(e.limits), env)
+        return self._local(self._integrate, e.function, list(e.limits), env)
 
     def _integrate(self, f: Any, lims: list, env: dict) -> Value:
         if not lims:
@@ -575,6 +586,9 @@ class Evaluator:
         return sorted(set(found))[:32]
 
     def _Derivative(self, e: Any, env: dict) -> Value:
+        return self._local(self._derivative, e, env)
+
+    def _derivative(self, e: Any, env: dict) -> Value:
         self.approximate = True
         expr = e.expr
         pairs = list(e.variable_count)
@@ -624,6 +638,9 @@ class Evaluator:
         return self._numeric_limit(e, env)
 
     def _numeric_limit(self, e: Any, env: dict) -> Value:
+        return self._local(self._limit_value, e, env)
+
+    def _limit_value(self, e: Any, env: dict) -> Value:
         f, var, x0, direction = e.args
         point = to_mp(self.ev(x0, env))
         d = str(direction)
