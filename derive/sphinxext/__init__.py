@@ -12,6 +12,8 @@ It adds:
 * ``derive-plot`` (:mod:`.plots`): figures drawn with matplotlib at build time;
 * ``derive-params`` / ``derive-presets`` and the role ``derive-count`` (:mod:`.params`):
   parameter-count tables of the presets of :mod:`derive.params`;
+* ``quiz`` and the role ``derive-value`` (:mod:`.quiz`): self-check questions whose keys are
+  checked against catalog derivations (``derive.quiz``);
 * the BibTeX file of :mod:`derive.references`, written before
   sphinxcontrib-bibtex reads it, so the bibliography has one home.
 
@@ -155,7 +157,7 @@ def setup(app: Any) -> dict[str, Any]:
     """Register the directives, nodes, config values and event handlers."""
     from ..numeric import DEFAULT_SEED
     from ..verify import STEP_BUDGET
-    from . import cli_reference, params, plots
+    from . import cli_reference, params, plots, quiz
     from .directives import DerivationDirective, DerivationsDirective
     from .nodes import VISITORS, derivation_node, derivation_title, derivation_unnumbered, title_of
 
@@ -173,6 +175,7 @@ def setup(app: Any) -> dict[str, Any]:
     cli_reference.setup(app)
     plots.setup(app)
     params.setup(app)
+    quiz.setup(app)
     app.connect("config-inited", _config_inited, priority=400)
     app.connect("builder-inited", _builder_inited)
     app.connect("build-finished", _copy_static)
