@@ -174,7 +174,7 @@ def format_value(value: Any) -> str:
 
 
 def occurs(value: Any, text: str) -> bool:
-    """Whether ``value`` is written in ``text`` as a whole number (``1,048,576`` or ``1048576``, not in ``10485760``)."""
+    """Whether ``value`` is written in ``text`` as a whole number: ``1,048,576`` or ``1048576``, not ``10485760``."""
     shown = format_value(value)
     for spelling in {shown, shown.replace(",", "")}:
         if re.search(rf"(?<![\d.,]){re.escape(spelling)}(?![\d]|[.,]\d)", text):
