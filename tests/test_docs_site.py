@@ -110,3 +110,48 @@ def test_chromium_typesets_the_math_offline(site, tmp_path, page):
     body = re.sub(r"<script.*?</script>", "", dom, flags=re.S)
     text = re.sub(r"<[^>]+>", "", body)
     assert "$$" not in text and "\\(" not in text and "\\[" not in text
+
+
+_PROBE = """<script>
+window.addEventListener("load", function () {
+  var quiz = document.querySelector(".derive-quiz[data-answer]");
+  var out = [];
+  function click(letter) {
+    quiz.querySelector('button[data-choice="' + letter + '"]').click();
+    var why = quiz.querySelector('li[data-choice="' + letter + '"] .derive-quiz-why');
+    out.push(letter + "|" + quiz.querySelector(".derive-quiz-feedback").textContent + "|"
+             + quiz.querySelector("details.derive-fold").open + "|"
+             + (why ? getComputedStyle(why).display : "none"));
+  }
+  out.push("closed|" + quiz.querySelector("details.derive-fold").open);
+  click("b");
+  click("a");
+  var pre = document.createElement("pre");
+  pre.id = "probe";
+  pre.textContent = out.join("\\n");
+  document.body.appendChild(pre);
+});
+</script>"""
+
+
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium package is not installed "
+                    "(.ci/run installs it with apt-get)")
+def test_chromium_quiz_says_wrong_then_right_and_opens_the_explanation(site, tmp_path):
+    page = site / "chapters" / "multihead.html"
+    source = page.read_text()
+    assert 'data-answer="a"' in source
+    probe = page.with_name("_quiz_probe.html")
+    probe.write_text(source.replace("</body>", _PROBE + "</body>"))
+    try:
+        dom = _dom(probe.as_uri(), tmp_path)
+    finally:
+        probe.unlink()
+    found = re.search(r'<pre id="probe">(.*?)</pre>', dom, flags=re.S)
+    assert found, "the probe did not run"
+    lines = found.group(1).splitlines()
+    assert lines[0] == "closed|false"  # the explanation is folded until a choice is clicked
+    assert lines[1] == "b|Not quite: (b) is not the answer. The answer is (a).|true|block"
+    assert lines[2] == "a|Right: (a) is the answer.|true|none"
+    assert 'aria-pressed="true" class="derive-quiz-choice" data-choice="a"' in dom or \
+        re.search(r'<button[^>]*data-choice="a"[^>]*aria-pressed="true"|<button[^>]*aria-pressed="true"[^>]*'
+                  r'data-choice="a"', dom)

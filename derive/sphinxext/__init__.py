@@ -14,6 +14,7 @@ It adds:
   parameter-count tables of the presets of :mod:`derive.params`;
 * ``quiz`` and the role ``derive-value`` (:mod:`.quiz`): self-check questions whose keys are
   checked against catalog derivations (``derive.quiz``);
+* ``exercise`` (:mod:`.exercise`): a statement and, folded, a verified derivation as its solution;
 * the BibTeX file of :mod:`derive.references`, written before
   sphinxcontrib-bibtex reads it, so the bibliography has one home.
 
@@ -157,7 +158,7 @@ def setup(app: Any) -> dict[str, Any]:
     """Register the directives, nodes, config values and event handlers."""
     from ..numeric import DEFAULT_SEED
     from ..verify import STEP_BUDGET
-    from . import cli_reference, params, plots, quiz
+    from . import cli_reference, exercise, params, plots, quiz
     from .directives import DerivationDirective, DerivationsDirective
     from .nodes import VISITORS, derivation_node, derivation_title, derivation_unnumbered, title_of
 
@@ -176,6 +177,7 @@ def setup(app: Any) -> dict[str, Any]:
     plots.setup(app)
     params.setup(app)
     quiz.setup(app)
+    exercise.setup(app)
     app.connect("config-inited", _config_inited, priority=400)
     app.connect("builder-inited", _builder_inited)
     app.connect("build-finished", _copy_static)
