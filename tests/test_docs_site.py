@@ -155,3 +155,25 @@ def test_chromium_quiz_says_wrong_then_right_and_opens_the_explanation(site, tmp
     assert 'aria-pressed="true" class="derive-quiz-choice" data-choice="a"' in dom or \
         re.search(r'<button[^>]*data-choice="a"[^>]*aria-pressed="true"|<button[^>]*aria-pressed="true"[^>]*'
                   r'data-choice="a"', dom)
+
+
+def test_course_parts_quizzes_exercises_glossary(site):
+    pages = _pages(site)
+    quizzes = {name: text.count('<div class="derive-quiz"') for name, text in pages.items()}
+    keyed = sum(text.count('<div class="derive-quiz" data-answer=') for text in pages.values())
+    assert sum(quizzes.values()) == 8 and keyed == 5  # lecture 000's five + lecture 002's three self-checks
+    worked = pages["chapters/worked-example.html"]
+    assert worked.count("derive-exercise-label") == 4
+    folds = re.findall(r'<details class="derive-fold">(.*?)</details>', worked, flags=re.S)
+    assert len(folds) == 4 and all("derive-verdict derive-proved" in f for f in folds)
+    assert '<span class="derive-value">6,444,154,880</span>' in worked
+    glossary = pages["glossary.html"]
+    terms = re.findall(r'<dt id="term-([^"]+)"', glossary)
+    for term in ("block", "multi-head-attention", "residual-connection", "LayerNorm", "RMSNorm", "Post-LN",
+                 "Pre-LN", "FFN", "SwiGLU", "warm-up", "d_model", "d_k", "softmax"):
+        assert term in terms, term
+    linked = [name for name, text in pages.items() if name.startswith("chapters/") and 'glossary.html#term-' in text]
+    assert len(linked) >= 8
+    for name in ("attention", "softmax", "multihead", "positional", "block", "parameters", "modern-variants"):
+        text = pages[f"chapters/{name}.html"]
+        assert "Before you start:" in text and 'id="where-to-go-next"' in text, name
