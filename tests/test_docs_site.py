@@ -177,3 +177,16 @@ def test_course_parts_quizzes_exercises_glossary(site):
     for name in ("attention", "softmax", "multihead", "positional", "block", "parameters", "modern-variants"):
         text = pages[f"chapters/{name}.html"]
         assert "Before you start:" in text and 'id="where-to-go-next"' in text, name
+
+
+def test_three_practice_cells_with_prompts(site):
+    pages = _pages(site)
+    cells = {name: re.findall(r'<div class="derive-cell"[^>]*>', text) for name, text in pages.items()}
+    cells = {name: found for name, found in cells.items() if found}
+    assert sorted(cells) == ["chapters/attention.html", "chapters/parameters.html", "chapters/positional.html"]
+    assert all(len(found) == 1 for found in cells.values())
+    assert 'data-packages="numpy"' in cells["chapters/attention.html"][0]
+    for name in cells:
+        assert "Try it yourself:" in pages[name] and "derive-cells.js" in pages[name]
+    assert '<span class="derive-value">3,150,336</span>' in pages["chapters/parameters.html"]
+    assert '<span class="derive-value">18,902,016</span>' in pages["chapters/parameters.html"]

@@ -454,7 +454,7 @@ def _copy_assets(app: Any, exc: Exception | None) -> None:
         from sphinx.util.fileutil import copy_asset_file
 
         for name in ASSETS:
-            copy_asset_file(STATIC / name, Path(app.outdir) / "_static")
+            copy_asset_file(STATIC / name, Path(app.outdir) / "_static", force=True)
 
 
 def setup(app: Any) -> None:
