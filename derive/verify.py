@@ -63,6 +63,24 @@ def verify_step(before: Any, step: Step, *, index: int = 1, seed: int = DEFAULT_
     return check_step(before, step, index=index, seed=seed, budget=budget, ctx=ctx)
 
 
+def _circular(result: StepResult, expr: Any, earlier: list) -> StepResult:
+    """Flag a step that returns to an expression of the chain before the previous one (the chain goes in
+    a circle, and a chain that ends at its start only restates its claim)."""
+    import dataclasses
+
+    if result.vacuous:
+        return result
+    try:
+        back = next((k for k, e in enumerate(earlier) if e == expr), None)
+    except Exception:  # noqa: BLE001 - a comparison that cannot be made flags nothing
+        back = None
+    if back is None:
+        return result
+    where = "the start" if back == 0 else f"the expression of step {back}"
+    note = f"vacuous: the chain returns to {where}"
+    return dataclasses.replace(result, vacuous=True, detail="; ".join(x for x in (result.detail, note) if x))
+
+
 def verify(
     derivation: Derivation,
     *,
@@ -106,14 +124,17 @@ def _verify(derivation: Derivation, seed: int, budget: float, numeric: bool) -> 
     t0 = time.perf_counter()
     results: list[StepResult] = []
     before = derivation.start
+    earlier = [derivation.start]
     for k, step in enumerate(derivation.steps, 1):
         step_seed = derived_seed(seed, derivation.name, f"step{k}")
         step_t0 = time.perf_counter()
         try:
-            results.append(verify_step(before, step, index=k, seed=step_seed, budget=budget, derivation=derivation))
+            result = verify_step(before, step, index=k, seed=step_seed, budget=budget, derivation=derivation)
         except Exception as exc:  # noqa: BLE001 - a step the verifier cannot handle is undecided, never a crash
-            results.append(StepResult(k, Verdict.UNDECIDED, "verifier failed", time.perf_counter() - step_t0,
-                                      detail=f"{type(exc).__name__}: {exc}; not proved", seed=step_seed))
+            result = StepResult(k, Verdict.UNDECIDED, "verifier failed", time.perf_counter() - step_t0,
+                                detail=f"{type(exc).__name__}: {exc}; not proved", seed=step_seed)
+        results.append(_circular(result, step.expr, earlier[:-1]))
+        earlier.append(step.expr)
         before = step.expr
     checks: list[CheckResult] = []
     if numeric:

@@ -88,7 +88,7 @@ def _arm() -> None:
 
 
 def _handler(signum: int, frame: Any) -> None:
-    if not _stack:
+    if not _stack:  # a late signal after the last limit ended: nothing to stop
         return
     now_cpu, now_wall = cpu_time(), time.monotonic()
     # the outermost expired frame wins: its whole block must stop
@@ -119,6 +119,13 @@ def _uninstall() -> None:
         return
     signal.setitimer(signal.ITIMER_PROF, 0)
     signal.setitimer(signal.ITIMER_REAL, 0)
+    if hasattr(signal, "sigtimedwait"):
+        # a timer that fired while the signals were blocked must not reach the previous handler
+        # (SIG_DFL for SIGALRM would end the process)
+        pending = signal.sigpending() & {signal.SIGPROF, signal.SIGALRM}
+        while pending:
+            signal.sigtimedwait(pending, 0)
+            pending = signal.sigpending() & {signal.SIGPROF, signal.SIGALRM}
     signal.signal(signal.SIGPROF, _saved[0])
     signal.signal(signal.SIGALRM, _saved[1])
     _saved.clear()
@@ -133,20 +140,21 @@ def limit(seconds: float, label: str) -> Iterator[_Frame]:
             frame that expired is ``exc.frame``, so callers can tell their own
             limit from an enclosing one).
     """
-    if not _stack:
-        _install()
-    now_cpu, now_wall = cpu_time(), time.monotonic()
-    seconds = max(float(seconds), 0.0)
-    cpu_deadline = now_cpu + seconds
-    # the wall-clock backstop belongs to the outermost limit only: an inner slice measured in wall time
-    # would make verdicts depend on the machine's load
-    wall_deadline = now_wall + WALL_FACTOR * seconds + WALL_SLACK
-    if _stack:
-        cpu_deadline = min(cpu_deadline, _stack[-1].cpu_deadline)
-        wall_deadline = _stack[-1].wall_deadline
-    frame = _Frame(label, seconds, cpu_deadline, wall_deadline)
-    _stack.append(frame)
-    _arm()
+    with _masked():  # no signal while the stack and the timers are being changed
+        if not _stack:
+            _install()
+        now_cpu, now_wall = cpu_time(), time.monotonic()
+        seconds = max(float(seconds), 0.0)
+        cpu_deadline = now_cpu + seconds
+        # the wall-clock backstop belongs to the outermost limit only: an inner slice measured in wall
+        # time would make verdicts depend on the machine's load
+        wall_deadline = now_wall + WALL_FACTOR * seconds + WALL_SLACK
+        if _stack:
+            cpu_deadline = min(cpu_deadline, _stack[-1].cpu_deadline)
+            wall_deadline = _stack[-1].wall_deadline
+        frame = _Frame(label, seconds, cpu_deadline, wall_deadline)
+        _stack.append(frame)
+        _arm()
     try:
         if seconds <= 0:
             frame.expired = True
@@ -155,15 +163,32 @@ def limit(seconds: float, label: str) -> Iterator[_Frame]:
             raise exc
         yield frame
     finally:
-        _stack.remove(frame)
-        if not _stack:
-            _uninstall()
-        elif any(f.expired for f in _stack):
-            # an enclosing limit is spent too: let it fire right away
-            if available():
-                signal.setitimer(signal.ITIMER_PROF, 1e-4)
-        else:
-            _arm()
+        with _masked():
+            for k in range(len(_stack) - 1, -1, -1):
+                if _stack[k] is frame:
+                    del _stack[k:]  # this frame and anything a failure left above it
+                    break
+            if not _stack:
+                _uninstall()
+            elif any(f.expired for f in _stack):
+                # an enclosing limit is spent too: let it fire right away
+                if available():
+                    signal.setitimer(signal.ITIMER_PROF, 1e-4)
+            else:
+                _arm()
+
+
+@contextlib.contextmanager
+def _masked() -> Iterator[None]:
+    """Block the timer signals for the body (POSIX only); pending ones arrive when it ends."""
+    if not (available() and hasattr(signal, "pthread_sigmask")):
+        yield
+        return
+    old = signal.pthread_sigmask(signal.SIG_BLOCK, {signal.SIGPROF, signal.SIGALRM})
+    try:
+        yield
+    finally:
+        signal.pthread_sigmask(signal.SIG_SETMASK, old)
 
 
 def remaining() -> float:

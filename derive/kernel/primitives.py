@@ -63,6 +63,38 @@ class Context:
         out += [tuple(p) for p in self.premises if isinstance(p, tuple) and len(p) == 2]
         return out
 
+    def inconsistency(self) -> str | None:
+        """Why the declarations contradict themselves or the symbols' assumptions, or ``None``.
+
+        A contradictory premise would make every claim "true" under it (ex falso), so the primitive
+        rules refuse to use declarations that are circular (s = s + 1, or s = t + 1 with t = s),
+        that the symbols' assumptions refute (p = −1 for a positive p), or an inequality premise the
+        assumptions refute (j ≤ 0 for a positive j). Contradictions sympy cannot see stay possible.
+        """
+        eqs = self.equations()
+        defs = {a: b for a, b in eqs if isinstance(a, (sp.Symbol, sp.Indexed))}
+        for a, b in eqs:
+            a, b = sp.sympify(a, strict=True), sp.sympify(b, strict=True)
+            if isinstance(a, sp.MatrixBase) or isinstance(b, sp.MatrixBase):
+                continue
+            e = b
+            for _ in range(6):
+                if a in e.free_symbols or (isinstance(a, sp.Indexed) and e.has(a)):
+                    return f"the declaration {a} = {b} is circular"
+                new = e.xreplace(defs)
+                if new == e:
+                    break
+                e = new
+            if (a - b).is_zero is False:
+                return f"the declaration {a} = {b} contradicts the assumptions on its symbols"
+        for p in self.premises:
+            if isinstance(p, (sp.LessThan, sp.StrictLessThan, sp.GreaterThan, sp.StrictGreaterThan)):
+                gap = p.rhs - p.lhs if isinstance(p, (sp.LessThan, sp.StrictLessThan)) else p.lhs - p.rhs
+                strict = isinstance(p, (sp.StrictLessThan, sp.StrictGreaterThan))
+                if (gap.is_nonpositive if strict else gap.is_negative) is True:
+                    return f"the premise {p} contradicts the assumptions on its symbols"
+        return None
+
     def nonnegative(self, e: Any) -> bool:
         """Is ``e ≥ 0`` proved, from the symbols' assumptions or from an inequality premise?"""
         e = sp.sympify(e, strict=True)
@@ -626,6 +658,10 @@ def is_primitive(rule: Any) -> bool:
 
 def check(rule: Any, expr: Any, ctx: Context, prove_equal: Any) -> str | None:
     """The side conditions of primitive ``rule`` on ``expr``: ``None`` if they hold, else the reason."""
+    if ctx.definitions or ctx.premises:
+        bad = ctx.inconsistency()
+        if bad is not None:
+            return bad
     fn = getattr(type(rule), "check", None)
     return fn(rule, expr, ctx, prove_equal) if fn is not None else None
 

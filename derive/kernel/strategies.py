@@ -268,6 +268,8 @@ REWRITES: list[tuple[str, Callable[[Any], Any]]] = [
     ("logcombine", lambda d: sp.logcombine(d, force=False)),
     ("sums", _sums_normal),
     ("cases", lambda d: cases(d)),
+    ("expand-complex", lambda d: sp.expand_complex(d) if d.free_symbols and any(
+        s.is_real is not True for s in d.free_symbols) else d),
     ("rewrite-piecewise", lambda d: sp.piecewise_fold(d.rewrite(sp.Piecewise))),
     ("radsimp", sp.radsimp),
 ]
