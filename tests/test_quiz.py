@@ -75,6 +75,18 @@ Question?
 
 A short-answer quiz cannot have a key.
 ```
+
+```{quiz}
+:answer: a
+:value: params.attention d_model=512
+
+How many weights?
+
+- 262,144.
+
+  Not 1,048,576: the feedback of a choice is not its text.
+- 1,048,576.
+```
 """
 
 
@@ -131,7 +143,8 @@ def test_unknown_derivation_and_misplaced_key_fail(built):
     assert code != 0
     assert "params.no-such-thing" in err
     assert ":answer: given but the quiz has no list of choices" in err
-    assert err.count("[derive.quiz]") == 2
+    assert "the key (a) disagrees with params.attention" in err  # a number in the feedback does not count
+    assert err.count("[derive.quiz]") == 3
 
 
 def test_parse_spec():

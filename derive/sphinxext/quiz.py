@@ -364,7 +364,8 @@ class QuizDirective(SphinxDirective):
             box += quiz_feedback("", "")
         elif answer:
             _warn(self, "quiz: :answer: given but the quiz has no list of choices")
-        answer_text = items[letters.index(answer)].astext() if items and answer in letters else ""
+        keyed = items[letters.index(answer)] if items and answer in letters else None
+        answer_text = keyed.children[0].astext() if keyed is not None and keyed.children else ""
         for text in filter(None, (s.strip() for s in self.options.get("value", "").split(";"))):
             try:
                 spec = parse_spec(text)
