@@ -124,7 +124,7 @@ def test_right_key_builds_with_buttons_live_region_and_folded_explanation(built)
     assert "Show answer" in html and "The answer is (b)." in html
     assert 'derive-verdict derive-proved' in html
     # the lead "(a) " typed in the source is replaced by the generated letter, not doubled
-    assert "(a)</span> (a)" not in html and "(a)</span>" in html
+    assert "(a)</strong> (a)" not in html and '<strong class="derive-quiz-letter">(a)</strong>' in html
     assert '<span class="derive-value">1,048,576</span>' in html
     assert '<span class="derive-value">6,444,154,880</span>' in html  # (12·4096² + 13·4096)·32
     assert (out / "_static" / "derive-quiz.js").is_file() and "derive-quiz.js" in html

@@ -232,7 +232,6 @@ def _visit_button(self: Any, node: quiz_button) -> None:
     letter = node.parent["letter"]
     self.body.append(self.starttag(node, "button", CLASS="derive-quiz-choice", type="button",
                                    **{"data-choice": letter, "aria-pressed": "false"}))
-    self.body.append(f'<span class="derive-quiz-letter">({letter})</span> ')
 
 
 def _visit_feedback(self: Any, node: quiz_feedback) -> None:
@@ -413,6 +412,8 @@ class QuizDirective(SphinxDirective):
         parts = list(item.children)
         first = parts[0] if parts else nodes.paragraph()
         button = quiz_button()
+        button += nodes.strong(f"({letter})", f"({letter})", classes=["derive-quiz-letter"])
+        button += nodes.Text(" ")
         inline = list(first.children) if isinstance(first, nodes.paragraph) else [first]
         if inline and isinstance(inline[0], nodes.Text):
             lead = _LEAD.match(str(inline[0]))
