@@ -53,13 +53,14 @@ _MATHJAX = Path(importlib.util.find_spec("sphinx-mathjax-offline").origin).paren
 mathjax_path = "mathjax/tex-chtml.js"
 mathjax3_config = {"chtml": {"matchFontHeight": False}, "options": {"enableMenu": False}}
 
-html_theme = "alabaster"
+# Furo: maintained, responsive without Bootstrap or jQuery, previous/next links under every page, an
+# "on this page" list on the right, a menu button on phones and a dark mode (MathJax follows its text colour).
+html_theme = "furo"
 html_static_path = [str(_MATHJAX)]
 html_title = f"derive {release}"
 html_theme_options = {
-    "description": "Transformer maths, derived and machine-checked",
-    "fixed_sidebar": True,
-    "page_width": "1100px",
+    "navigation_with_keys": True,
+    "top_of_page_buttons": [],
 }
 
 nitpicky = True

@@ -39,7 +39,7 @@ def test_file_is_not_overwritten_without_force(tmp_path, capsys):
                         "--force"], capsys)
     assert code == 0 and out == f"wrote {target}\n"
     text = target.read_text()
-    assert text.startswith(r"\documentclass[aspectratio=169]{beamer}") and text.count(r"\onslide<4->") == 2
+    assert text.startswith(r"\documentclass[aspectratio=169]{beamer}") and text.count(r"\onslide<3->") == 2
     assert sorted(p.name for p in tmp_path.iterdir()) == ["s.tex"]  # no temporary file left behind
 
 
@@ -114,8 +114,10 @@ def test_all_as_a_beamer_deck_and_markdown_decks(tmp_path, capsys):
     deck = tmp_path / "deck.tex"
     code, _, _ = run(["export", "--all", "--format", "beamer", "-o", str(deck)], capsys)
     text = deck.read_text()
-    frames = sum(-(-len(registry.get(n).steps) // 5) for n in registry.names())  # 5 steps per frame at most
-    assert code == 0 and text.count(r"\begin{frame}") == 1 + frames >= 1 + len(registry.names())
+    from derive.render.beamer import BeamerSettings, chunks
+
+    frames = sum(len(chunks(registry.get(n), BeamerSettings())) for n in registry.names())  # continued frames
+    assert code == 0 and text.count(r"\begin{frame}") >= 1 + frames >= 1 + len(registry.names())
     assert text.rstrip().endswith(r"\end{document}")
     code, out, _ = run(["export", "softmax.max-trick", "positional.rotation", "-f", "marp"], capsys)
     assert code == 0 and out.startswith("---\nmarp: true\nmath: katex\n") and out.count("\n---\n") == 2
@@ -146,7 +148,11 @@ def test_done_when_beamer_standalone_compiles(tmp_path, capsys):
     assert code == 0
     subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "s.tex"], cwd=tmp_path,
                    check=True, capture_output=True, timeout=120)
-    assert len(PdfReader(tmp_path / "s.pdf").pages) == 4
+    from derive import registry
+    from derive.render.beamer import BeamerSettings, chunks
+
+    parts = chunks(registry.get("softmax.shift-invariance"), BeamerSettings())
+    assert len(PdfReader(tmp_path / "s.pdf").pages) == sum(len(c) + 1 for c in parts) == 2 + 3
 
 
 def test_parameter_tables_from_params_table(capsys):
@@ -176,7 +182,8 @@ def test_deck_with_a_parameter_table_compiles(tmp_path, capsys):
     subprocess.run(["pdflatex", "-interaction=nonstopmode", "-halt-on-error", "d.tex"], cwd=tmp_path,
                    check=True, capture_output=True, timeout=120)
     pages = PdfReader(tmp_path / "d.pdf").pages
-    assert len(pages) == 1 + 4 + 2 and "3,150,336" in pages[-2].extract_text()
+    # title, max-trick on two frames (3 + 2 pages), the parameter table, the memory table
+    assert len(pages) == 1 + 5 + 2 and "3,150,336" in pages[-2].extract_text()
     assert "training memory, mixed-precision Adam" in pages[-1].extract_text()
 
 

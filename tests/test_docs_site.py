@@ -190,3 +190,61 @@ def test_three_practice_cells_with_prompts(site):
         assert "Try it yourself:" in pages[name] and "derive-cells.js" in pages[name]
     assert '<span class="derive-value">3,150,336</span>' in pages["chapters/parameters.html"]
     assert '<span class="derive-value">18,902,016</span>' in pages["chapters/parameters.html"]
+
+
+def _layout_pages(site: Path) -> list[Path]:
+    return sorted(p for p in site.rglob("*.html") if "_static" not in p.parts
+                  and p.name not in ("genindex.html", "search.html", "py-modindex.html"))
+
+
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium package is not installed")
+def test_no_display_math_is_wider_than_its_column_at_1400_px(site, tmp_path):
+    from site_probe import probe_page
+
+    wide, total = {}, 0
+    for page in _layout_pages(site):
+        found = probe_page(page, 1400, 1000, tmp_path / "profile")
+        total += found["total"]
+        assert found["errors"] == 0, f"{page.name}: MathJax could not typeset {found['errors']} formulas"
+        if found["wide"]:
+            wide[page.name] = found["wide"]
+    assert total >= 200, total  # every page was measured after MathJax ran
+    assert wide == {}, wide
+
+
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium package is not installed")
+def test_on_a_phone_only_the_math_scrolls_never_the_page(site, tmp_path):
+    from site_probe import probe_page
+
+    overflow = {}
+    for page in _layout_pages(site):
+        found = probe_page(page, 390, 844, tmp_path / "profile")
+        if found["page_overflow"] > 0:
+            overflow[page.name] = found["page_overflow"]
+    assert overflow == {}, f"pages wider than a 390 px phone (px): {overflow}"
+
+
+def test_theme_has_previous_next_links_and_folded_checks(site):
+    page = (site / "chapters" / "softmax.html").read_text()
+    assert 'class="next-page"' in page and 'class="prev-page"' in page  # furo's footer links
+    assert 'class="toc-tree"' in page  # "on this page"
+    assert page.count("<details") >= 3 and "<summary>Numeric cross-checks: " in page
+
+
+def test_no_raw_tex_outside_math_in_page_text(site):
+    """Text fields' pseudo-TeX (d_k, e^{s_j}) is typeset as math; tables show no sympy ``**``."""
+    import html as html_lib
+
+    found = {}
+    # the narrative pages, where the derivations' text fields are shown (api.html quotes docstrings verbatim)
+    for page in [p for p in _layout_pages(site) if p.name != "api.html"]:
+        text = page.read_text()
+        text = re.sub(r"<(script|style|pre|code|textarea)\b.*?</\1>", " ", text, flags=re.S)  # textarea: cells
+        text = re.sub(r'<span class="pre">.*?</span>', " ", text, flags=re.S)  # code literals
+        text = html_lib.unescape(re.sub(r"<[^>]+>", " ", text))
+        text = re.sub(r"\\\[.*?\\\]|\\\(.*?\\\)", " ", text, flags=re.S)  # math, typeset by MathJax
+        marks = ["_{", "^{", "\\frac", "**"]
+        hits = [m for m in marks if m in text]
+        if hits:
+            found[page.name] = hits
+    assert found == {}, found

@@ -161,7 +161,7 @@ def test_refuted_derivation_fails_without_w_and_when_its_warning_is_suppressed(b
     assert code == 1
     html = (out / "index.html").read_text()
     assert "forget the cross term" in html and "is refuted; it is not published" in html
-    assert "✓ proved" not in html and "Step 1." not in html
+    assert "✓ proved" not in html and "derive-chain" not in html
 
 
 def test_verified_derivation_renders_numbered_with_verdicts_and_figures(built):
@@ -170,7 +170,11 @@ def test_verified_derivation_renders_numbered_with_verdicts_and_figures(built):
     html = (out / "index.html").read_text()
     # numbered derivation, numbered step equations, cross-references resolved
     assert '<span class="caption-number">Derivation 1 </span>Square of a sum' in html
-    assert re.search(r'<span class="eqno">\(1\)', html) and re.search(r'<span class="eqno">\(2\)', html)
+    # steps numbered (1), (2) inside the box, not (1.1) like the page's equations; {eq} names step and box
+    assert '<p id="equation-mine-square-1">(1)</p>' in html and '<p id="equation-mine-square-2">(2)</p>' in html
+    assert 'href="#equation-mine-square-2">step 2 of Derivation 1</a>' in html
+    assert 'class="derive-chain docutils container"' in html and "eqno" not in html
+    assert "<summary>Numeric cross-checks: " in html
     assert '<span class="std std-numref">Derivation 1</span>' in html
     assert '<span class="std std-ref">Square of a sum</span>' in html
     assert 'href="#equation-mine-square-2"' in html
@@ -182,11 +186,11 @@ def test_verified_derivation_renders_numbered_with_verdicts_and_figures(built):
     # claim-only elsewhere: verified, unnumbered, no steps; an empty pattern is shown, not fatal
     other = (out / "other.html").read_text()
     claim_only, _, again = other.partition('id="derivation-square-again"')
-    assert "Square of a sum" in claim_only and "Step 1." not in claim_only and "caption-number" not in claim_only
+    assert "Square of a sum" in claim_only and "derive-chain" not in claim_only and "caption-number" not in claim_only
     # a second numbered showing under its own label: own equation labels, no checks table
     assert re.search(r'<span class="caption-number">Derivation \d+ </span>Square of a sum', again)
     assert 'href="#equation-square-again-1"' in other and 'href="#derivation-square-again"' in other
-    assert "Step 2." in again and "derive-checks" not in again
+    assert 'id="equation-square-again-2">(2)' in again and "derive-checks" not in again
     assert "No derivation is registered under nothing.* yet." in other
 
 

@@ -194,7 +194,14 @@ def run(args: argparse.Namespace) -> int:
                   "(see 'derive check')", file=sys.stderr)
             return 1
     if fmt in _IMAGES:
-        blobs = [_image(fmt, d, args) for d in ds]
+        import time
+
+        blobs = []
+        for k, d in enumerate(ds, 1):
+            began = time.perf_counter()
+            blobs.append(_image(fmt, d, args))
+            if len(ds) > 1:  # several images take a while: one progress line each, on stderr
+                print(f"[{k}/{len(ds)}] {d.name} ({time.perf_counter() - began:.1f} s)", file=sys.stderr, flush=True)
         if targets is None:  # one SVG to stdout
             sys.stdout.write(blobs[0].decode("utf-8"))
             return 0

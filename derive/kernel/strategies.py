@@ -285,6 +285,10 @@ def _is_zero(value: Any) -> bool:
         return isinstance(value, sp.ZeroMatrix) or value.is_ZeroMatrix is True
     if value == 0:
         return True
+    if getattr(value, "is_number", False):
+        # for a constant, sympy's is_zero may be decided by a low-precision numeric evaluation (sympy
+        # issue 23086: acos(1 − 2.6e-7) "is zero"): numbers alone never prove a step
+        return False
     # the assumption system can prove more (|x| − x = 0 for x ≥ 0) but is slow on large expressions
     return _small(value) and value.is_zero is True
 

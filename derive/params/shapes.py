@@ -11,8 +11,8 @@ d_model × n_heads·head_dim), so the same table gives
   which the registered derivations in :mod:`derive.transformer.parameters`
   rewrite into closed forms.
 
-Shapes follow Vaswani et al. 2017 (§3.2.2: W_Q, W_K ∈ R^{d_model×d_k},
-W_O ∈ R^{h·d_v×d_model}; §3.3: W_1 ∈ R^{d_model×d_ff}), with K and V
+Shapes follow Vaswani et al. 2017 (§3.2.2: ``W_Q, W_K ∈ R^(d_model×d_k)``,
+``W_O ∈ R^(h·d_v×d_model)``; §3.3: ``W_1 ∈ R^(d_model×d_ff)``), with K and V
 projected to ``n_kv_heads·head_dim`` for GQA (Ainslie et al. 2023) and three
 FFN matrices for gated units (Shazeer 2020).
 """

@@ -61,6 +61,16 @@ def _plain(ch: str) -> str:
     return ascii_form or r"\textbf{?}"  # unknown symbol: visible, and the document still compiles
 
 
+def _math_char(ch: str) -> str:
+    r"""A character inside ``$...$`` as pdflatex takes it: ASCII as it is, ω as ``\omega `` and so on."""
+    if ord(ch) < 128:
+        return ch
+    rep = UNICODE_TEX.get(ch)
+    if rep is None:
+        return _plain(ch)
+    return rep[1:-1] + " " if rep.startswith("$") and rep.endswith("$") else rep
+
+
 @dataclass(frozen=True)
 class LatexSettings:
     """Options of the LaTeX renderer (checked when built).
@@ -158,7 +168,8 @@ def checked_settings(cls: type, settings: dict[str, Any]) -> Any:
 
 
 def expr_latex(expr: Any, symbol_names: dict | None = None) -> str:
-    """LaTeX of one expression, using the project's notation table."""
+    """LaTeX of one expression, using the project's notation table; a fraction in an exponent is written
+    with a slash (``10000^{- 2 i / d}``), since a stacked one there is too small to read."""
     import sympy as sp
 
     from ..transformer.notation import latex_names
@@ -169,7 +180,9 @@ def expr_latex(expr: Any, symbol_names: dict | None = None) -> str:
     # bound symbols too (summation indices such as the pair index i_pair), not only free ones
     present = expr.atoms(sp.Symbol) if isinstance(expr, sp.Basic) else set()
     used = {s: n for s, n in names.items() if s in present}
-    return sp.latex(expr, symbol_names=used)
+    from .layout import fold_exponent_fractions
+
+    return fold_exponent_fractions(sp.latex(expr, symbol_names=used))
 
 
 def escape_text(text: str) -> str:
@@ -177,12 +190,15 @@ def escape_text(text: str) -> str:
 
     Special characters are escaped and the Unicode symbols of :data:`UNICODE_TEX`
     become their LaTeX forms, so that the result compiles with plain pdflatex.
+    Bare pseudo-TeX (``d_k``, ``e^{s_j}``) is typeset as math (:func:`~derive.render.textmath.mark_math`).
     """
+    from .textmath import mark_math
+
     out = []
-    parts = text.split("$")
+    parts = mark_math(text).split("$")
     for k, part in enumerate(parts):
-        if k % 2 == 1:
-            out.append("$" + part + "$")
+        if k % 2 == 1:  # math: only its non-ASCII symbols change (ω -> \omega), for pdflatex
+            out.append("$" + "".join(_math_char(ch) for ch in part) + "$")
             continue
         for ch, rep in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("#", r"\#"),
                         ("_", r"\_"), ("{", r"\{"), ("}", r"\}"), ("^", r"\^{}"), ("~", r"\~{}")):
@@ -315,10 +331,14 @@ def fit_to_width(content: str, math: bool = True, max_height: str = "", center: 
     inside the group.
     """
     box = rf"\sbox0{{$\displaystyle {content}$}}" if math else rf"\sbox0{{{content}}}"
-    lines = [box, r"\ifdim\wd0>\linewidth\sbox0{\resizebox{\linewidth}{!}{\usebox0}}\fi"]
+    # each shrink is written to the log ("derive-fit: width <natural> <target>") so tests can read the scale
+    lines = [box, r"\ifdim\wd0>\linewidth\typeout{derive-fit: width \the\dimexpr\wd0\relax\space\the\linewidth}"
+             r"\sbox0{\resizebox{\linewidth}{!}{\usebox0}}\fi"]
     if max_height:
         lines += [rf"\dimen0={max_height}\dimen2=\ht0\advance\dimen2 by \dp0",
-                  r"\ifdim\dimen2>\dimen0\sbox0{\resizebox*{!}{\dimen0}{\usebox0}}\fi"]
+                  r"\ifdim\dimen2>\dimen0"
+                  r"\typeout{derive-fit: height \the\dimexpr\dimen2\relax\space\the\dimexpr\dimen0\relax}"
+                  r"\sbox0{\resizebox*{!}{\dimen0}{\usebox0}}\fi"]
     if center:
         return "\n".join([r"\begin{center}", *lines, r"\usebox0", r"\end{center}"])
     return "{" + "\n".join([*lines, r"\usebox0}"])

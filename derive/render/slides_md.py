@@ -27,7 +27,8 @@ from typing import Any
 
 from ..core import Derivation
 from ..exceptions import InputError
-from .latex import REL_TEX, checked_settings, definitions_latex, expr_latex
+from .latex import REL_TEX, checked_settings, definitions_latex
+from .textmath import mark_math
 
 FLAVOURS = ("revealjs", "marp")
 _WHY_STYLE = "font-size:0.8em;color:#555"
@@ -42,6 +43,10 @@ class SlidesSettings:
         justifications: show each step's justification with it.
         fragments: reveal the steps one per fragment; ``False`` shows all at once.
         title: the deck's title slide (empty: no title slide).
+        steps_per_slide: at most this many steps on one slide; a longer chain continues on
+            "(continued)" slides, each starting from the last expression of the one before.
+        max_lines: about this many lines of formulas on one slide (wide formulas are broken
+            into lines, :mod:`derive.render.layout`).
         symbol_names: extra ``Symbol -> LaTeX`` spellings.
 
     Raises:
@@ -52,9 +57,15 @@ class SlidesSettings:
     justifications: bool = True
     fragments: bool = True
     title: str = ""
+    steps_per_slide: int = 4
+    max_lines: int = 9
     symbol_names: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
+        for name in ("steps_per_slide", "max_lines"):
+            value = getattr(self, name)
+            if isinstance(value, bool) or not isinstance(value, int) or value < 1:
+                raise InputError(f"{name} must be a positive integer, got {value!r}")
         if self.flavour not in FLAVOURS:
             raise InputError(f"flavour {self.flavour!r} is not one of {', '.join(FLAVOURS)}")
         for name in ("justifications", "fragments"):
@@ -78,11 +89,54 @@ _MARP_FRONT = ("---\nmarp: true\nmath: katex\npaginate: true\nstyle: |\n"
                "  section { font-size: 18px; }\n  section ul { list-style: none; padding-left: 0; }\n---\n\n")
 
 
-def _head(d: Derivation, level: str = "##") -> list[str]:
-    out = [f"{level} {d.title}", "", f"`{d.name}`", ""]
-    if d.assumptions:
-        out += ["*Assumptions:* " + "; ".join(a.text for a in d.assumptions), ""]
+#: reveal.js's white theme upper-cases headings ("D_K"); the titles keep their case
+_KEEP_CASE = '<!-- .element: style="text-transform:none" -->'
+#: widest formula line on a slide, in em (:func:`derive.render.layout.tex_width`)
+SLIDE_BUDGET = 34.0
+
+
+def _head(d: Derivation, level: str = "##", cont: bool = False, flavour: str = "marp") -> list[str]:
+    title = mark_math(d.title) + (" (continued)" if cont else "")
+    out = [f"{level} {title}" + (f" {_KEEP_CASE}" if flavour == "revealjs" else ""), "", f"`{d.name}`", ""]
+    if d.assumptions and not cont:
+        out += ["*Assumptions:* " + "; ".join(mark_math(a.text) for a in d.assumptions), ""]
     return out
+
+
+def _math(lines: list[str], relation: str = "") -> str:
+    """One display formula: a line, or an ``aligned`` block of broken lines."""
+    from .layout import aligned_lines
+
+    if len(lines) == 1:
+        return f"{relation} {lines[0]}".strip()
+    return r"\begin{aligned}" + r" \\ ".join(aligned_lines(lines, relation)) + r"\end{aligned}"
+
+
+def chunks(d: Derivation, s: SlidesSettings) -> list[list[tuple[int, Any, list[str]]]]:
+    """The steps cut into slides: ``(number, step, lines)`` per step, at most ``steps_per_slide`` steps and
+    about ``max_lines`` lines of formula per slide."""
+    from .layout import Breaker
+
+    breaker = Breaker(SLIDE_BUDGET, _names(s))
+    out: list[list[tuple[int, Any, list[str]]]] = [[]]
+    used = len(breaker.lines(d.start))
+    for k, step in enumerate(d.steps, 1):
+        lines = breaker.lines(step.expr)
+        cost = len(lines) + (1 if s.justifications else 0)
+        if out[-1] and (len(out[-1]) >= s.steps_per_slide or used + cost > s.max_lines):
+            out.append([])
+            used = len(out[-2][-1][2])
+        out[-1].append((k, step, lines))
+        used += cost
+    return out
+
+
+def _names(s: SlidesSettings) -> dict:
+    from ..transformer.notation import latex_names
+
+    names = latex_names()
+    names.update(s.symbol_names)
+    return names
 
 
 def _tail(d: Derivation, s: SlidesSettings) -> list[str]:
@@ -96,29 +150,43 @@ def _tail(d: Derivation, s: SlidesSettings) -> list[str]:
     return out
 
 
-def _revealjs(d: Derivation, s: SlidesSettings) -> list[str]:
-    out = [_REVEAL_SLIDE, "", *_head(d, "###"), _html(f"$$ {expr_latex(d.start, s.symbol_names)} $$"), ""]
-    for k, step in enumerate(d.steps, 1):
-        css, index = ("fragment", k) if s.fragments else ("", 0)
-        out += [_html(f"$$ {REL_TEX[step.relation]} {expr_latex(step.expr, s.symbol_names)} $$", css, index), ""]
-        if s.justifications:
-            out += [_html(f"({k}) {step.justification}", f"{css} step-why".strip(), index, _WHY_STYLE), ""]
-    return out + _tail(d, s)
+def _start_lines(d: Derivation, parts: list, c: int, s: SlidesSettings) -> list[str]:
+    from .layout import Breaker
+
+    return Breaker(SLIDE_BUDGET, _names(s)).lines(d.start) if c == 0 else parts[c - 1][-1][2]
 
 
-def _marp(d: Derivation, s: SlidesSettings) -> list[str]:
-    out = _head(d) + ["$$", expr_latex(d.start, s.symbol_names), "$$", ""]
+def _revealjs(d: Derivation, s: SlidesSettings) -> list[list[str]]:
+    parts, slides = chunks(d, s), []
+    for c, part in enumerate(parts):
+        out = [_REVEAL_SLIDE, "", *_head(d, "###", bool(c), "revealjs"),
+               _html(f"$$ {_math(_start_lines(d, parts, c, s))} $$"), ""]
+        for j, (k, step, lines) in enumerate(part, 1):
+            css, index = ("fragment", j) if s.fragments else ("", 0)
+            out += [_html(f"$$ {_math(lines, REL_TEX[step.relation])} $$", css, index), ""]
+            if s.justifications:
+                out += [_html(f"({k}) {mark_math(step.justification)}", f"{css} step-why".strip(), index,
+                              _WHY_STYLE), ""]
+        slides.append(out + (_tail(d, s) if c == len(parts) - 1 else []))
+    return slides
+
+
+def _marp(d: Derivation, s: SlidesSettings) -> list[list[str]]:
+    parts, slides = chunks(d, s), []
     bullet = "*" if s.fragments else "-"
-    for k, step in enumerate(d.steps, 1):
-        out += [f"{bullet} $$", f"  {REL_TEX[step.relation]} {expr_latex(step.expr, s.symbol_names)}", "  $$"]
-        if s.justifications:
-            out += [f"  *({k}) {step.justification}*"]
-        out.append("")
-    return out + _tail(d, s)
+    for c, part in enumerate(parts):
+        out = _head(d, "##", bool(c)) + ["$$", _math(_start_lines(d, parts, c, s)), "$$", ""]
+        for k, step, lines in part:
+            out += [f"{bullet} $$", f"  {_math(lines, REL_TEX[step.relation])}", "  $$"]
+            if s.justifications:
+                out += [f"  ({k}) {mark_math(step.justification)}"]
+            out.append("")
+        slides.append(out + (_tail(d, s) if c == len(parts) - 1 else []))
+    return slides
 
 
 def slide_markdown(derivation: Derivation, **settings: Any) -> str:
-    """One derivation as one Markdown slide (no separators, no front matter).
+    """One derivation as Markdown slides: one, or more for a long chain (separated by ``---``; no front matter).
 
     Args:
         derivation: what to render.
@@ -128,8 +196,8 @@ def slide_markdown(derivation: Derivation, **settings: Any) -> str:
         InputError: an unknown setting or a bad value.
     """
     s = checked_settings(SlidesSettings, settings)
-    lines = _revealjs(derivation, s) if s.flavour == "revealjs" else _marp(derivation, s)
-    return "\n".join(lines).rstrip() + "\n"
+    slides = _revealjs(derivation, s) if s.flavour == "revealjs" else _marp(derivation, s)
+    return "\n---\n\n".join("\n".join(lines).rstrip() + "\n" for lines in slides)
 
 
 def slides_markdown(derivations: Sequence[Derivation], extra_slides: Sequence[str] = (), **settings: Any) -> str:

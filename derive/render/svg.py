@@ -21,6 +21,7 @@ Both are optional dependencies: ``pip install "derive[slides]"``.
 from __future__ import annotations
 
 import contextlib
+import re
 import xml.etree.ElementTree as ET
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -97,6 +98,52 @@ def wrap_text(text: str, width: int) -> str:
     return "\n".join(lines)
 
 
+_FENCE = re.compile(r"\\(left|right)(\\[{}|]|\\[A-Za-z]+|[()\[\]|.])")
+
+
+def _size(inner: str) -> str:
+    """A fixed delimiter size for the content of a fence: taller for matrices, fractions and sums."""
+    if "matrix" in inner:
+        rows = max(inner.count(r"\\") + 1, 2)
+        return r"\Bigg" if rows <= 3 else r"\Bigg"
+    if any(t in inner for t in (r"\frac", r"\sum", r"\substack", r"\prod")):
+        return r"\Big"
+    if any(t in inner for t in ("^", r"\sqrt", "_")):
+        return r"\big"
+    return ""
+
+
+def ziamath_tex(tex: str) -> str:
+    r"""LaTeX that ziamath lays out quickly and correctly.
+
+    * ``\left[\begin{matrix}...\end{matrix}\right]`` becomes ``bmatrix`` (the matrix draws its brackets);
+    * every other ``\left X ... \right Y`` becomes fixed-size delimiters (``\Big(`` ... ``\Big)``) chosen
+      from what they enclose. ziamath lays out the content of each stretchy pair twice, so nested pairs
+      cost 2^depth layouts (a minute and more for the worked examples), and a ``\substack`` inside a
+      stretchy bracket drew a bracket several thousand px tall.
+    """
+    tex = re.sub(r"\\left\[\s*\\begin\{matrix\}((?:(?!\\begin\{matrix\}|\\end\{matrix\}).)*)"
+                 r"\\end\{matrix\}\s*\\right\]", r"\\begin{bmatrix}\1\\end{bmatrix}", tex, flags=re.S)
+    out, stack, last = [], [], 0
+    for m in _FENCE.finditer(tex):
+        out.append(tex[last:m.start()])
+        last = m.end()
+        if m.group(1) == "left":
+            stack.append((len(out), m.group(2)))
+            out.append("")  # filled when the matching \right is found
+        elif stack:
+            k, opening = stack.pop()
+            size = _size("".join(out[k + 1:]))
+            out[k] = "" if opening == "." else (f"{size}l{opening}" if size else opening)
+            out.append("" if m.group(2) == "." else (f"{size}r{m.group(2)}" if size else m.group(2)))
+        else:
+            out.append(m.group(2) if m.group(2) != "." else "")
+    out.append(tex[last:])
+    for k, opening in stack:  # unmatched \left: keep the delimiter, unsized
+        out[k] = "" if opening == "." else opening
+    return re.sub(r"\\middle\s*([|/])", r"\\Bigg\1", "".join(out))  # \middle needs a \left around it
+
+
 def _rows(d: Derivation, s: SvgSettings) -> list[tuple[str, str, str]]:
     """(left side, relation and right side, justification) per row, as LaTeX/text."""
     names = s.symbol_names
@@ -106,13 +153,33 @@ def _rows(d: Derivation, s: SvgSettings) -> list[tuple[str, str, str]]:
         prev, st = step_pair(d, s.step)
         return [(expr_latex(prev, names), f"{REL_TEX[st.relation]} {expr_latex(st.expr, names)}",
                  st.justification)]
-    start = expr_latex(d.start, names)
-    alone = start_alone(start, expr_latex(d.steps[0].expr, names))
-    rows = [("", start, "")] if alone else []
-    for k, st in enumerate(d.steps, 1):
-        lhs = start if k == 1 and not alone else ""
-        rows.append((lhs, f"{REL_TEX[st.relation]} {expr_latex(st.expr, names)}", f"({k}) {st.justification}"))
+    from ..transformer.notation import latex_names
+    from .layout import Breaker, name_repeats, tex_width
+
+    symbols = {**latex_names(), **names}
+    breaker = Breaker(SVG_BUDGET, symbols)
+    exprs = [d.start, *(st.expr for st in d.steps)]
+    where: list = []
+    if max(tex_width(breaker.tex(e)) for e in exprs) > SVG_BUDGET:  # long: name repeats, break lines
+        exprs, where = name_repeats(exprs, symbol_names=symbols)
+    start = breaker.lines(exprs[0])
+    first = breaker.lines(exprs[1])
+    alone = len(start) > 1 or start_alone(start[0], first[0])
+    rows = [("", line if j == 0 else rf"\quad {line}", "") for j, line in enumerate(start)] if alone else []
+    for k, (st, expr) in enumerate(zip(d.steps, exprs[1:], strict=True), 1):
+        lines = breaker.lines(expr)
+        lhs = start[0] if k == 1 and not alone else ""
+        rows.append((lhs, f"{REL_TEX[st.relation]} {lines[0]}", f"({k}) {st.justification}"))
+        rows += [("", rf"\quad {line}", "") for line in lines[1:]]
+    for name, value in where:
+        lines = breaker.lines(value)
+        rows.append((breaker.tex(name), f"= {lines[0]}", "where" if name == where[0][0] else ""))
+        rows += [("", rf"\quad {line}", "") for line in lines[1:]]
     return rows
+
+
+#: widest formula line of an image, in em (:func:`derive.render.layout.tex_width`); wider ones are broken
+SVG_BUDGET = 40.0
 
 
 def _fmt(x: float) -> str:
@@ -141,8 +208,8 @@ def derivation_svg(derivation: Derivation, **settings: Any) -> str:
         axis = 0.25 * size  # height of the fraction bar / minus sign above the baseline
         drawn = []
         for lhs, rhs, note in rows:
-            left = zm.Latex(lhs, size=size, color=s.color) if lhs else None
-            right = zm.Latex(rhs, size=size, color=s.color)
+            left = zm.Latex(ziamath_tex(lhs), size=size, color=s.color) if lhs else None
+            right = zm.Latex(ziamath_tex(rhs), size=size, color=s.color)
             text = (zm.Text(wrap_text(note, s.wrap), size=0.75 * size, color="#505050",
                             linespacing=1.3)
                     if note and s.justifications else None)

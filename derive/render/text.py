@@ -18,16 +18,59 @@ def expr_text(expr: Any) -> str:
     return sp.sstr(expr)
 
 
+#: columns of the terminal that ``derive show`` fills before sympy's pretty printer wraps a formula
+WIDTH = 100
+
+
+def pretty_lines(expr: Any, width: int = WIDTH) -> list[str]:
+    """sympy's Unicode pretty print of ``expr`` (fractions, roots, sums and matrices drawn over lines)."""
+    import sympy as sp
+
+    text = sp.pretty(expr, use_unicode=True, wrap_line=True, num_columns=max(width, 20))
+    return text.splitlines() or [""]
+
+
+def _baseline(expr: Any, lines: list[str]) -> int:
+    """The row of a pretty print on which its relation sign goes (the row of the main fraction bar or axis)."""
+    import sympy as sp
+    from sympy.printing.pretty.pretty import PrettyPrinter
+
+    try:
+        form = PrettyPrinter({"use_unicode": True, "wrap_line": False})._print(expr)
+        if len(lines) == form.height():
+            return form.baseline
+    except Exception:  # noqa: BLE001 - a printer quirk must not stop 'derive show'; put the sign on top
+        return 0
+    del sp
+    return 0
+
+
+def relation_block(label: str, relation: str, expr: Any, indent: int) -> list[str]:
+    """``label R expr`` with ``expr`` pretty-printed and the relation on its baseline, ``indent`` columns in."""
+    lines = pretty_lines(expr, WIDTH - indent - 4)
+    row = _baseline(expr, lines)
+    head = f"{label:>{indent}}{relation} " if relation else " " * (indent + 2)
+    pad = " " * len(head)
+    return [(head if k == row else pad) + line for k, line in enumerate(lines)]
+
+
 def derivation_text(derivation: Derivation) -> str:
-    """What ``derive show`` prints: claim, assumptions, definitions, numbered steps, sources."""
-    lines = [f"{derivation.title}  [{derivation.name}]", ""]
+    """What ``derive show`` prints: claim, assumptions, definitions, numbered steps, sources.
+
+    Words are shown with their ``$...$`` math as Unicode (:func:`derive.render.textmath.unicode_text`);
+    formulas with sympy's Unicode pretty printer, relation signs in one column.
+    """
+    from .textmath import unicode_text as u
+
+    lines = [f"{u(derivation.title)}  [{derivation.name}]", ""]
     if derivation.summary:
-        lines += [derivation.summary, ""]
-    claim = f"{expr_text(derivation.start)}  {_REL[derivation.relation]}  {expr_text(derivation.end)}"
-    lines += ["Claim:", f"    {claim}", ""]
+        lines += [u(derivation.summary), ""]
+    rel = _REL[derivation.relation]
+    lines += ["Claim:", *relation_block("", "", derivation.start, 4),
+              *relation_block("", rel, derivation.end, 4), ""]
     if derivation.assumptions:
         lines.append("Assumptions:")
-        lines += [f"  - {a.text}" for a in derivation.assumptions]
+        lines += [f"  - {u(a.text)}" for a in derivation.assumptions]
         lines.append("")
     if derivation.premises:
         rel = {"=": "=", "<=": "≤", "<": "<", ">=": "≥", ">": ">", "!=": "≠"}
@@ -36,12 +79,13 @@ def derivation_text(derivation: Derivation) -> str:
         lines.append("")
     if derivation.definitions:
         lines.append("Where:")
-        lines += [f"    {expr_text(lhs)} := {expr_text(rhs)}" for lhs, rhs in derivation.definitions]
+        for lhs, rhs in derivation.definitions:
+            lines += [f"    {expr_text(lhs)}", *relation_block("", "=", rhs, 4)]
         lines.append("")
-    lines += ["Steps:", f"       {expr_text(derivation.start)}"]
+    lines += ["Steps:", *relation_block("", "", derivation.start, 6)]
     for k, step in enumerate(derivation.steps, 1):
-        lines.append(f"  ({k}) {_REL[step.relation]} {expr_text(step.expr)}")
-        why = step.justification
+        lines += relation_block(f"({k}) ", _REL[step.relation], step.expr, 6)
+        why = u(step.justification)
         if step.rule is not None:
             why += f"  [rule: {step.rule.describe()}]"
         if step.citation is not None:
@@ -50,8 +94,8 @@ def derivation_text(derivation: Derivation) -> str:
     if derivation.citations:
         lines += ["", "Sources: " + "; ".join(str(c) for c in derivation.citations)]
     if derivation.notes:
-        lines += [""] + [f"Note: {n}" for n in derivation.notes]
-    return "\n".join(lines)
+        lines += [""] + [f"Note: {u(n)}" for n in derivation.notes]
+    return "\n".join(line.rstrip() for line in lines)
 
 
 def failure_text(derivation: Derivation, report: Report) -> str:

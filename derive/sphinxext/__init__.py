@@ -66,6 +66,31 @@ def _failures(env: Any) -> dict[str, set[str]]:
     return env.derive_failures
 
 
+def _steps(env: Any) -> dict[str, tuple[str, str, int, str]]:
+    """step label -> (docname, id of its derivation, step number, id of its target) (``env.derive_steps``)."""
+    if not hasattr(env, "derive_steps"):
+        env.derive_steps = {}
+    return env.derive_steps
+
+
+def _step_ref(app: Any, env: Any, node: Any, contnode: Any) -> Any:
+    """Resolve ``{eq}`NAME-k``` to step k of a derivation, printed "step k of Derivation N.M"."""
+    from docutils import nodes
+
+    if node.get("refdomain") != "math" or node.get("reftype") != "eq":
+        return None
+    found = _steps(env).get(node["reftarget"])
+    if found is None:
+        return None
+    docname, box_id, k, target = found
+    number = env.toc_fignumbers.get(docname, {}).get("derivation", {}).get(box_id)
+    text = f"step {k} of Derivation {'.'.join(map(str, number))}" if number else f"step {k}"
+    uri = app.builder.get_relative_uri(node["refdoc"], docname) + "#" + target
+    ref = nodes.reference("", "", internal=True, refuri=uri, classes=["derive-step-ref"])
+    ref += nodes.Text(text)
+    return ref
+
+
 def note_module_dependencies(directive: Any, *modules: str) -> None:
     """Re-read the directive's page when the source of any of ``modules`` changes (incremental builds).
 
@@ -115,6 +140,7 @@ def _builder_inited(app: Any) -> None:
     registry.load_catalog()
     _pages(app.env)
     _failures(app.env)
+    _steps(app.env)
 
 
 def _copy_static(app: Any, exc: Exception | None) -> None:
@@ -122,12 +148,15 @@ def _copy_static(app: Any, exc: Exception | None) -> None:
     if exc is None and app.builder.format == "html":
         from sphinx.util.fileutil import copy_asset_file
 
-        copy_asset_file(STATIC / "derive.css", Path(app.outdir) / "_static")
+        copy_asset_file(STATIC / "derive.css", Path(app.outdir) / "_static", force=True)
 
 
 def _purge_doc(app: Any, env: Any, docname: str) -> None:
     _pages(env).pop(docname, None)
     _failures(env).pop(docname, None)
+    steps = _steps(env)
+    for label in [k for k, v in steps.items() if v[0] == docname]:
+        del steps[label]
 
 
 def _merge_info(app: Any, env: Any, docnames: set[str], other: Any) -> None:
@@ -136,6 +165,7 @@ def _merge_info(app: Any, env: Any, docnames: set[str], other: Any) -> None:
         for docname, names in table(other).items():
             if docname in docnames:
                 mine[docname] = set(names)
+    _steps(env).update({k: v for k, v in _steps(other).items() if v[0] in docnames})
 
 
 def _check_consistency(app: Any, env: Any) -> None:
@@ -162,7 +192,7 @@ def setup(app: Any) -> dict[str, Any]:
     from ..verify import STEP_BUDGET
     from . import cells, cli_reference, exercise, params, plots, quiz
     from .directives import DerivationDirective, DerivationsDirective
-    from .nodes import VISITORS, derivation_node, derivation_title, derivation_unnumbered, title_of
+    from .nodes import VISITORS, derivation_fold, derivation_node, derivation_title, derivation_unnumbered, title_of
 
     app.setup_extension("sphinxcontrib.bibtex")
     app.add_config_value("derive_seed", DEFAULT_SEED, "env", types=frozenset({int}))
@@ -173,6 +203,7 @@ def setup(app: Any) -> dict[str, Any]:
     app.add_enumerable_node(derivation_node, "derivation", title_of, **VISITORS["derivation"])
     app.add_node(derivation_unnumbered, **VISITORS["derivation"])
     app.add_node(derivation_title, **VISITORS["title"])
+    app.add_node(derivation_fold, **VISITORS["fold"])
     app.add_directive("derivation", DerivationDirective)
     app.add_directive("derivations", DerivationsDirective)
     cli_reference.setup(app)
@@ -186,7 +217,8 @@ def setup(app: Any) -> dict[str, Any]:
     app.connect("build-finished", _copy_static)
     app.add_css_file("derive.css")
     app.connect("env-purge-doc", _purge_doc)
+    app.connect("missing-reference", _step_ref)
     app.connect("env-merge-info", _merge_info)
     app.connect("env-check-consistency", _check_consistency)
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True,
-            "env_version": 1}
+            "env_version": 2}

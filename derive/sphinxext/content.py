@@ -31,8 +31,11 @@ CiteFn = Callable[["Citation"], list[nodes.Node]]
 
 
 def inline(text: str) -> list[nodes.Node]:
-    """``text`` with ``$...$`` spans as inline math nodes (an odd ``$`` stays literal)."""
-    parts = text.split("$")
+    """``text`` with ``$...$`` spans (and bare ``d_k``, ``e^{s_j}``: :func:`~derive.render.textmath.mark_math`)
+    as inline math nodes (an odd ``$`` stays literal)."""
+    from ..render.textmath import mark_math
+
+    parts = mark_math(text).split("$")
     if len(parts) % 2 == 0:  # unbalanced: no math
         return [nodes.Text(text)]
     out: list[nodes.Node] = []
@@ -70,6 +73,13 @@ def table_with_head(
     return table, body
 
 
+def scrolling(table: nodes.table) -> nodes.container:
+    """``table`` in a box that scrolls sideways when the table is wider than the column (phones)."""
+    box = nodes.container(classes=["derive-table-scroll"])
+    box += table
+    return box
+
+
 def labelled(label: str, body: list[nodes.Node], classes: tuple[str, ...] = ()) -> nodes.paragraph:
     """A paragraph starting with a bold label: ``**Claim.** ...``."""
     para = paragraph(nodes.strong(label, label), nodes.Text(" "), classes=classes)
@@ -82,6 +92,78 @@ def claim_latex(derivation: Derivation) -> str:
     from ..render.latex import claim_latex as _claim
 
     return _claim(derivation)
+
+
+#: Widest line of a chain on the site, in em of the math font (:func:`derive.render.layout.tex_width`):
+#: about the text column of the theme at 1400 px, less the step numbers and the box's padding.
+SITE_BUDGET = 36.0
+
+
+class ChainLayout:
+    """A derivation's formulas broken into lines for the site, with large repeats named once.
+
+    Attributes:
+        start, exprs: the (possibly renamed) start and step expressions.
+        names: ``[(symbol, value), ...]`` of the "where" list (:func:`~derive.render.layout.name_repeats`).
+        alone: the start has a row of its own (it is too wide to share one with step 1).
+    """
+
+    def __init__(self, derivation: Derivation, budget: float = SITE_BUDGET) -> None:
+        from ..render.layout import Breaker, name_repeats, tex_width
+        from ..transformer.notation import latex_names
+
+        self.budget = budget
+        symbols = latex_names()
+        self.breaker = Breaker(budget, symbols)
+        exprs = [derivation.start, *(s.expr for s in derivation.steps)]  # the end is the last step's
+        widest = max(tex_width(self.breaker.tex(e)) for e in exprs)
+        self.names: list = []
+        if widest > budget:
+            exprs, self.names = name_repeats(exprs, symbol_names=symbols)
+        self.start, self.end, self.exprs = exprs[0], exprs[-1], exprs[1:]
+        start_tex = self.breaker.tex(self.start)
+        self.alone = tex_width(start_tex) > budget / 3 or any(
+            tex_width(self.breaker.tex(e)) + tex_width(start_tex) > budget for e in self.exprs[:1])
+        self.lhs = "" if self.alone else start_tex
+
+    def block(self, relation: str, expr, budget: float | None = None) -> str:
+        r"""``\begin{aligned}&= line 1 \\ &\quad line 2 ...\end{aligned}`` (or one line)."""
+        from ..render.layout import aligned_lines
+
+        budget = (self.budget - (self.lhs_width if not self.alone else 0)) if budget is None else budget
+        lines = self.breaker.lines(expr, budget - 2.0)
+        rows = aligned_lines(lines, relation)
+        if len(rows) == 1:
+            return rows[0].lstrip("&")
+        return "\\begin{aligned}" + " \\\\\n".join(rows) + "\\end{aligned}"
+
+    def claim(self, relation: str) -> str:
+        """``start R end``, broken into an ``aligned`` block when it is wider than the budget."""
+        from ..render.layout import aligned_lines, tex_width
+
+        start, end = self.breaker.tex(self.start), self.breaker.tex(self.end)
+        if tex_width(start) + tex_width(end) + 1.5 <= self.budget:
+            return f"{start} {relation} {end}"
+        rows = aligned_lines(self.breaker.lines(self.start, self.budget))
+        rows += aligned_lines(self.breaker.lines(self.end, self.budget - 2.0), relation)
+        return "\\begin{aligned}" + " \\\\\n".join(rows) + "\\end{aligned}"
+
+    @property
+    def lhs_width(self) -> float:
+        from ..render.layout import tex_width
+
+        return tex_width(self.lhs)
+
+    def where(self) -> str:
+        """The "where" list as one ``aligned`` block (empty without names)."""
+        from ..render.layout import aligned_lines
+
+        rows: list[str] = []
+        for name, value in self.names:
+            lines = aligned_lines(self.breaker.lines(value, self.budget - 6.0), "=", r"\qquad")
+            rows.append(self.breaker.tex(name) + " " + lines[0])
+            rows += lines[1:]
+        return "\\begin{aligned}" + " \\\\\n".join(rows) + "\\end{aligned}" if rows else ""
 
 
 def step_latex(derivation: Derivation, index: int) -> str:
@@ -108,8 +190,15 @@ def citation_nodes(cites: tuple[Citation, ...], cite: CiteFn) -> list[nodes.Node
     return out
 
 
-def header(derivation: Derivation, report: Report | None, *, claim_only: bool) -> list[nodes.Node]:
+def display(tex: str, classes: tuple[str, ...] = ()) -> nodes.math_block:
+    """An unnumbered display formula."""
+    return nodes.math_block(tex, tex, nowrap=False, number=None, label=None, classes=list(classes))
+
+
+def header(derivation: Derivation, report: Report | None, *, claim_only: bool,
+           layout: ChainLayout | None = None) -> list[nodes.Node]:
     """Summary, claim, assumptions, definitions (what every display mode shows)."""
+    layout = layout or ChainLayout(derivation)
     out: list[nodes.Node] = []
     meta = [nodes.literal(derivation.name, derivation.name)]
     if report is not None:
@@ -120,8 +209,10 @@ def header(derivation: Derivation, report: Report | None, *, claim_only: bool) -
     if derivation.summary:
         out.append(paragraph(*inline(derivation.summary)))
     out.append(labelled("Claim.", [], ("derive-claim-label",)))
-    tex = claim_latex(derivation)
-    out.append(nodes.math_block(tex, tex, nowrap=False, number=None, label=None, classes=["derive-claim"]))
+    out.append(display(layout.claim(_REL_TEX[derivation.relation]), ("derive-claim",)))
+    if layout.names:
+        out.append(paragraph("where", classes=("derive-where-label",)))
+        out.append(display(layout.where(), ("derive-where",)))
     if claim_only:
         return out
     if derivation.assumptions:
@@ -145,24 +236,43 @@ def header(derivation: Derivation, report: Report | None, *, claim_only: bool) -
         prem.append(nodes.Text(" (the claim is proved under them)."))
         out.append(paragraph(*prem, classes=("derive-premises",)))
     if derivation.definitions:
-        from ..render.latex import expr_latex
+        from ..render.layout import aligned_lines
 
-        defs: list[nodes.Node] = [nodes.Text("where ")]
-        for k, (lhs, rhs) in enumerate(derivation.definitions):
-            if k:
-                defs.append(nodes.Text(", "))
-            tex = f"{expr_latex(lhs)} = {expr_latex(rhs)}"
-            defs.append(nodes.math(tex, tex))
-        defs.append(nodes.Text("."))
-        out.append(paragraph(*defs, classes=("derive-definitions",)))
+        rows: list[str] = []
+        for lhs, rhs in derivation.definitions:
+            lines = aligned_lines(layout.breaker.lines(rhs, layout.budget - 6.0), "=", r"\qquad")
+            rows += [layout.breaker.tex(lhs) + " " + lines[0], *lines[1:]]
+        out.append(paragraph("with", classes=("derive-definitions",)))
+        out.append(display("\\begin{aligned}" + " \\\\\n".join(rows) + "\\end{aligned}",
+                           ("derive-definitions-math",)))
     return out
+
+
+def chain(derivation: Derivation, report: Report, cite: CiteFn, layout: ChainLayout,
+          anchor: Callable[[int], list[nodes.Node]]) -> nodes.container:
+    """The steps as one grid: step number, left side (first row only), ``= expr`` broken into lines,
+    and the justification with its verdict under each step. ``anchor(k)`` gives the target nodes of step k."""
+    grid = nodes.container(classes=["derive-chain"])
+    if layout.alone:
+        grid += nodes.container(classes=["derive-no"])
+        grid += display(layout.block("", layout.start, layout.budget), ("derive-rhs", "derive-start"))
+    for k, (step, expr) in enumerate(zip(derivation.steps, layout.exprs, strict=True), 1):
+        number = nodes.container(classes=["derive-no"])
+        number += anchor(k)
+        number += paragraph(f"({k})")
+        grid += number
+        if not layout.alone and k == 1:
+            grid += display(layout.lhs, ("derive-lhs",))
+        grid += display(layout.block(_REL_TEX[step.relation], expr), ("derive-rhs",))
+        grid += step_caption(derivation, report, k, cite)
+    return grid
 
 
 def step_caption(derivation: Derivation, report: Report, index: int, cite: CiteFn) -> nodes.paragraph:
     """The words under step ``index``: justification, rule, source, verdict and strategy."""
     step = derivation.steps[index - 1]
     result = report.steps[index - 1]
-    para = paragraph(nodes.strong(f"Step {index}. ", f"Step {index}. "), classes=("derive-step",))
+    para = paragraph(classes=("derive-step",))
     for child in inline(step.justification):
         para += child
     if step.citation is not None:
@@ -196,7 +306,20 @@ def figures_text(figures: dict[str, Any]) -> str:
     """``n = 200,000; estimate = 64.02; ...`` in a fixed order (n, estimate, bound, seed first)."""
     keys = [k for k in _FIGURE_ORDER if k in figures]
     keys += sorted(k for k in figures if k not in keys and k not in _FIGURE_SKIP)
-    return "; ".join(f"{k} = {figures[k] if k == 'seed' else _fmt(figures[k])}" for k in keys)
+    text = "; ".join(f"{k} = {figures[k] if k == 'seed' else _fmt(figures[k])}" for k in keys)
+    return _readable(text)
+
+
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def _readable(text: str) -> str:
+    """sympy's ``str`` of a figure in words for a table: ``mu_k**2*sigma_q**2`` -> ``mu_k²·sigma_q²``."""
+    import re
+
+    text = re.sub(r"\*\*(-?\d+)", lambda m: m.group(1).translate(_SUPERSCRIPT), text)
+    text = re.sub(r"\*\*\(([^()]*)\)", r"^(\1)", text).replace("**", "^")
+    return re.sub(r"(?<=\S)\*(?=\S)", "·", text)
 
 
 def _value_cell(check: Any, result: CheckResult) -> list[nodes.Node]:
@@ -230,7 +353,7 @@ def checks_table(derivation: Derivation, report: Report) -> nodes.table:
         else:
             cell += paragraph(figures_text(result.figures), classes=("derive-figures",))
             if result.message:
-                cell += paragraph(result.message, classes=("derive-check-message",))
+                cell += paragraph(_readable(result.message), classes=("derive-check-message",))
         row += cell
         body += row
     return table
@@ -249,7 +372,14 @@ def footer(derivation: Derivation, report: Report, cite: CiteFn, *, show_checks:
         ("derive-verdict-line",))
     out.append(verdict)
     if show_checks and report.checks:
-        out.append(checks_table(derivation, report))
+        from .nodes import derivation_fold
+
+        failed = n_checks - passed
+        summary = (f"Numeric cross-checks: {passed} of {n_checks} passed"
+                   + (f", {failed} failed" if failed else "") + " (show the table)")
+        fold = derivation_fold(summary=summary, classes=["derive-checks-fold"])
+        fold += scrolling(checks_table(derivation, report))
+        out.append(fold)
     if derivation.citations:
         out.append(labelled("Sources.", citation_nodes(derivation.citations, cite), ("derive-sources",)))
     for note in derivation.notes:

@@ -90,36 +90,32 @@ class _DerivationBase(SphinxDirective):
         kind = derivation_node if numbered else derivation_unnumbered
         box = kind(classes=["derive-derivation"], numbered=numbered, derivation=name)
         self.set_source_info(box)
-        box += derivation_title(derivation.title, derivation.title)
+        box += derivation_title(derivation.title, "", *content.inline(derivation.title))
         if numbered:
             label = label or name
             box["names"].append(label)
             box["ids"].append(make_id(self.env, self.state.document, "derivation", label))
             self.state.document.note_explicit_target(box)
-        box += content.header(derivation, report, claim_only=claim_only)
+        layout = content.ChainLayout(derivation)
+        box += content.header(derivation, report, claim_only=claim_only, layout=layout)
         if not claim_only:
             box += nodes.paragraph("", "", nodes.strong("Derivation.", "Derivation."),
                                    classes=["derive-steps-label"])
-            for k in range(1, len(derivation.steps) + 1):
-                box += self.equation(content.step_latex(derivation, k), f"{label}-{k}" if numbered else None)
-                box += content.step_caption(derivation, report, k, self.cite)
+            box += content.chain(derivation, report, self.cite, layout,
+                                 lambda k: self.anchor(f"{label}-{k}", box["ids"][0], k) if numbered else [])
             box += content.footer(derivation, report, self.cite, show_checks="no-checks" not in self.options)
         self.env.derive_pages.setdefault(self.env.docname, set()).add(name)
         return [box]
 
-    def equation(self, latex: str, label: str | None) -> list[nodes.Node]:
-        """A display equation; numbered and registered with the math domain when ``label`` is set."""
-        node = nodes.math_block(latex, latex, docname=self.env.docname, number=None, label=label,
-                                nowrap=False, classes=["derive-step-eq"])
-        self.set_source_info(node)
-        if not label:
-            return [node]
-        domain = self.env.domains.math_domain
-        domain.note_equation(self.env.docname, label, location=node)
-        node["number"] = domain.get_equation_number_for(label)
+    def anchor(self, label: str, box_id: str, k: int) -> list[nodes.Node]:
+        """The target of step ``k``; ``{eq}`label``` links to it as "step k of Derivation N.M" (see ``_step_ref``)."""
         target = nodes.target("", "", ids=[nodes.make_id(f"equation-{label}")])
+        self.set_source_info(target)
         self.state.document.note_explicit_target(target)
-        return [target, node]
+        from . import _steps
+
+        _steps(self.env)[label] = (self.env.docname, box_id, k, target["ids"][0])
+        return [target]
 
     def cite(self, citation: object) -> list[nodes.Node]:
         """Nodes citing ``citation`` through sphinxcontrib-bibtex (``{cite:p}`` plus the place in the work)."""

@@ -28,6 +28,10 @@ class derivation_title(nodes.TextElement):  # noqa: N801
     """The heading line of a derivation ("Derivation 2.1: Softmax is ...")."""
 
 
+class derivation_fold(nodes.General, nodes.Element):  # noqa: N801
+    """Content folded away behind a one-line summary (``<details>`` in HTML; shown as it is elsewhere)."""
+
+
 def title_of(node: derivation_node) -> str | None:
     """Title getter for numfig and ``{ref}``: the text of the derivation's title."""
     for child in node.children:
@@ -59,6 +63,17 @@ def depart_title_html(self: Any, node: derivation_title) -> None:
     self.body.append("</p>\n")
 
 
+def visit_fold_html(self: Any, node: derivation_fold) -> None:
+    import html
+
+    self.body.append(self.starttag(node, "details", CLASS="derive-fold"))
+    self.body.append(f"<summary>{html.escape(node.get('summary', ''))}</summary>\n")
+
+
+def depart_fold_html(self: Any, node: derivation_fold) -> None:
+    self.body.append("</details>\n")
+
+
 # LaTeX / text: plain containers -------------------------------------------------
 
 
@@ -81,6 +96,13 @@ def depart_title_text(self: Any, node: derivation_title) -> None:
 VISITORS: dict[str, dict[str, tuple]] = {
     "derivation": {
         "html": (visit_derivation_html, depart_derivation_html),
+        "latex": (visit_plain, depart_plain),
+        "text": (visit_plain, depart_plain),
+        "man": (visit_plain, depart_plain),
+        "texinfo": (visit_plain, depart_plain),
+    },
+    "fold": {
+        "html": (visit_fold_html, depart_fold_html),
         "latex": (visit_plain, depart_plain),
         "text": (visit_plain, depart_plain),
         "man": (visit_plain, depart_plain),

@@ -29,7 +29,7 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
-from .content import paragraph, table_with_head
+from .content import paragraph, scrolling, table_with_head
 
 
 def _table(head: tuple[str, ...], rows: list[list[nodes.Node | str]], widths: tuple[int, ...],
@@ -88,7 +88,7 @@ def breakdown_table(preset_name: str, *, formulas: bool = True, budget: bool = T
     widths = (30, 34, 8, 18, 10) if formulas else (46, 12, 28, 14)
     title = paragraph(nodes.strong(preset.arch.name, preset.arch.name), nodes.Text(" ("),
                       nodes.literal(preset.name, preset.name), nodes.Text(")"), classes=("derive-preset-title",))
-    out: list[nodes.Node] = [title, _table(head, rows, widths)]
+    out: list[nodes.Node] = [title, scrolling(_table(head, rows, widths))]
     line = f"Exact total {summary.total:,} (≈ {human(summary.total)})"
     if preset.reported:
         line += f"; the source reports {preset.reported}"
@@ -142,7 +142,7 @@ class PresetsDirective(SphinxDirective):
             rows.append([paragraph(nodes.literal(name, name)), preset.arch.name, f"{s.total:,}", human(s.total),
                          preset.reported or "—", human(s.rule_of_thumb), preset.source])
         head = ("preset", "model", "exact count", "≈", "reported", "12·d²·layers", "source")
-        return [_table(head, rows, (12, 13, 15, 8, 8, 10, 34), ("derive-presets",))]
+        return [scrolling(_table(head, rows, (12, 13, 15, 8, 8, 10, 34), ("derive-presets",)))]
 
 
 class ComputeDirective(SphinxDirective):

@@ -1,7 +1,7 @@
 """Why attention divides by √d_k: mean and variance of the score q·k.
 
 Source: Vaswani et al. 2017, §3.2.1, footnote 4: if the components of q and k
-are independent with mean 0 and variance 1, then q·k = Σ_{i=1}^{d_k} q_i k_i has
+are independent with mean 0 and variance 1, then ``q·k = Σ_{i=1}^{d_k} q_i k_i`` has
 mean 0 and variance d_k. Here that is derived for a *symbolic* d_k with the
 expectation rules of :mod:`derive.expectation` (plus the general form for any
 means and variances); sympy.stats (fixed d_k = 1..3) and Monte Carlo sampling

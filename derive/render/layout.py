@@ -1,0 +1,444 @@
+r"""Long formulas laid out in lines of a given width, for every surface that shows a chain.
+
+sympy prints an expression on one line however long it is. This module
+breaks the LaTeX of a wide expression into lines no wider than a budget (in
+``em``, estimated by :func:`tex_width`):
+
+* a sum is split at its ``+`` and ``-`` signs (each term is printed by sympy's
+  own LaTeX printer, in the order sympy would print it);
+* an operator or a product around one wide argument, ``N \left(a + b + \dots\right)``
+  or ``\operatorname{ReLU}\left(\dots\right)``, keeps its name on the first line
+  and its bracket, now ``\Bigl(`` ... ``\Bigr)``, around the broken argument;
+* an explicit matrix too wide for a line is cut into blocks of columns, one
+  block per line, the bracket opening on the first block and closing on the last;
+* a large subexpression that repeats across a chain is named once (``\xi_1``)
+  and given in a "where" list (:func:`name_repeats`).
+
+:func:`tex_width` is an estimate, not a typesetter: it follows the structure of
+the LaTeX (a fraction is as wide as its wider part, a superscript is 0.7 of its
+size, a matrix the sum of its widest entries) with average glyph widths of a
+math font. It errs on the wide side.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+#: widths in em of single characters (anything else: 0.55)
+_CHAR_EM = {**dict.fromkeys("+-=<>", 1.25), **dict.fromkeys("()[]|", 0.4), ",": 0.45, ".": 0.3,
+            "/": 0.5, "!": 0.3, "'": 0.3, ":": 0.55, ";": 0.45, " ": 0.0, "~": 0.33}
+_CMD_EM = {"quad": 1.0, "qquad": 2.0, ",": 0.17, ":": 0.22, ";": 0.28, "!": -0.17, " ": 0.3,
+           "cdot": 0.5, "cdots": 1.3, "ldots": 1.3, "dots": 1.3, "le": 1.3, "ge": 1.3, "leq": 1.3, "geq": 1.3,
+           "approx": 1.3, "ne": 1.3, "to": 1.3, "times": 1.3, "sum": 1.5, "prod": 1.5, "int": 0.8,
+           "infty": 1.0, "partial": 0.6, "mathbb": 0.0, "left": 0.0, "right": 0.0, "Bigl": 0.0, "Bigr": 0.0,
+           "bigl": 0.0, "bigr": 0.0, "middle": 0.0, "displaystyle": 0.0, "textstyle": 0.0, "limits": 0.0,
+           "odot": 1.3, "otimes": 1.3, "pm": 1.3, "mp": 1.3, "in": 1.1, "max": 1.8, "min": 1.6, "log": 1.4,
+           "exp": 1.5, "sin": 1.2, "cos": 1.3, "tanh": 2.0}
+_TEXT_CMDS = {"text", "mathrm", "operatorname", "mathit", "mathbf", "textbf", "textit", "mathsf", "mathcal",
+              "boldsymbol", "mathbb"}
+_FRAC_CMDS = {"frac", "dfrac", "tfrac", "cfrac", "binom"}
+
+
+class _Reader:
+    def __init__(self, tex: str) -> None:
+        self.s, self.i = tex, 0
+
+    def peek(self) -> str:
+        return self.s[self.i] if self.i < len(self.s) else ""
+
+    def command(self) -> str:
+        """A control word after ``\\`` (or one symbol)."""
+        m = re.compile(r"[A-Za-z]+|.").match(self.s, self.i)
+        if not m:
+            return ""
+        self.i = m.end()
+        return m.group()
+
+    def group_text(self) -> str:
+        """The text of the next ``{...}`` group (or next token), without its braces."""
+        while self.peek() == " ":
+            self.i += 1
+        if self.peek() != "{":
+            start = self.i
+            if self.peek() == "\\":
+                self.i += 1
+                self.command()
+            else:
+                self.i += 1
+            return self.s[start:self.i]
+        depth, start = 0, self.i
+        while self.i < len(self.s):
+            ch = self.s[self.i]
+            if ch == "\\":
+                self.i += 2
+                continue
+            if ch == "{":
+                depth += 1
+            elif ch == "}":
+                depth -= 1
+                if depth == 0:
+                    self.i += 1
+                    return self.s[start + 1:self.i - 1]
+            self.i += 1
+        return self.s[start + 1:]
+
+
+def _split_top(text: str, sep: str) -> list[str]:
+    """Split at ``sep`` (``&`` or ``\\\\``) outside braces and nested environments."""
+    out, depth, env, start, i = [], 0, 0, 0, 0
+    while i < len(text):
+        if text.startswith(r"\begin", i):
+            env += 1
+        elif text.startswith(r"\end", i):
+            env -= 1
+        if text.startswith(sep, i) and depth == 0 and env == 0:
+            out.append(text[start:i])
+            i += len(sep)
+            start = i
+            continue
+        ch = text[i]
+        if ch == "\\" and not text.startswith(sep, i):
+            i += 2
+            continue
+        depth += ch == "{"
+        depth -= ch == "}"
+        i += 1
+    out.append(text[start:])
+    return out
+
+
+def _environment(r: _Reader, name: str) -> float:
+    """Width of ``\\begin{name} ... \\end{name}``: columns of their widest cells (one line for aligned)."""
+    end = r"\end{" + name + "}"
+    depth, start = 1, r.i
+    while r.i < len(r.s) and depth:
+        if r.s.startswith(r"\begin{", r.i):
+            depth += 1
+        elif r.s.startswith(r"\end{", r.i):
+            depth -= 1
+            if depth == 0:
+                break
+        r.i += 1
+    body = r.s[start:r.i]
+    r.i += len(end)
+    if name.startswith("aligned") or name in ("gathered", "split"):
+        rows = [tex_width(row.replace("&", " ")) for row in _split_top(body, r"\\")]
+        return max(rows, default=0.0)
+    rows = [[tex_width(c) for c in _split_top(row, "&")] for row in _split_top(body, r"\\")]
+    ncols = max((len(row) for row in rows), default=0)
+    cols = [max((row[k] for row in rows if k < len(row)), default=0.0) for k in range(ncols)]
+    return sum(cols) + 1.0 * max(ncols - 1, 0) + 0.4
+
+
+def tex_width(tex: str) -> float:
+    """Estimated printed width of display-style LaTeX math, in em (see the module docstring)."""
+    r, width = _Reader(tex), 0.0
+    while r.i < len(r.s):
+        ch = r.peek()
+        if ch == "\\":
+            r.i += 1
+            cmd = r.command()
+            if cmd in _FRAC_CMDS:
+                a, b = r.group_text(), r.group_text()
+                width += max(tex_width(a), tex_width(b)) * (0.75 if cmd == "tfrac" else 0.92) + 0.25
+            elif cmd == "sqrt":
+                if r.peek() == "[":
+                    end = r.s.find("]", r.i)
+                    r.i = end + 1 if end >= 0 else len(r.s)
+                width += tex_width(r.group_text()) + 0.85
+            elif cmd in _TEXT_CMDS:
+                words = r.group_text()
+                width += tex_width(words) if "\\" in words else 0.5 * len(words) + 0.1
+            elif cmd == "begin":
+                width += _environment(r, r.group_text())
+            elif cmd in ("end", "tag"):
+                r.group_text()
+            elif cmd in ("left", "right", "Bigl", "Bigr", "bigl", "bigr", "middle", "Big", "big"):
+                nxt = r.peek()
+                if nxt == "\\":
+                    r.i += 1
+                    r.command()
+                else:
+                    r.i += 1
+                width += 0.0 if nxt == "." else 0.45
+            elif cmd in ("hspace", "phantom", "hphantom"):
+                width += tex_width(r.group_text()) if "phantom" in cmd else 1.0
+            else:
+                width += _CMD_EM.get(cmd, 0.65)
+        elif ch in "^_":
+            r.i += 1
+            width += 0.72 * tex_width(r.group_text())
+        elif ch == "{":
+            width += tex_width(r.group_text())
+        elif ch in "}&":
+            r.i += 1
+        else:
+            r.i += 1
+            width += _CHAR_EM.get(ch, 0.5 if ch.isdigit() else 0.55)
+    return width
+
+
+# --- small exponents ---------------------------------------------------------------------------------
+
+
+def _matching(tex: str, start: int) -> int:
+    """Index just after the group that opens with ``{`` at ``start``."""
+    depth, i = 0, start
+    while i < len(tex):
+        ch = tex[i]
+        if ch == "\\":
+            i += 2
+            continue
+        depth += ch == "{"
+        depth -= ch == "}"
+        i += 1
+        if depth == 0:
+            return i
+    return len(tex)
+
+
+def _depth(tex: str) -> int:
+    """Braces opened and not closed in ``tex`` (escaped braces do not count)."""
+    t = tex.replace(r"\{", "").replace(r"\}", "")
+    return t.count("{") - t.count("}")
+
+
+def _slash(part: str) -> str:
+    simple = re.fullmatch(r"\s*[-\w\\{}\s]*\s*", part) and not re.search(r"[+\-]", part.strip().lstrip("-"))
+    return part.strip() if simple else rf"\left({part.strip()}\right)"
+
+
+def _fold(exponent: str) -> str:
+    r"""``\frac{a}{b}`` inside an exponent as ``a / b`` (a stacked fraction there is about 5 px tall)."""
+    out, i = [], 0
+    while True:
+        j = exponent.find(r"\frac{", i)
+        if j < 0:
+            out.append(exponent[i:])
+            return "".join(out)
+        k = _matching(exponent, j + 5)
+        if k >= len(exponent) or exponent[k] != "{":
+            out.append(exponent[i:k])
+            i = k
+            continue
+        m = _matching(exponent, k)
+        num, den = _fold(exponent[j + 6:k - 1]), _fold(exponent[k + 1:m - 1])
+        out.append(exponent[i:j] + f"{_slash(num)} / {_slash(den)}")
+        i = m
+
+
+def fold_exponent_fractions(tex: str) -> str:
+    r"""Every ``^{...}`` whose group holds ``\frac`` written with a slash: ``10000^{- 2 i / d}``."""
+    out, i = [], 0
+    while True:
+        j = tex.find("^{", i)
+        if j < 0:
+            out.append(tex[i:])
+            return "".join(out)
+        k = _matching(tex, j + 1)
+        group = tex[j + 2:k - 1]
+        out.append(tex[i:j] + "^{" + (_fold(group) if r"\frac" in group else fold_exponent_fractions(group)) + "}")
+        i = k
+
+
+# --- line breaking -----------------------------------------------------------------------------------
+
+
+class Breaker:
+    """Break the LaTeX of sympy expressions into lines of at most ``budget`` em.
+
+    Args:
+        budget: the widest line, in em (:func:`tex_width`).
+        symbol_names: ``Symbol -> LaTeX`` spellings for sympy's printer.
+    """
+
+    def __init__(self, budget: float, symbol_names: dict | None = None) -> None:
+        from sympy.printing.latex import LatexPrinter
+
+        self.budget = budget
+        self.printer = LatexPrinter({"symbol_names": symbol_names or {}})
+
+    def tex(self, expr: Any) -> str:
+        return fold_exponent_fractions(self.printer.doprint(expr))
+
+    def lines(self, expr: Any, budget: float | None = None) -> list[str]:
+        """The lines of ``expr``; the 2nd and later lines of a sum start with their sign (``+ x``, ``- y``)."""
+        import sympy as sp
+
+        budget = self.budget if budget is None else budget
+        whole = self.tex(expr)
+        if tex_width(whole) <= budget or not isinstance(expr, sp.Basic) or not expr.args:
+            return [whole]
+        if isinstance(expr, (sp.Add, sp.MatAdd)):
+            return self._sum(expr, budget)
+        if isinstance(expr, sp.MatrixBase):
+            return self._matrix(expr, budget)
+        if whole.startswith(r"\left[\,") and r"\;\middle|\;" in whole and len(expr.args) > 1:
+            return self._blocks(expr, budget)
+        return self._around(expr, whole, budget)
+
+    def _blocks(self, expr: Any, budget: float) -> list[str]:
+        r"""Blocks side by side, ``[A | B]``, one block per line (a ``\middle|`` cannot span lines)."""
+        lines: list[str] = []
+        for k, block in enumerate(expr.args):
+            sub = self.lines(block, budget - 2.0)
+            sub[0] = (r"\Bigl[\," if k == 0 else r"\;\Big|\; ") + sub[0]
+            lines += sub
+        lines[-1] += r"\,\Bigr]"
+        return lines
+
+    def _sum(self, expr: Any, budget: float) -> list[str]:
+        import sympy as sp
+
+        p = self.printer
+        terms = p._as_ordered_terms(expr) if isinstance(expr, sp.Add) else list(expr.args)
+        pieces: list[tuple[str, Any]] = []
+        for k, term in enumerate(terms):
+            sign = ""
+            if k and isinstance(expr, sp.Add) and term.could_extract_minus_sign():
+                sign, term = "- ", -term
+            elif k:
+                sign = "+ "
+            pieces.append((sign, term))
+        lines: list[str] = []
+        for sign, term in pieces:
+            text = self.tex(term)
+            if isinstance(expr, sp.Add) and p._needs_add_brackets(term):
+                text = rf"\left({text}\right)"
+            piece = sign + text
+            if lines and tex_width(lines[-1] + " " + piece) <= budget:
+                lines[-1] += " " + piece
+            elif tex_width(piece) <= budget:
+                lines.append(piece)
+            else:
+                sub = self.lines(term, budget - 1.5)
+                if isinstance(expr, sp.Add) and p._needs_add_brackets(term):
+                    sub = [r"\Bigl(" + sub[0], *sub[1:-1], sub[-1] + r"\Bigr)"] if len(sub) > 1 else \
+                        [rf"\left({sub[0]}\right)"]
+                sub[0] = sign + sub[0]
+                lines += sub
+        return lines
+
+    def _around(self, expr: Any, whole: str, budget: float) -> list[str]:
+        """An expression around its widest argument: name and bracket on the first line, the argument broken."""
+        import sympy as sp
+
+        if isinstance(expr, sp.Mul):
+            num, den = sp.fraction(expr, exact=True)
+            if den != 1 and isinstance(num, sp.Add):  # a wide numerator: 1/den times the broken sum
+                sub = self.lines(num, budget - 3.0)
+                if len(sub) > 1:
+                    head = rf"\frac{{1}}{{{self.tex(den)}}} \Bigl("
+                    return [head + sub[0], *sub[1:-1], sub[-1] + r"\Bigr)"]
+        args = sorted(expr.args, key=lambda a: -len(self.tex(a)))
+        for arg in args[:1]:
+            inner = self.tex(arg)
+            if whole.count(inner) != 1:
+                break
+            prefix, suffix = whole.split(inner)
+            if _depth(prefix) != 0 or _depth(suffix) != 0 or r"\begin" in prefix:
+                break  # inside a fraction or an environment: a line cannot end there
+            for left, right in ((r"\left(", r"\right)"), (r"\left[", r"\right]"), (r"\left\{", r"\right\}")):
+                if prefix.endswith(left) and suffix.startswith(right):
+                    prefix = prefix[:-len(left)] + r"\Bigl" + left[len(r"\left"):]
+                    suffix = r"\Bigr" + right[len(r"\right"):] + suffix[len(right):]
+                    break
+            if any(t.count(r"\left") != t.count(r"\right") or r"\middle" in t for t in (prefix, suffix)):
+                break  # a \left ... \right pair cannot span lines
+            sub = self.lines(arg, budget - max(tex_width(prefix), tex_width(suffix), 1.0))
+            if len(sub) == 1:
+                break
+            return [prefix + sub[0], *sub[1:-1], sub[-1] + suffix]
+        return [whole]
+
+    def _matrix(self, m: Any, budget: float) -> list[str]:
+        """Blocks of columns, one per line: ``\\left[ cols 1..j \\right.``, ..., ``\\left. cols ..n \\right]``."""
+        cells = [[self._cell(m[i, j], budget) for j in range(m.cols)] for i in range(m.rows)]
+        widths = [max(tex_width(cells[i][j]) for i in range(m.rows)) + 1.0 for j in range(m.cols)]
+        blocks: list[list[int]] = []
+        for j, w in enumerate(widths):
+            if blocks and sum(widths[k] for k in blocks[-1]) + w <= budget - 1.0:
+                blocks[-1].append(j)
+            else:
+                blocks.append([j])
+        out = []
+        for b, cols in enumerate(blocks):
+            body = r" \\ ".join(" & ".join(cells[i][j] for j in cols) for i in range(m.rows))
+            left = r"\left[" if b == 0 else r"\left."
+            right = r"\right]" if b == len(blocks) - 1 else r"\right."
+            out.append(rf"{left}\begin{{matrix}}{body}\end{{matrix}}{right}")
+        return out
+
+    def _cell(self, entry: Any, budget: float) -> str:
+        lines = self.lines(entry, budget - 2.0)
+        if len(lines) == 1:
+            return lines[0]
+        return r"\begin{aligned}&" + r" \\ &\quad ".join(lines) + r"\end{aligned}"
+
+
+def aligned_lines(lines: list[str], relation: str = "", indent: str = r"\quad") -> list[str]:
+    """Rows of an ``aligned`` block for one step: ``&= line 1``, then ``&\\quad line 2`` ..."""
+    out = [f"&{relation} {lines[0]}".rstrip() if relation else f"&{lines[0]}"]
+    out += [f"&{indent} {line}" for line in lines[1:]]
+    return out
+
+
+# --- repeated subexpressions -------------------------------------------------------------------------
+
+
+def name_repeats(exprs: list[Any], min_width: float = 10.0, limit: int = 6,
+                 symbol_names: dict | None = None) -> tuple[list[Any], list[tuple[Any, Any]]]:
+    r"""Name large subexpressions that occur at least twice in ``exprs`` (``\xi_1``, ``\xi_2`` ...).
+
+    Args:
+        exprs: the expressions of a chain (start and steps).
+        min_width: only subexpressions at least this wide (em) are named.
+        limit: at most this many names.
+
+    Returns:
+        ``(new_exprs, [(name, value), ...])``: the expressions with the
+        subexpressions replaced (unevaluated, so nothing is re-sorted) and
+        the definitions in the order the names were given.
+    """
+    import sympy as sp
+    from sympy.printing.latex import LatexPrinter
+
+    printer = LatexPrinter({"symbol_names": symbol_names or {}})
+    names: list[tuple[Any, Any]] = []
+    current = list(exprs)
+    for k in range(1, limit + 1):
+        counts: dict[Any, int] = {}
+        for e in current:
+            if not isinstance(e, sp.Basic):
+                continue
+            for node in sp.preorder_traversal(e):
+                if node.args and not isinstance(node, (sp.MatrixBase, sp.Tuple)) and node.is_commutative \
+                        and not node.is_Number and not (isinstance(node, sp.Expr) and node.could_extract_minus_sign()):
+                    counts[node] = counts.get(node, 0) + 1
+        best, gain = None, 0.0
+        for node, n in counts.items():
+            if n < 2:
+                continue
+            w = tex_width(printer.doprint(node))
+            if w >= min_width and (n - 1) * w > gain:
+                best, gain = node, (n - 1) * w
+        if best is None:
+            break
+        name = sp.Symbol(f"xi_{k}")
+        with sp.evaluate(False):
+            current = [_tidy(e.xreplace({best: name})) if isinstance(e, sp.Basic) else e for e in current]
+            names = [(n, _tidy(v.xreplace({best: name}))) for n, v in names]
+        names.append((name, best))
+    return current, names
+
+
+def _tidy(expr: Any) -> Any:
+    r"""Drop factors 1 that an unevaluated replacement leaves in products (``1 \xi_2``)."""
+    import sympy as sp
+
+    def one_free(e: Any) -> Any:
+        factors = [a for a in e.args if a != 1]
+        return factors[0] if len(factors) == 1 else sp.Mul(*factors, evaluate=False)
+
+    return expr.replace(lambda e: isinstance(e, sp.Mul) and any(a == 1 for a in e.args), one_free)
