@@ -112,6 +112,86 @@ def test_chromium_typesets_the_math_offline(site, tmp_path, page):
     assert "$$" not in text and "\\(" not in text and "\\[" not in text
 
 
+_PROBE = """<script>
+window.addEventListener("load", function () {
+  var quiz = document.querySelector(".derive-quiz[data-answer]");
+  var out = [];
+  function click(letter) {
+    quiz.querySelector('button[data-choice="' + letter + '"]').click();
+    var why = quiz.querySelector('li[data-choice="' + letter + '"] .derive-quiz-why');
+    out.push(letter + "|" + quiz.querySelector(".derive-quiz-feedback").textContent + "|"
+             + quiz.querySelector("details.derive-fold").open + "|"
+             + (why ? getComputedStyle(why).display : "none"));
+  }
+  out.push("closed|" + quiz.querySelector("details.derive-fold").open);
+  click("b");
+  click("a");
+  var pre = document.createElement("pre");
+  pre.id = "probe";
+  pre.textContent = out.join("\\n");
+  document.body.appendChild(pre);
+});
+</script>"""
+
+
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium package is not installed "
+                    "(.ci/run installs it with apt-get)")
+def test_chromium_quiz_says_wrong_then_right_and_opens_the_explanation(site, tmp_path):
+    page = site / "chapters" / "multihead.html"
+    source = page.read_text()
+    assert 'data-answer="a"' in source
+    probe = page.with_name("_quiz_probe.html")
+    probe.write_text(source.replace("</body>", _PROBE + "</body>"))
+    try:
+        dom = _dom(probe.as_uri(), tmp_path)
+    finally:
+        probe.unlink()
+    found = re.search(r'<pre id="probe">(.*?)</pre>', dom, flags=re.S)
+    assert found, "the probe did not run"
+    lines = found.group(1).splitlines()
+    assert lines[0] == "closed|false"  # the explanation is folded until a choice is clicked
+    assert lines[1] == "b|Not quite: (b) is not the answer. The answer is (a).|true|block"
+    assert lines[2] == "a|Right: (a) is the answer.|true|none"
+    assert 'aria-pressed="true" class="derive-quiz-choice" data-choice="a"' in dom or \
+        re.search(r'<button[^>]*data-choice="a"[^>]*aria-pressed="true"|<button[^>]*aria-pressed="true"[^>]*'
+                  r'data-choice="a"', dom)
+
+
+def test_course_parts_quizzes_exercises_glossary(site):
+    pages = _pages(site)
+    quizzes = {name: text.count('<div class="derive-quiz"') for name, text in pages.items()}
+    keyed = sum(text.count('<div class="derive-quiz" data-answer=') for text in pages.values())
+    assert sum(quizzes.values()) == 8 and keyed == 5  # lecture 000's five + lecture 002's three self-checks
+    worked = pages["chapters/worked-example.html"]
+    assert worked.count("derive-exercise-label") == 4
+    folds = re.findall(r'<details class="derive-fold">(.*?)</details>', worked, flags=re.S)
+    assert len(folds) == 4 and all("derive-verdict derive-proved" in f for f in folds)
+    assert '<span class="derive-value">6,444,154,880</span>' in worked
+    glossary = pages["glossary.html"]
+    terms = re.findall(r'<dt id="term-([^"]+)"', glossary)
+    for term in ("block", "multi-head-attention", "residual-connection", "LayerNorm", "RMSNorm", "Post-LN",
+                 "Pre-LN", "FFN", "SwiGLU", "warm-up", "d_model", "d_k", "softmax"):
+        assert term in terms, term
+    linked = [name for name, text in pages.items() if name.startswith("chapters/") and 'glossary.html#term-' in text]
+    assert len(linked) >= 8
+    for name in ("attention", "softmax", "multihead", "positional", "block", "parameters", "modern-variants"):
+        text = pages[f"chapters/{name}.html"]
+        assert "Before you start:" in text and 'id="where-to-go-next"' in text, name
+
+
+def test_three_practice_cells_with_prompts(site):
+    pages = _pages(site)
+    cells = {name: re.findall(r'<div class="derive-cell"[^>]*>', text) for name, text in pages.items()}
+    cells = {name: found for name, found in cells.items() if found}
+    assert sorted(cells) == ["chapters/attention.html", "chapters/parameters.html", "chapters/positional.html"]
+    assert all(len(found) == 1 for found in cells.values())
+    assert 'data-packages="numpy"' in cells["chapters/attention.html"][0]
+    for name in cells:
+        assert "Try it yourself:" in pages[name] and "derive-cells.js" in pages[name]
+    assert '<span class="derive-value">3,150,336</span>' in pages["chapters/parameters.html"]
+    assert '<span class="derive-value">18,902,016</span>' in pages["chapters/parameters.html"]
+
+
 def _layout_pages(site: Path) -> list[Path]:
     return sorted(p for p in site.rglob("*.html") if "_static" not in p.parts
                   and p.name not in ("genindex.html", "search.html", "py-modindex.html"))
@@ -159,7 +239,7 @@ def test_no_raw_tex_outside_math_in_page_text(site):
     # the narrative pages, where the derivations' text fields are shown (api.html quotes docstrings verbatim)
     for page in [p for p in _layout_pages(site) if p.name != "api.html"]:
         text = page.read_text()
-        text = re.sub(r"<(script|style|pre|code)\b.*?</\1>", " ", text, flags=re.S)
+        text = re.sub(r"<(script|style|pre|code|textarea)\b.*?</\1>", " ", text, flags=re.S)  # textarea: cells
         text = re.sub(r'<span class="pre">.*?</span>', " ", text, flags=re.S)  # code literals
         text = html_lib.unescape(re.sub(r"<[^>]+>", " ", text))
         text = re.sub(r"\\\[.*?\\\]|\\\(.*?\\\)", " ", text, flags=re.S)  # math, typeset by MathJax

@@ -143,7 +143,8 @@ def _decide(before: Any, step: Any, budget: float, seed: int, ctx: primitives.Co
                 return True
         return False
 
-    proof = strategies.prove(target, claimed, relation, proof_budget, probe=probe)
+    evaluates = rule is not None and not primitives.is_primitive(rule)  # e.g. Evaluate: closed forms first
+    proof = strategies.prove(target, claimed, relation, proof_budget, probe=probe, operators_first=evaluates)
     if found:
         return done(Verdict.REFUTED, prefix + proof.strategy + " (then refuted numerically)",
                     counterexample=_cex(found[0]), detail="; ".join(notes), vacuous=vacuous)

@@ -162,15 +162,16 @@ class Evaluator:
     Args:
         dps: working precision (decimal digits).
         point: value of each free symbol (``Fraction`` or mpmath number).
-        limits_allowed: evaluate ``Limit`` by extrapolation (a heuristic); when
-            false (a counterexample search) a limit makes the point undecidable.
+        limits_allowed: ``True``: evaluate ``Limit`` by extrapolation (a heuristic
+            that may confirm); ``False`` (a counterexample search): only where sympy's
+            limit at the exact point agrees; ``None`` (a cross-check): not at all.
         element: ``element(key, obj) -> value`` for an indexed element or a
             matrix entry not in ``point`` (key: ``(base, indices)``); the
             caller draws and remembers it so both sides of a step share it.
     """
 
     def __init__(self, dps: int, point: dict, element: Callable[[tuple, Any], Value], *,
-                 limits_allowed: bool = True) -> None:
+                 limits_allowed: bool | None = True) -> None:
         self.dps = dps
         self.limits_allowed = limits_allowed
         self.point = point
@@ -623,6 +624,8 @@ class Evaluator:
 
     def _Limit(self, e: Any, env: dict) -> Value:
         self.approximate = True
+        if self.limits_allowed is None:
+            raise Unreliable("a limit: not evaluated by this check")
         if not self.limits_allowed:
             # to refute, a numeric limit is not enough: sympy's limit of the same expression at this exact
             # point must agree with it (two independent methods; either alone may settle on a wrong value)

@@ -407,11 +407,15 @@ def congruent(before: Any, after: Any, budget: float, depth: int = 0) -> bool:
     return True
 
 
-def prove(before: Any, after: Any, relation: str, budget: float, probe: Callable[[], bool] | None = None) -> Proof:
+def prove(before: Any, after: Any, relation: str, budget: float, probe: Callable[[], bool] | None = None,
+          operators_first: bool = True) -> Proof:
     """Try to prove ``before relation after`` within ``budget`` CPU seconds (see the module docstring).
 
     ``probe`` is called once after the cheap closers failed; if it returns true
-    (the caller found a counterexample) the search stops there.
+    (the caller found a counterexample) the search stops there. With
+    ``operators_first`` false, the rewritings are tried on the level-1 form
+    before sympy's ``doit()`` evaluates the remaining operators (a step that is
+    algebra needs no closed form of a symbolic sum, which can be slow to find).
     """
     before, after = explicit(before), explicit(after)
     if isinstance(before, sp.MatrixBase) != isinstance(after, sp.MatrixBase):
@@ -452,19 +456,26 @@ def prove(before: Any, after: Any, relation: str, budget: float, probe: Callable
         tried.append(name)
         if ok and out is not None and _closed(out, relation):
             return Proof(True, f"normalise → {name}")
-    # level 2: operators evaluated by doit() (the witness must then confirm)
-    if any(isinstance(x, sp.Basic) and x.has(*_DOIT_TYPES) for x in pair):
+    has_ops = any(isinstance(x, sp.Basic) and x.has(*_DOIT_TYPES) for x in pair)
+
+    def level2() -> tuple[Any, tuple[str, ...]] | None:
+        """Operators evaluated by doit() (the witness must then confirm): the new difference, or None."""
         ok, pair2 = limits.run_limited(0.5 * budget, "normalise",
                                        lambda: (normalise(pair[0], used), normalise(pair[1], used)))
-        if ok and used:
-            d2 = _difference(*pair2)
-            if d2 is not None:
-                d = d2
-                doit = tuple(dict.fromkeys(used))
-                if _closed(d, relation):
-                    return Proof(True, "normalise (doit)", doit)
-        elif not ok:
+        if not ok:
             timed_out.append("doit")
+            return None
+        if not used:
+            return None
+        d2 = _difference(*pair2)
+        return None if d2 is None else (d2, tuple(dict.fromkeys(used)))
+
+    if has_ops and operators_first:
+        got = level2()
+        if got is not None:
+            d, doit = got
+            if _closed(d, relation):
+                return Proof(True, "normalise (doit)", doit)
 
     def attempt(name: str, fn: Callable, share: float, base: Any = None) -> tuple[bool, Any]:
         """Run one strategy on ``base`` (default: the normalised difference) with a slice of the budget."""
@@ -505,6 +516,17 @@ def prove(before: Any, after: Any, relation: str, budget: float, probe: Callable
             done, _ = attempt(f"{name} → {cname}", cfn, min(share, 0.1 * budget), out)
             if done:
                 return Proof(True, f"normalise → {name} → {cname}", doit)
+    # the operators last, when the algebra alone did not close the step
+    if has_ops and not operators_first:
+        got = level2()
+        if got is not None:
+            d, doit = got
+            if _closed(d, relation):
+                return Proof(True, "normalise (doit)", doit)
+            for name, fn in CLOSERS:
+                done, _ = attempt(name, fn, 0.1 * budget)
+                if done:
+                    return Proof(True, f"normalise (doit) → {name}", doit)
     # 3. simplify, with what is left (its reserve at least)
     done, _ = attempt("simplify", sp.simplify, left())
     if done:

@@ -268,4 +268,4 @@ def quick_search(lhs: Any, rhs: Any, relation: str, seed: int) -> Witness:
 def cross_check(lhs: Any, rhs: Any, relation: str, seed: int, n_random: int) -> Witness:
     """An identity cross-check: random, 12 special and 4 breakpoint points, a gap stable from 30 to 60 digits."""
     return run(lhs, rhs, relation, seed, digits=(30, 60), n_random=n_random, n_special=12, n_breaks=4,
-               limits_allowed=False)
+               limits_allowed=None)

@@ -12,6 +12,11 @@ It adds:
 * ``derive-plot`` (:mod:`.plots`): figures drawn with matplotlib at build time;
 * ``derive-params`` / ``derive-presets`` and the role ``derive-count`` (:mod:`.params`):
   parameter-count tables of the presets of :mod:`derive.params`;
+* ``quiz`` and the role ``derive-value`` (:mod:`.quiz`): self-check questions whose keys are
+  checked against catalog derivations (``derive.quiz``);
+* ``exercise`` (:mod:`.exercise`): a statement and, folded, a verified derivation as its solution;
+* ``derive-cell`` (:mod:`.cells`): editable Python cells run in the browser by Pyodide, loaded on demand
+  from ``derive_pyodide_url``;
 * the BibTeX file of :mod:`derive.references`, written before
   sphinxcontrib-bibtex reads it, so the bibliography has one home.
 
@@ -224,7 +229,7 @@ def setup(app: Any) -> dict[str, Any]:
     """Register the directives, nodes, config values and event handlers."""
     from ..numeric import DEFAULT_SEED
     from ..verify import STEP_BUDGET
-    from . import cli_reference, params, plots
+    from . import cells, cli_reference, exercise, params, plots, quiz
     from .directives import DerivationDirective, DerivationsDirective
     from .nodes import VISITORS, derivation_fold, derivation_node, derivation_title, derivation_unnumbered, title_of
 
@@ -244,6 +249,9 @@ def setup(app: Any) -> dict[str, Any]:
     cli_reference.setup(app)
     plots.setup(app)
     params.setup(app)
+    quiz.setup(app)
+    exercise.setup(app)
+    cells.setup(app)
     app.connect("config-inited", _config_inited, priority=400)
     app.connect("builder-inited", _builder_inited)
     app.connect("build-finished", _copy_static)

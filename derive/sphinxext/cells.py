@@ -1,0 +1,117 @@
+"""Runnable Python cells: editable code run in the reader's browser by Pyodide.
+
+MyST usage::
+
+    ```{derive-cell}
+    :packages: numpy
+    :prompt: Try it yourself: change V and run again.
+
+    import numpy as np
+    print(np.array([1, 2]) * 2)
+    ```
+
+The page shows the code in an editable ``<textarea>``, the prompt, a *Run*
+button, an ``aria-live`` status line and an output area. Nothing is loaded
+until the reader presses *Run*: the script (``static/derive-cells.js``) then
+adds ``pyodide.js`` from the configured location, says so while it loads
+(packages named by ``:packages:`` are loaded after the core), runs the code
+with ``print`` captured, and shows the output or the traceback. When the
+runtime cannot be fetched (no network, or a wrong location) the status line
+says so in one sentence instead of waiting forever (after
+``derive_pyodide_timeout`` seconds at most).
+
+Configuration values:
+
+``derive_pyodide_url`` (str)
+    the folder holding ``pyodide.js`` (ending in ``/``); by default the official
+    distribution of :data:`PYODIDE_VERSION`. Point it at a self-hosted copy for a
+    site that must work offline (the npm package ``pyodide`` holds the core
+    runtime, without numpy).
+``derive_pyodide_timeout`` (int)
+    seconds to wait for the runtime before saying it could not be loaded (default 60).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, ClassVar
+
+from docutils import nodes
+from docutils.parsers.rst import directives
+from sphinx.util.docutils import SphinxDirective
+
+STATIC = Path(__file__).parent / "static"
+
+#: the Pyodide release the default location points at (the npm package of the same version is the core runtime)
+PYODIDE_VERSION = "314.0.8"
+DEFAULT_URL = f"https://cdn.jsdelivr.net/pyodide/v{PYODIDE_VERSION}/full/"
+
+
+class cell_node(nodes.General, nodes.Element):  # noqa: N801 - docutils naming
+    """A runnable cell: ``code``, ``packages``, ``prompt`` nodes as children, the URL in ``pyodide``."""
+
+
+def _visit_cell(self: Any, node: cell_node) -> None:
+    attrs = {"CLASS": "derive-cell", "data-pyodide": node["pyodide"], "data-timeout": str(node["timeout"])}
+    if node["packages"]:
+        attrs["data-packages"] = " ".join(node["packages"])
+    self.body.append(self.starttag(node, "div", **attrs))
+    code = self.encode(node["code"])
+    rows = min(max(node["code"].count("\n") + 2, 3), 30)
+    self.body.append(f'<textarea class="derive-cell-code" rows="{rows}" spellcheck="false" '
+                     f'aria-label="Python code (editable)">{code}</textarea>\n')
+
+
+def _depart_cell(self: Any, node: cell_node) -> None:
+    self.body.append('<p class="derive-cell-bar"><button type="button" class="derive-cell-run">Run</button> '
+                     '<span class="derive-cell-status" role="status" aria-live="polite">'
+                     'Runs in your browser; the first run downloads the Python runtime.</span></p>\n'
+                     '<pre class="derive-cell-output" hidden></pre>\n</div>\n')
+
+
+def _visit_cell_other(self: Any, node: cell_node) -> None:
+    block = nodes.literal_block(node["code"], node["code"], language="python")
+    node.insert(0, block)
+
+
+def _skip(self: Any, node: nodes.Element) -> None:
+    pass
+
+
+class CellDirective(SphinxDirective):
+    """``derive-cell``: an editable Python cell with a Run button (Pyodide, loaded on demand)."""
+
+    has_content = True
+    option_spec: ClassVar[dict] = {"packages": directives.unchanged, "prompt": directives.unchanged}
+
+    def run(self) -> list[nodes.Node]:
+        code = "\n".join(self.content).strip("\n") + "\n"
+        node = cell_node(code=code, packages=self.options.get("packages", "").split(),
+                         pyodide=self.config.derive_pyodide_url, timeout=self.config.derive_pyodide_timeout,
+                         classes=["derive-cell"])
+        self.set_source_info(node)
+        prompt = self.options.get("prompt")
+        if prompt:
+            text_nodes, messages = self.state.inline_text(prompt, self.lineno)
+            para = nodes.paragraph("", "", *text_nodes, classes=["derive-cell-prompt"])
+            node += para
+            node += messages
+        return [node]
+
+
+def _copy_assets(app: Any, exc: Exception | None) -> None:
+    if exc is None and app.builder.format == "html":
+        from sphinx.util.fileutil import copy_asset_file
+
+        copy_asset_file(STATIC / "derive-cells.js", Path(app.outdir) / "_static", force=True)
+
+
+def setup(app: Any) -> None:
+    """Register ``derive-cell``, its node, the two settings and the loader script."""
+    app.add_config_value("derive_pyodide_url", DEFAULT_URL, "html", types=frozenset({str}))
+    app.add_config_value("derive_pyodide_timeout", 60, "html", types=frozenset({int}))
+    other = (_visit_cell_other, _skip)
+    app.add_node(cell_node, html=(_visit_cell, _depart_cell), latex=other, text=other, man=other, texinfo=other)
+    app.add_directive("derive-cell", CellDirective)
+    app.add_js_file("derive-cells.js", loading_method="defer")
+    app.connect("build-finished", _copy_assets)

@@ -1,0 +1,43 @@
+/* derive quizzes: a click on a choice says right or wrong and opens the explanation.
+   No framework, no network. The choices are <button>s (keyboard: Tab, Enter/Space);
+   the verdict is written to the quiz's aria-live line. */
+(function () {
+  "use strict";
+  function setUp(quiz) {
+    var answer = quiz.getAttribute("data-answer");
+    var feedback = quiz.querySelector(".derive-quiz-feedback");
+    var fold = quiz.querySelector("details.derive-fold");
+    var buttons = quiz.querySelectorAll("button.derive-quiz-choice");
+    Array.prototype.forEach.call(buttons, function (button) {
+      button.addEventListener("click", function () {
+        var letter = button.getAttribute("data-choice");
+        var right = letter === answer;
+        Array.prototype.forEach.call(buttons, function (other) {
+          other.setAttribute("aria-pressed", other === button ? "true" : "false");
+          other.parentNode.classList.remove("derive-quiz-right", "derive-quiz-wrong", "derive-quiz-chosen");
+        });
+        var item = button.parentNode;
+        item.classList.add("derive-quiz-chosen", right ? "derive-quiz-right" : "derive-quiz-wrong");
+        Array.prototype.forEach.call(quiz.querySelectorAll(".derive-quiz-why"), function (why) {
+          why.classList.toggle("derive-quiz-shown", why.parentNode === item);
+        });
+        if (feedback) {
+          feedback.textContent = right
+            ? "Right: (" + letter + ") is the answer."
+            : "Not quite: (" + letter + ") is not the answer. The answer is (" + answer + ").";
+          feedback.className = "derive-quiz-feedback " + (right ? "derive-quiz-right" : "derive-quiz-wrong");
+        }
+        if (fold) { fold.open = true; }
+      });
+    });
+    quiz.classList.add("derive-quiz-ready");
+  }
+  function start() {
+    Array.prototype.forEach.call(document.querySelectorAll(".derive-quiz[data-answer]"), setUp);
+  }
+  if (document.readyState === "loading") {
+    document.addEventListener("DOMContentLoaded", start);
+  } else {
+    start();
+  }
+})();

@@ -1,0 +1,175 @@
+"""The ``quiz`` directive and ``derive-value`` role: value specs, and real ``sphinx-build -nW`` runs.
+
+A right key builds; a key that disagrees with its derivation, a spec naming an
+unknown derivation and a short-answer quiz given a key each fail with
+``derive.quiz``. Each project is built in its own subprocess, both at once.
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import textwrap
+from fractions import Fraction
+from pathlib import Path
+
+import pytest
+import sympy as sp
+
+pytest.importorskip("sphinx")
+pytest.importorskip("myst_parser")
+
+from derive.sphinxext.quiz import QuizError, evaluate, format_value, occurs, parse_spec  # noqa: E402
+
+CONF = """\
+extensions = ["myst_parser", "derive"]
+myst_enable_extensions = ["dollarmath"]
+derive_require_all = False
+bibtex_bibfiles = []
+"""
+
+PAGE = """\
+# Quiz
+
+```{quiz}
+:answer: KEY
+:value: params.attention d_model=512; params.attention[d_k] d_model=512 n_heads=8
+:proves: params.attention
+
+With $d_{\\text{model}} = 512$ and 8 heads, what are $d_k$ and the number of attention weights?
+
+- (a) $d_k = 64$ and 262,144: only $W^O$ is counted.
+
+  $W^O$ is one of four matrices of the same size.
+- (b) $d_k = 64$ and 1,048,576, the same for any number of heads.
+
+Four $d_{\\text{model}} \\times d_{\\text{model}}$ matrices.
+```
+
+Inline: {derive-value}`params.attention d_model=512` and {derive-value}`params.layer d_model=4096 *32`.
+
+```{quiz}
+Say why in one sentence.
+
+Because it is so.
+```
+"""
+
+BAD = """\
+# Bad
+
+```{quiz}
+:answer: a
+:value: params.no-such-thing d_model=512
+
+Question?
+
+- one
+- two
+```
+
+```{quiz}
+:answer: a
+:proves: softmax.shift-invariance
+
+A short-answer quiz cannot have a key.
+```
+
+```{quiz}
+:answer: a
+:value: params.attention d_model=512
+
+How many weights?
+
+- 262,144.
+
+  Not 1,048,576: the feedback of a choice is not its text.
+- 1,048,576.
+```
+"""
+
+
+def _start(root: Path, page: str) -> tuple[subprocess.Popen, Path]:
+    src, out = root / "src", root / "out"
+    src.mkdir(parents=True)
+    (src / "conf.py").write_text(CONF)
+    (src / "index.md").write_text(textwrap.dedent(page))
+    proc = subprocess.Popen([sys.executable, "-m", "sphinx", "-nW", "--keep-going", "-q", "-b", "html",
+                             str(src), str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return proc, out
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> dict[str, tuple[int, str, Path]]:
+    root = tmp_path_factory.mktemp("quiz")
+    started = {"right": _start(root / "right", PAGE.replace("KEY", "b")),
+               "wrong": _start(root / "wrong", PAGE.replace("KEY", "a")),
+               "bad": _start(root / "bad", BAD)}
+    out = {}
+    for name, (proc, outdir) in started.items():
+        _, err = proc.communicate(timeout=600)
+        out[name] = (proc.returncode, err, outdir)
+    return out
+
+
+def test_right_key_builds_with_buttons_live_region_and_folded_explanation(built):
+    code, err, out = built["right"]
+    assert code == 0, err
+    html = (out / "index.html").read_text()
+    assert html.count('class="derive-quiz"') == 2 and html.count('data-answer="b"') == 1
+    assert len(re.findall(r'<button[^>]*class="derive-quiz-choice"', html)) == 2
+    assert 'aria-live="polite"' in html
+    assert html.count('<details class="derive-fold">') == 2  # explanation + short-answer fold
+    assert "Show answer" in html and "The answer is (b)." in html
+    assert 'derive-verdict derive-proved' in html
+    # the lead "(a) " typed in the source is replaced by the generated letter, not doubled
+    assert "(a)</strong> (a)" not in html and '<strong class="derive-quiz-letter">(a)</strong>' in html
+    assert '<span class="derive-value">1,048,576</span>' in html
+    assert '<span class="derive-value">6,444,154,880</span>' in html  # (12·4096² + 13·4096)·32
+    assert (out / "_static" / "derive-quiz.js").is_file() and "derive-quiz.js" in html
+
+
+def test_wrong_key_fails_with_a_typed_warning(built):
+    code, err, _ = built["wrong"]
+    assert code != 0
+    assert "the key (a) disagrees with params.attention: its value 1,048,576" in err
+    assert "[derive.quiz]" in err
+    assert err.count("[derive.quiz]") == 1  # d_k = 64 is in both choices: only the count disagrees
+
+
+def test_unknown_derivation_and_misplaced_key_fail(built):
+    code, err, _ = built["bad"]
+    assert code != 0
+    assert "params.no-such-thing" in err
+    assert ":answer: given but the quiz has no list of choices" in err
+    assert "the key (a) disagrees with params.attention" in err  # a number in the feedback does not count
+    assert err.count("[derive.quiz]") == 3
+
+
+def test_parse_spec():
+    spec = parse_spec("params.attention[d_k] d_model=512 n_heads=8 *3/2")
+    assert spec.name == "params.attention" and spec.symbol == "d_k"
+    assert spec.sizes == (("d_model", Fraction(512)), ("n_heads", Fraction(8)))
+    assert spec.factor == Fraction(3, 2)
+    for bad in ("", "x y", "a.b d_model=__import__('os')", "a.b d=1e3", "a[b c] d=1"):
+        with pytest.raises(QuizError):
+            parse_spec(bad)
+
+
+def test_evaluate_values_and_errors():
+    kw = {"seed": 0, "budget": 30.0}
+    assert evaluate(parse_spec("params.attention d_model=512"), **kw) == 1048576
+    assert evaluate(parse_spec("params.attention[d_k] d_model=512 n_heads=8"), **kw) == 64
+    assert evaluate(parse_spec("params.layer-lecture d_model=512 d_ff=2048"), **kw) == 3150336
+    with pytest.raises(QuizError, match="no size given for d_model"):
+        evaluate(parse_spec("params.attention"), **kw)
+    with pytest.raises(QuizError, match="defines no symbol 'd_ff'"):
+        evaluate(parse_spec("params.attention[d_ff] d_model=512"), **kw)
+
+
+def test_format_and_occurs():
+    assert format_value(sp.Integer(1048576)) == "1,048,576"
+    assert format_value(sp.Rational(13, 12 * 512)) == "0.00211589"
+    assert occurs(sp.Integer(64), "d_k = 64.") and not occurs(sp.Integer(64), "640 or 1.64")
+    assert occurs(sp.Integer(1048576), "1048576") and not occurs(sp.Integer(1048576), "11,048,576")
