@@ -184,6 +184,7 @@ class Evaluator:
         self.magnitude = mpmath.mpf(0)
         #: nodes evaluated so far: a measure of work that, unlike time, is the same on every machine
         self.visits = 0
+        self._memo: dict = {}
 
     def value(self, expr: Any) -> Value:
         """The value of ``expr`` (a scalar sympy expression) at the point."""
@@ -197,6 +198,16 @@ class Evaluator:
 
     # dispatch ---------------------------------------------------------
     def ev(self, e: Any, env: dict) -> Value:
+        if env is self.point and e.args:  # outside any bound variable: a repeated subtree has one value
+            hit = self._memo.get(e)
+            if hit is not None:
+                return hit
+            value = self._ev(e, env)
+            self._memo[e] = value
+            return value
+        return self._ev(e, env)
+
+    def _ev(self, e: Any, env: dict) -> Value:
         self.visits += 1
         limits.checkpoint()
         if e.is_Integer:

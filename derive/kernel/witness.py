@@ -241,8 +241,8 @@ def run(lhs: Any, rhs: Any, relation: str, seed: int, *, digits: tuple[int, ...]
     return Witness(agreed, evaluated, differ, reason, unknown, special)
 
 
-def confirm(lhs: Any, rhs: Any, relation: str, seed: int, work: int = 20_000) -> Witness:
-    """The witness of a proved step: 2 random, up to 3 special and 1 breakpoint point at 30 (then 60) digits.
+def confirm(lhs: Any, rhs: Any, relation: str, seed: int, work: int = 5_000) -> Witness:
+    """The witness of a proved step: 2 random, up to 2 special and 1 breakpoint point at 30 (then 60) digits.
 
     The witness of a proof is a check of sympy's algebra, which errs on whole regions (a branch, a sign)
     rather than at single points; the counterexample search of an unproved step (:func:`search`) is
@@ -250,7 +250,7 @@ def confirm(lhs: Any, rhs: Any, relation: str, seed: int, work: int = 20_000) ->
 
     Stops starting new points once ``work`` nodes were evaluated and one point agreed.
     """
-    return run(lhs, rhs, relation, seed, digits=CONFIRM_DIGITS, n_random=2, n_special=3, n_breaks=1, work=work)
+    return run(lhs, rhs, relation, seed, digits=CONFIRM_DIGITS, n_random=2, n_special=2, n_breaks=1, work=work)
 
 
 def search(lhs: Any, rhs: Any, relation: str, seed: int, *, n_random: int = 10) -> Witness:
