@@ -624,9 +624,9 @@ class Evaluator:
 
         # a derivative exists only where the function is continuous: a jump or a pole at the point
         # (sympy's acot at 0) would make finite differences return an enormous, meaningless value
-        centre = g(env[slot] if slot in env and isinstance(env[slot], Fraction) else x0)
         delta = mpmath.mpf(10) ** (-(self.dps // 3))
-        if abs(g(x0 + delta) - g(x0 - delta)) > mpmath.mpf(10) ** (-(self.dps // 6)) * max(1, abs(centre)):
+        above, below = g(x0 + delta), g(x0 - delta)
+        if abs(above - below) > mpmath.mpf(10) ** (-(self.dps // 6)) * max(1, abs(above), abs(below)):
             raise Undefined("not continuous at the point: no derivative there")
         try:
             return mpmath.diff(g, x0, int(order))
