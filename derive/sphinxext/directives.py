@@ -66,6 +66,20 @@ def matching(patterns: list[str], exclude: list[str] | None = None) -> list[str]
 class _DerivationBase(SphinxDirective):
     """What both directives share: verify, build the nodes, number and label them."""
 
+    def lookup(self) -> str | None:
+        """The registered name given as the argument, or ``None`` after a ``derive.unknown`` warning."""
+        from .. import registry
+        from ..exceptions import UnknownDerivationError
+
+        registry.load_catalog()
+        name = self.arguments[0].strip()
+        try:
+            registry.entry(name)
+        except UnknownDerivationError as exc:
+            logger.warning("%s", exc, location=self.get_location(), type="derive", subtype="unknown")
+            return None
+        return name
+
     def render(self, name: str, label: str | None) -> list[nodes.Node]:
         from .. import registry
         from . import note_module_dependencies
@@ -137,17 +151,8 @@ class DerivationDirective(_DerivationBase):
     option_spec: ClassVar[dict] = {**_OPTIONS, "label": directives.unchanged_required}
 
     def run(self) -> list[nodes.Node]:
-        from .. import registry
-        from ..exceptions import UnknownDerivationError
-
-        registry.load_catalog()
-        name = self.arguments[0].strip()
-        try:
-            registry.entry(name)
-        except UnknownDerivationError as exc:
-            logger.warning("%s", exc, location=self.get_location(), type="derive", subtype="unknown")
-            return []
-        return self.render(name, self.options.get("label"))
+        name = self.lookup()
+        return [] if name is None else self.render(name, self.options.get("label"))
 
 
 class DerivationsDirective(_DerivationBase):

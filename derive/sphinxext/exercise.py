@@ -50,15 +50,8 @@ class ExerciseDirective(_DerivationBase):
     }
 
     def run(self) -> list[nodes.Node]:
-        from .. import registry
-        from ..exceptions import UnknownDerivationError
-
-        registry.load_catalog()
-        name = self.arguments[0].strip()
-        try:
-            registry.entry(name)
-        except UnknownDerivationError as exc:
-            logger.warning("%s", exc, location=self.get_location(), type="derive", subtype="unknown")
+        name = self.lookup()
+        if name is None:
             return []
         lines = list(self.content)
         cut = next((k for k, line in enumerate(lines) if line.strip() == SEPARATOR), len(lines))
