@@ -21,7 +21,10 @@ The list (each class's docstring states its soundness argument and its side cond
 * ``VarianceDefinition`` — Var X = E[X²] − E[X]²;
 * ``Linearity`` — E is linear; constants contain no random element of the model;
 * ``Independence`` — E[XY] = E[X] E[Y]; the indices are provably different;
-* ``Moments`` — E[x_i] = μ, E[x_i²] = σ² + μ²; the model declares x.
+* ``Moments`` — E[x_i] = μ, E[x_i²] = σ² + μ²; the model declares x;
+* ``LimitLaws`` (:mod:`derive.kernel.limit_laws`) — lim (a + b), lim ab, lim a/b, lim a^c and lim Σ_j f_j
+  (bounds free of the limit variable) are built from the limits of the parts; each part's limit is finite
+  (sympy proposes it, mpmath confirms it), denominators' limits are non-zero.
 
 No rule rewrites a summand that binds its own index again inside.
 
@@ -37,6 +40,7 @@ from typing import Any
 
 import sympy as sp
 
+from .limit_laws import LimitLaws
 from .rule import Rule
 
 # ----------------------------------------------------------------------------
@@ -648,7 +652,7 @@ class Moments(Rule):
 
 #: The primitive rules, by exact class.
 PRIMITIVES: tuple[type, ...] = (Substitute, SplitSumAt, DropNonnegative, SiftDelta, ExpandSquare, SplitDiagonal,
-                                VarianceDefinition, Linearity, Independence, Moments)
+                                VarianceDefinition, Linearity, Independence, Moments, LimitLaws)
 
 
 def is_primitive(rule: Any) -> bool:
