@@ -79,6 +79,7 @@ class Context:
         defs = {a: b for a, b in eqs if isinstance(a, (sp.Symbol, sp.Indexed))}
         for a, b in eqs:
             a, b = sp.sympify(a, strict=True), sp.sympify(b, strict=True)
+            matrix = isinstance(a, (sp.MatrixBase, sp.MatrixExpr)) or isinstance(b, (sp.MatrixBase, sp.MatrixExpr))
             if isinstance(a, sp.MatrixBase) or isinstance(b, sp.MatrixBase):
                 continue
             e = b
@@ -89,7 +90,7 @@ class Context:
                 if new == e:
                     break
                 e = new
-            if (a - b).is_zero is False:
+            if not matrix and (a - b).is_zero is False:
                 return f"the declaration {a} = {b} contradicts the assumptions on its symbols"
         for p in self.premises:
             if isinstance(p, (sp.LessThan, sp.StrictLessThan, sp.GreaterThan, sp.StrictGreaterThan)):
