@@ -24,7 +24,9 @@ The list (each class's docstring states its soundness argument and its side cond
 * ``Moments`` — E[x_i] = μ, E[x_i²] = σ² + μ²; the model declares x;
 * ``LimitLaws`` (:mod:`derive.kernel.limit_laws`) — lim (a + b), lim ab, lim a/b, lim a^c and lim Σ_j f_j
   (bounds free of the limit variable) are built from the limits of the parts; each part's limit is finite
-  (sympy proposes it, mpmath confirms it), denominators' limits are non-zero.
+  (sympy proposes it, mpmath confirms it), denominators' limits are non-zero;
+* ``Reindex`` (:mod:`derive.kernel.permutations`) — Σ_j f(π(j)) = Σ_j f(j); π is declared a permutation of
+  exactly the sum's range, and the summand depends on j only through π(j).
 
 No rule rewrites a summand that binds its own index again inside.
 
@@ -41,6 +43,7 @@ from typing import Any
 import sympy as sp
 
 from .limit_laws import LimitLaws
+from .permutations import Reindex
 from .rule import Rule
 
 # ----------------------------------------------------------------------------
@@ -653,7 +656,8 @@ class Moments(Rule):
 
 #: The primitive rules, by exact class.
 PRIMITIVES: tuple[type, ...] = (Substitute, SplitSumAt, DropNonnegative, SiftDelta, ExpandSquare, SplitDiagonal,
-                                VarianceDefinition, Linearity, Independence, Moments, LimitLaws)
+                                VarianceDefinition, Linearity, Independence, Moments, LimitLaws,
+                                Reindex)
 
 
 def is_primitive(rule: Any) -> bool:
