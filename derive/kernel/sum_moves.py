@@ -176,18 +176,18 @@ class ExchangeSums(Rule):
 # ----------------------------------------------------------------------------
 
 
-def _decide(cond: Any, l: Any, lo: Any, hi: Any, ctx: Any) -> Any:
-    """True/False if ``cond`` holds/fails at every l in [lo, hi]; else the condition unchanged."""
+def _decide(cond: Any, idx: Any, lo: Any, hi: Any, ctx: Any) -> Any:
+    """True/False if ``cond`` holds/fails at every idx in [lo, hi]; else the condition unchanged."""
     if not isinstance(cond, (sp.LessThan, sp.StrictLessThan, sp.GreaterThan, sp.StrictGreaterThan)):
         return cond
     gap = sp.expand(cond.lhs - cond.rhs)  # cond: gap REL 0
-    coeff = gap.coeff(l)
-    q = sp.expand(-(gap - coeff * l))  # gap = coeff·l − q
-    if coeff not in (1, -1) or l in q.free_symbols:
+    coeff = gap.coeff(idx)
+    q = sp.expand(-(gap - coeff * idx))  # gap = coeff·idx − q
+    if coeff not in (1, -1) or idx in q.free_symbols:
         return cond
-    # normalise to l REL' q·coeff
+    # normalise to idx REL' q·coeff
     q = q * coeff
-    below = isinstance(cond, (sp.LessThan, sp.StrictLessThan)) == (coeff == 1)  # l ≤ q or l < q
+    below = isinstance(cond, (sp.LessThan, sp.StrictLessThan)) == (coeff == 1)  # idx ≤ q or idx < q
     strict = isinstance(cond, (sp.StrictLessThan, sp.StrictGreaterThan))
 
     def nonneg(e: Any) -> bool:
@@ -198,12 +198,12 @@ def _decide(cond: Any, l: Any, lo: Any, hi: Any, ctx: Any) -> Any:
         return sp.sympify(e).is_positive is True or (all(x.is_integer for x in e.free_symbols | {e})
                                                     and nonneg(e - 1))
 
-    if below:  # l ≤ q (or l < q)
+    if below:  # idx ≤ q (or idx < q)
         if (positive(q - hi) if strict else nonneg(q - hi)):
             return sp.true
         if (nonneg(lo - q) if strict else positive(lo - q)):
             return sp.false
-    else:  # l ≥ q (or l > q)
+    else:  # idx ≥ q (or idx > q)
         if (positive(lo - q) if strict else nonneg(lo - q)):
             return sp.true
         if (nonneg(q - hi) if strict else positive(q - hi)):
@@ -214,7 +214,10 @@ def _decide(cond: Any, l: Any, lo: Any, hi: Any, ctx: Any) -> Any:
 def _refined(s: Any, ctx: Any) -> Any | None:
     if not _single(s):
         return None
-    l, lo, hi = s.limits[0]
+    idx, lo, hi = s.limits[0]
+    if any(isinstance(n, (sp.Sum, sp.Product, sp.Integral, sp.Lambda)) and idx in n.bound_symbols
+           for n in sp.preorder_traversal(s.function)):
+        return None  # the summand binds the index again
     if not (ctx.nonnegative(hi - lo + 1) if ctx is not None else (hi - lo + 1).is_nonnegative is True):
         return None
     pieces = [p for p in sp.preorder_traversal(s.function) if isinstance(p, sp.Piecewise)]
@@ -222,12 +225,12 @@ def _refined(s: Any, ctx: Any) -> Any | None:
     for pw in pieces:
         new_args = []
         for expr, cond in pw.args:
-            new_args.append((expr, _decide(cond, l, lo, hi, ctx)))
+            new_args.append((expr, _decide(cond, idx, lo, hi, ctx)))
         if any(c is not old for (_, c), (_, old) in zip(new_args, pw.args, strict=True)):
             changes[pw] = sp.Piecewise(*new_args)
     if not changes:
         return None
-    return sp.Sum(s.function.xreplace(changes), (l, lo, hi))
+    return sp.Sum(s.function.xreplace(changes), (idx, lo, hi))
 
 
 @dataclass(frozen=True)
