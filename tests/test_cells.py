@@ -188,9 +188,9 @@ def test_the_wheel_installs_and_counts_without_numpy_or_sympy(tmp_path):
         "sys.meta_path.insert(0, Block())\n"
         "import derive\n"
         "from derive.params import Architecture, breakdown\n"
-        "rows = breakdown(Architecture(d_model=512, n_heads=8, d_ff=2048, n_layers=1, attention_bias=True,\n"
-        "                              causal=False), formulas=False)\n"
-        "print(derive.__file__, sum(r.count for r in rows if r.key != 'norms'))\n")
+        "rows = breakdown(Architecture(d_model=512, n_heads=8, d_ff=2048, n_layers=1, causal=False),\n"
+        "                 formulas=False)\n"
+        "print(derive.__file__, sum(r.count for r in rows))\n")
     # -S: no site-packages, so no editable install of derive either; the working folder holds no derive
     proc = subprocess.run([sys.executable, "-S", "-c", script], capture_output=True, text=True, timeout=120,
                           cwd=tmp_path, env={"PYTHONPATH": str(target), "PATH": os.environ.get("PATH", "")})
@@ -254,13 +254,17 @@ def _self_hosted(runtime: Path, wheels: dict[str, Path], folder: Path) -> None:
     (folder / "pyodide-lock.json").write_text(json.dumps(lock))
 
 
+class _Quiet(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args: object) -> None:
+        pass
+
+
 @pytest.fixture
 def served(tmp_path):
     """An HTTP server on 127.0.0.1 over ``tmp_path / 'www'``; yields (root folder, base URL)."""
     root = tmp_path / "www"
     root.mkdir()
-    handler = functools.partial(http.server.SimpleHTTPRequestHandler, directory=str(root))
-    handler.log_message = lambda *a, **k: None  # type: ignore[attr-defined]
+    handler = functools.partial(_Quiet, directory=str(root))
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
@@ -319,12 +323,13 @@ def test_chromium_runs_the_chapters_cells_with_derive_installed_by_micropip(runt
     assert table["state"] == "done", table
     assert table["output"].splitlines()[1] == "1 [0.8415, 0.5403, 0.01, 1.0] pairs on the unit circle: True"
     assert calculator["state"] == "done", calculator
-    assert calculator["output"].splitlines() == [
+    assert calculator["output"].splitlines() == [  # lecture 000, STEP 6: the table and its totals
         "d_k = 64",
-        "attention: 1,050,624 = 4·d_model² + 4·d_model",
-        "FFN:       2,099,712 = 2·d_ff·d_model + d_ff + d_model",
-        "per layer: 3,150,336",
-        "6 layers: 18,902,016  (LayerNorms: 2,048 more per layer)",
+        "self-attention   1,048,576  = 4·d_model²",
+        "FFN (relu)       2,099,712  = 2·d_ff·d_model + d_ff + d_model",
+        "LayerNorm × 2        2,048  = 4·d_model",
+        "per layer        3,150,336",
+        "6 layers: 18,902,016",
     ]
     assert attention["state"] == "offline" and attention["status"].startswith(f"numpy could not be loaded from {base}")
 

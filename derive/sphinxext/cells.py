@@ -24,7 +24,7 @@ does not have (numpy on a self-hosted core runtime).
 ``:packages:`` names packages of the Pyodide distribution (``numpy``,
 ``sympy``: loaded with ``pyodide.loadPackage``, their dependencies with them)
 and ``derive`` itself: the build writes derive's pure-Python wheel to
-``_static/`` (:mod:`derive.sphinxext.wheel`, only when a page asks for it) and
+``_static/`` (module ``derive.sphinxext.wheel``, only when a page asks for it) and
 the cell installs it with micropip (``deps=False``: :mod:`derive.params` needs
 neither numpy nor sympy; name ``sympy`` too for the symbolic side).
 
