@@ -78,7 +78,7 @@ def _visit_cell(self: Any, node: cell_node) -> None:
     self.body.append(self.starttag(node, "div", **attrs))
     code = self.encode(node["code"])
     rows = min(max(node["code"].count("\n") + 2, 3), 30)
-    self.body.append(f'<textarea class="derive-cell-code" rows="{rows}" spellcheck="false" '
+    self.body.append(f'<textarea class="derive-cell-code" rows="{rows}" spellcheck="false" wrap="off" '
                      f'aria-label="Python code (editable)">{code}</textarea>\n')
 
 
