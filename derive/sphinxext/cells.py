@@ -26,7 +26,8 @@ does not have (numpy on a self-hosted core runtime).
 and ``derive`` itself: the build writes derive's pure-Python wheel to
 ``_static/`` (module ``derive.sphinxext.wheel``, only when a page asks for it) and
 the cell installs it with micropip (``deps=False``: :mod:`derive.params` needs
-neither numpy nor sympy; name ``sympy`` too for the symbolic side).
+neither numpy nor sympy; name ``sympy`` too for the formulas, and ``sympy numpy`` for building and
+checking catalog derivations, whose numeric cross-checks import numpy).
 
 Configuration values:
 
