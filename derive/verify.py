@@ -136,6 +136,14 @@ def _verify(derivation: Derivation, seed: int, budget: float, numeric: bool) -> 
         results.append(_circular(result, step.expr, earlier[:-1]))
         earlier.append(step.expr)
         before = step.expr
+    error = ""
+    # the claim searched as a whole, where its symbols are free (premises and definitions tie them)
+    if (results and all(r.verdict is Verdict.PROVED for r in results)
+            and not derivation.premises and not derivation.definitions):
+        from .kernel.decide import check_claim
+
+        error = check_claim(derivation.start, derivation.end, derivation.relation,
+                            derived_seed(seed, derivation.name, "claim"), budget)
     checks: list[CheckResult] = []
     if numeric:
         all_checks = list(derivation.checks)
@@ -150,4 +158,4 @@ def _verify(derivation: Derivation, seed: int, budget: float, numeric: bool) -> 
             except Exception as exc:  # noqa: BLE001 - a crashing check is a failed check
                 checks.append(CheckResult(getattr(check, "name", "check"), False, {"seed": check_seed},
                                           f"check raised {type(exc).__name__}: {exc}"))
-    return Report(derivation.name, tuple(results), tuple(checks), time.perf_counter() - t0, seed=seed)
+    return Report(derivation.name, tuple(results), tuple(checks), time.perf_counter() - t0, error=error, seed=seed)

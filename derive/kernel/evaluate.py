@@ -671,6 +671,8 @@ class Evaluator:
                 raise Unreliable(f"numeric limit failed ({exc})") from None
             if not (mpmath.isfinite(a) and mpmath.isfinite(b)) or abs(a - b) > _tolerance(b) ** 0.5:
                 raise Unreliable("the numeric limit does not settle")
+            if abs(a) <= _tolerance(1) and abs(b) <= _tolerance(1):
+                return Fraction(0)  # a limit 0 reached by extrapolation is a residue (1e-68), not a value to divide by
             return b
 
         if mpmath.isinf(point):
@@ -694,6 +696,11 @@ def _sympy_limit_at(e: Any, env: dict, ev: Evaluator) -> Any:
         if not isinstance(v, Fraction):
             return None
         subs[s] = sp.Rational(v.numerator, v.denominator)
+    # sums whose bounds the point fixes are written out, so their indexed terms get the point's values
+    f = f.xreplace(subs)
+    f = f.replace(lambda n: isinstance(n, sp.Sum) and all(b.is_Integer for lim in n.limits for b in lim[1:])
+                  and all(0 <= lim[2] - lim[1] + 1 <= 64 for lim in n.limits), lambda n: n.doit())
+    e = sp.Limit(f, var, x0, direction)
     for idx in e.atoms(sp.Indexed):
         v = ev.ev(idx, env)
         if not isinstance(v, Fraction):

@@ -112,13 +112,60 @@ def _find_atom_limit(atom: Any, x: Any, x0: Any, d: Any) -> tuple[Any, str]:
     if not ok:
         return None, f"sympy found no limit of {atom} in time"
     value = sp.sympify(value, strict=True)
-    if (value.has(sp.oo, -sp.oo, sp.zoo, sp.nan, sp.Limit, sp.AccumBounds) or value.is_finite is False):
-        return None, f"the limit of {atom} is not a finite value ({value})"
+    if value.has(sp.oo, -sp.oo, sp.zoo, sp.nan, sp.Limit, sp.AccumBounds) or value.is_finite is not True:
+        return None, f"the limit of {atom} is not proved finite for every value of its symbols ({value})"
+    why = _special_values_disagree(atom, x, x0, d, value)
+    if why:
+        return None, why
+    # sympy's limit assumes generic values of the other symbols: check it at special and breakpoint values too
+    # (a limit counts at a point only where mpmath's numeric limit and sympy's limit at that exact point agree)
     w = witness.run(sp.Limit(atom, x, x0, d), value, "=", _seed(atom), digits=witness.CONFIRM_DIGITS, n_random=3,
-                    n_special=8, n_breaks=2, work=20_000)
+                    n_special=24, n_breaks=8, work=60_000, lopsided=True, limits_allowed=False)
     if w.differ is not None or w.agreed == 0:
         return None, f"mpmath does not confirm lim {atom} = {value} ({w.summary()})"
     return value, ""
+
+
+def _allowed(s: Any, v: int) -> bool:
+    """May the symbol or indexed element ``s`` take the value ``v`` (by its assumptions)?"""
+    base = s.base.label if isinstance(s, sp.Indexed) else s
+    if v == 0 and (base.is_positive or base.is_negative or base.is_nonzero):
+        return False
+    if v < 0 and base.is_nonnegative:
+        return False
+    return not (v > 0 and base.is_nonpositive)
+
+
+def _special_values_disagree(atom: Any, x: Any, x0: Any, d: Any, value: Any) -> str:
+    """A reason if sympy's limit with one symbol set to 0 or ±1 differs from the generic limit there.
+
+    sympy's limit holds for generic values of the other symbols (lim_{x→0} 1/(x + y) = 1/y fails at
+    y = 0, where there is no limit); the limit of the substituted atom, a separate computation, must
+    give the generic value at that point wherever that value is defined.
+    """
+    indexed = atom.atoms(sp.Indexed)
+    inside = {i.base.label for i in indexed} | {s for i in indexed for k in i.indices for s in k.free_symbols}
+    others = [a for a in atom.free_symbols if a != x and a not in inside] + sorted(indexed, key=str)
+    for s in others:
+        for v in (0, 1, -1):
+            if not _allowed(s, v):
+                continue
+            expected = value.xreplace({s: sp.Integer(v)})
+            if expected.has(sp.zoo, sp.nan, sp.oo, -sp.oo) or expected.is_finite is False:
+                continue
+            try:
+                ok, got = limits.run_limited(0.5, "sympy's limit at a special value", sp.limit,
+                                             atom.xreplace({s: sp.Integer(v)}), x, x0, str(d))
+            except (NotImplementedError, ValueError, TypeError, ArithmeticError, RecursionError):
+                return f"sympy has no limit of {atom} at {s} = {v}"
+            if not ok:
+                return f"sympy found no limit of {atom} at {s} = {v} in time"
+            got = sp.sympify(got, strict=True)
+            if got.has(sp.zoo, sp.nan, sp.oo, -sp.oo, sp.AccumBounds, sp.Limit):
+                return f"the limit of {atom} does not exist at {s} = {v} (generic value {value})"
+            if sp.simplify(got - expected) != 0:
+                return f"the limit of {atom} at {s} = {v} is {got}, not the generic {expected}"
+    return ""
 
 
 def _nonzero(e: Any) -> bool:

@@ -153,6 +153,27 @@ def compare_at(lhs: Any, rhs: Any, relation: str, point: Point, digits: tuple[in
     return PointResult("differ", point, *shown, digits=digits[-1], relative_gap=float(gaps[-1]))
 
 
+def _undefined_side(lhs: Any, rhs: Any, point: Point, digits: int) -> str:
+    """"left"/"right" if exactly that side is undefined at ``point`` (the other has a value), else ""."""
+    state = []
+    for side in (lhs, rhs):
+        try:
+            ev = Evaluator(digits, point.values, point.element, limits_allowed=True)
+            with mpmath.workdps(digits):
+                for x in prepare(side, point):
+                    ev.value(x)
+            state.append("value")
+        except Undefined:
+            state.append("undefined")
+        except (NotEvaluable, Unreliable):
+            return ""
+    if state == ["undefined", "value"]:
+        return "left"
+    if state == ["value", "undefined"]:
+        return "right"
+    return ""
+
+
 #: nodes evaluated by the witness (a machine-independent measure of its work)
 _WORK = [0]
 
@@ -203,11 +224,15 @@ class Witness:
 
 def run(lhs: Any, rhs: Any, relation: str, seed: int, *, digits: tuple[int, ...], n_random: int,
         n_special: int, n_breaks: int, stop_at_differ: bool = True, work: float = float("inf"),
-        limits_allowed: bool = True) -> Witness:
+        limits_allowed: bool = True, lopsided: bool | str = False) -> Witness:
     """Evaluate ``lhs relation rhs`` at the points of :func:`derive.kernel.points.generate`.
 
     No new point is started once ``work`` expression nodes have been evaluated
     (a count, not a time: the same points on every machine) and one point agreed.
+    With ``lopsided``, a *random* point where one side has a value and the other
+    is undefined counts as a difference: random points miss the isolated
+    singularities of an identity (x/x at 0), so one side undefined there means
+    the two differ on a region (the witness of a proof, never a refutation).
     """
     start = _WORK[0]
     exprs = [e for side in (lhs, rhs) for e in _flat(sp.sympify(side, strict=True))]
@@ -226,6 +251,13 @@ def run(lhs: Any, rhs: Any, relation: str, seed: int, *, digits: tuple[int, ...]
             reason = reason or res.reason
             continue
         if res.status == "undefined":
+            if lopsided and (point.label == "random" or lopsided == "everywhere"):
+                side = _undefined_side(lhs, rhs, point, digits[0])
+                if side:
+                    differ = PointResult("differ", point, digits=digits[0], reason=(
+                        f"the {side} side is undefined at a {point.label} point, the other is not"))
+                    if stop_at_differ:
+                        break
             continue
         if res.status == "unknown":
             unknown += 1
@@ -241,16 +273,22 @@ def run(lhs: Any, rhs: Any, relation: str, seed: int, *, digits: tuple[int, ...]
     return Witness(agreed, evaluated, differ, reason, unknown, special)
 
 
-def confirm(lhs: Any, rhs: Any, relation: str, seed: int, work: int = 5_000) -> Witness:
+def confirm(lhs: Any, rhs: Any, relation: str, seed: int, work: int = 5_000, *, everywhere: bool = False) -> Witness:
     """The witness of a proved step: 2 random, up to 2 special and 1 breakpoint point at 30 (then 60) digits.
 
     The witness of a proof is a check of sympy's algebra, which errs on whole regions (a branch, a sign)
     rather than at single points; the counterexample search of an unproved step (:func:`search`) is
     the one that hunts measure-zero failures, with 24 special and 8 breakpoint points.
 
-    Stops starting new points once ``work`` nodes were evaluated and one point agreed.
+    Stops starting new points once ``work`` nodes were evaluated and one point agreed. With ``everywhere``
+    (a proof that took a limit by sympy's ``doit()``: sympy's limits hold for generic values of the other
+    symbols), one side undefined where the other has a value is a difference at special points too.
     """
-    return run(lhs, rhs, relation, seed, digits=CONFIRM_DIGITS, n_random=2, n_special=2, n_breaks=1, work=work)
+    if everywhere:  # the special points are where a generic limit goes wrong: evaluate them all
+        return run(lhs, rhs, relation, seed, digits=CONFIRM_DIGITS, n_random=2, n_special=8, n_breaks=2,
+                   work=max(work, 60_000), lopsided="everywhere")
+    return run(lhs, rhs, relation, seed, digits=CONFIRM_DIGITS, n_random=2, n_special=2, n_breaks=1, work=work,
+               lopsided=True)
 
 
 def search(lhs: Any, rhs: Any, relation: str, seed: int, *, n_random: int = 10) -> Witness:
