@@ -55,7 +55,7 @@ class BeamerSettings:
     aspectratio: str = "169"
     theme: str = "default"
     steps_per_frame: int = 4
-    max_lines: int = 15
+    max_lines: int = 16
     symbol_names: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -131,11 +131,11 @@ def _words_height(text: str, chars: int = 75) -> float:
 
 def capacity(s: BeamerSettings, derivation: Derivation | None = None) -> float:
     """The height a frame's content may take, in em: ``max_lines`` lines of text, less the second line
-    of a frame title too long for one (about 55 characters of the title font fit a line)."""
+    of a frame title too long for one (about 66 characters of the title font fit a line)."""
     extra = 0.0
     if derivation is not None:
         title = derivation.title.replace("$", "").replace("\\", "") + " (continued)"
-        extra = 1.6 * (len(title) // 55)
+        extra = 2.0 * (len(title) // 66)
     return s.max_lines * LINE - extra
 
 
@@ -144,8 +144,9 @@ def _tail_height(derivation: Derivation, s: BeamerSettings) -> float:
     from .layout import tex_height
 
     defs = definitions_latex(derivation, s.symbol_names)
-    out = max(tex_height(r"\quad".join(defs)), LINE) + 0.6 if defs else 0.0
-    return out + (0.9 * (1 + len("; ".join(map(str, derivation.citations))) // 110) if derivation.citations else 0.0)
+    out = 0.91 * max(tex_height(r"\quad".join(defs)), LINE) + 0.3 if defs else 0.0  # \small: 10 of 11 pt
+    cites = "; ".join(map(str, derivation.citations))
+    return out + (1.0 * (1 + len(cites) // 100) if cites else 0.0)
 
 
 def _head_height(derivation: Derivation, s: BeamerSettings) -> float:
@@ -185,8 +186,9 @@ def chunks(derivation: Derivation, s: BeamerSettings) -> list[list[tuple[int, St
             last = j == len(pieces) - 1
             cost = height(lines) + (why if last else 0.0) + (tail if last and k == len(exprs) else 0.0)
             if out[-1] and (len(out[-1]) >= s.steps_per_frame or used + cost > room):
-                out.append([])
-                used = height(_repeat(out[-2], s, derivation)) if j == 0 else 0.0
+                repeat = height(_repeat(out[-1], s, derivation)) if j == 0 else 0.0
+                out.append(_Chunk(repeat=bool(repeat) and repeat + cost <= room))
+                used = repeat if out[-1].repeat else 0.0
             # a step too tall for a frame continues on the next: only its first piece has the relation
             out[-1].append((k, step if j == 0 else _Continued(step, last), lines))
             used += cost
@@ -204,6 +206,14 @@ def _repeat(previous: list[tuple[int, Step, list[str]]], s: BeamerSettings, d: D
         return []
     lines = [line for _, _, piece in previous[k:] for line in piece]
     return lines if height(lines) <= REPEAT_SHARE * capacity(s, d) else []
+
+
+class _Chunk(list):
+    """The steps of one frame; ``repeat``: the frame starts from the previous frame's last expression."""
+
+    def __init__(self, repeat: bool = True) -> None:
+        super().__init__()
+        self.repeat = repeat
 
 
 class _Continued:
@@ -298,7 +308,10 @@ def frame(derivation: Derivation, s: BeamerSettings) -> str:
                         for k, a in enumerate(derivation.assumptions, 1)]
                 out.append(r"\par}")
         if chunk:
-            start = breaker.lines(named(derivation, s)[0]) if c == 0 or not parts[c - 1] else _repeat(parts[c - 1], s, derivation)
+            if c == 0 or not parts[c - 1]:
+                start = breaker.lines(named(derivation, s)[0])
+            else:
+                start = _repeat(parts[c - 1], s, derivation) if getattr(chunk, "repeat", True) else []
             out.append(fit_to_width(_chain(start, chunk, s), max_height=r"0.9\textheight"))
         if c == len(parts) - 1:
             defs = definitions_latex(derivation, s.symbol_names)

@@ -232,8 +232,11 @@ def _fence_height(r: _Reader, scale: float, display: bool) -> tuple[float, float
         r.command()
     else:
         r.i += 1
-    tall = a[0] + a[1] > 1.5 * scale  # a stretched delimiter overshoots its content
-    return (a[0] + (0.2 if tall else 0.05) * scale, a[1] + (0.2 if tall else 0.05) * scale)
+    # TeX centres a stretched delimiter on the math axis and makes it nearly as tall as twice the
+    # content's larger half (\delimiterfactor 901, \delimitershortfall 5 pt)
+    half = max(a[0] - _AXIS * scale, a[1] + _AXIS * scale)
+    size = max(1.8 * half, 2 * half - 0.45 * scale, 1.0 * scale) + 0.1 * scale
+    return max(a[0], _AXIS * scale + size / 2), max(a[1], size / 2 - _AXIS * scale)
 
 
 def _height(tex: str, scale: float = 1.0, display: bool = True) -> tuple[float, float]:
@@ -262,7 +265,8 @@ def _height(tex: str, scale: float = 1.0, display: bool = True) -> tuple[float, 
                     end = r.s.find("]", r.i)
                     r.i = end + 1 if end >= 0 else len(r.s)
                 a = _height(r.group_text(), scale, display)
-                box = (a[0] + 0.2 * scale, a[1] + 0.05 * scale)
+                tall = 0.1 * max(a[0] + a[1] - 1.0, 0.0)  # a taller radical sign: a bigger clearance
+                box = (a[0] + (0.25 + tall) * scale, a[1] + (0.1 + tall) * scale)
             elif cmd in ("sum", "prod", "int", "bigcup", "bigcap"):
                 box, big_op = ((1.0 * scale, 0.55 * scale), True) if display else ((0.75 * scale, 0.3 * scale), False)
                 last = box
