@@ -131,11 +131,11 @@ def _words_height(text: str, chars: int = 75) -> float:
 
 def capacity(s: BeamerSettings, derivation: Derivation | None = None) -> float:
     """The height a frame's content may take, in em: ``max_lines`` lines of text, less the second line
-    of a frame title too long for one (about 66 characters of the title font fit a line)."""
+    of a frame title too long for one (about 72 characters of the title font fit a line)."""
     extra = 0.0
     if derivation is not None:
         title = derivation.title.replace("$", "").replace("\\", "") + " (continued)"
-        extra = 2.0 * (len(title) // 66)
+        extra = 2.0 * (len(title) // 72)
     return s.max_lines * LINE - extra
 
 

@@ -416,9 +416,20 @@ class Breaker:
 
         self.budget = budget
         self.printer = LatexPrinter({"symbol_names": symbol_names or {}})
+        self._tex: dict[Any, str] = {}
 
     def tex(self, expr: Any) -> str:
-        return fold_exponent_fractions(self.printer.doprint(expr))
+        """The LaTeX of ``expr`` (remembered: a broken line prints its parts again)."""
+        try:
+            return self._tex[expr]
+        except (KeyError, TypeError):
+            pass
+        out = fold_exponent_fractions(self.printer.doprint(expr))
+        try:
+            self._tex[expr] = out
+        except TypeError:  # an unhashable expression (a mutable matrix)
+            pass
+        return out
 
     def lines(self, expr: Any, budget: float | None = None) -> list[str]:
         """The lines of ``expr``; the 2nd and later lines of a sum start with their sign (``+ x``, ``- y``)."""

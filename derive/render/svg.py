@@ -61,18 +61,49 @@ class SvgSettings(SelectionSettings):
 
 @contextlib.contextmanager
 def _svg11() -> Iterator[Any]:
-    """ziamath with SVG 1.1 output; the global switch is restored afterwards."""
+    """ziamath with SVG 1.1 output and rows measured once (:func:`_row_height`); both restored afterwards."""
     try:
         import ziamath
+        from ziamath.nodes.mrow import Mrow
     except ImportError:
         raise MissingDependencyError(
             "SVG output needs ziamath: pip install 'derive[slides]'") from None
-    old = ziamath.config.svg2
+    old, measure = ziamath.config.svg2, Mrow._get_height_nostretch
     ziamath.config.svg2 = False
+    Mrow._get_height_nostretch = _row_height(measure)
     try:
         yield ziamath
     finally:
         ziamath.config.svg2 = old
+        Mrow._get_height_nostretch = measure
+
+
+def _free_stretchy(line: list[ET.Element]) -> bool:
+    """Whether an operator under ``line`` stretches to its row's height (a fence without a fixed size)."""
+    from ziamath import operators
+    from ziamath.nodes.nodetools import elementtext
+
+    for child in line:
+        for mo in child.iter("mo"):
+            if mo.get("stretchy") == "false" or "minsize" in mo.attrib or "maxsize" in mo.attrib:
+                continue
+            text = elementtext(mo)
+            if mo.get("stretchy", "false") != "false" or any(
+                    operators.get_params(text, form).get("stretchy", "false") != "false"
+                    for form in ("prefix", "postfix", "infix")):
+                return True
+    return False
+
+
+def _row_height(measure: Any) -> Any:
+    """ziamath's pre-pass of a row (each child laid out once more without its stretchy operators, to find
+    how tall they must be, so nested rows cost 2^depth layouts), run only when the row has an operator
+    that uses the result: one that stretches and has no fixed size. Elsewhere the height is not read."""
+
+    def height(self: Any, line: list[ET.Element], **kwargs: Any) -> tuple[float, float]:
+        return measure(self, line, **kwargs) if _free_stretchy(line) else (0.0, 0.0)
+
+    return height
 
 
 def wrap_text(text: str, width: int) -> str:
@@ -161,7 +192,7 @@ def _rows(d: Derivation, s: SvgSettings) -> list[tuple[str, str, str]]:
     exprs = [d.start, *(st.expr for st in d.steps)]
     where: list = []
     if max(tex_width(breaker.tex(e)) for e in exprs) > SVG_BUDGET:  # long: name repeats, break lines
-        exprs, where = name_repeats(exprs, symbol_names=symbols)
+        exprs, where = name_repeats(exprs, symbol_names=symbols, entry_width=ENTRY_WIDTH)
     start = breaker.lines(exprs[0])
     first = breaker.lines(exprs[1])
     alone = len(start) > 1 or start_alone(start[0], first[0])
@@ -180,6 +211,8 @@ def _rows(d: Derivation, s: SvgSettings) -> list[tuple[str, str, str]]:
 
 #: widest formula line of an image, in em (:func:`derive.render.layout.tex_width`); wider ones are broken
 SVG_BUDGET = 40.0
+#: a matrix entry wider than this (em) in a formula too wide for a line is named in the "where" rows
+ENTRY_WIDTH = 14.0
 
 
 def _fmt(x: float) -> str:
