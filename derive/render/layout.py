@@ -579,7 +579,7 @@ def name_repeats(exprs: list[Any], min_width: float = 10.0, limit: int = 6,
     printer = LatexPrinter({"symbol_names": symbol_names or {}})
     names: list[tuple[Any, Any]] = []
     current = list(exprs)
-    for k in range(1, limit + 1):
+    for _ in range(limit):
         counts: dict[Any, int] = {}
         for e in current:
             if not isinstance(e, sp.Basic):

@@ -30,6 +30,7 @@ from typing import Any
 from ..core import Derivation
 from ..exceptions import InputError, MissingDependencyError
 from .latex import REL_TEX, SelectionSettings, checked_settings, expr_latex, start_alone, step_pair
+from .textmath import mark_math
 
 
 @dataclass(frozen=True)
@@ -147,14 +148,15 @@ def _size(inner: str) -> str:
 def ziamath_tex(tex: str) -> str:
     r"""LaTeX that ziamath lays out quickly and correctly.
 
-    * ``\left[\begin{matrix}...\end{matrix}\right]`` becomes ``bmatrix`` (the matrix draws its brackets);
+    * ``\left[\begin{matrix}...\end{matrix}\right]`` becomes ``{bmatrix}`` (the matrix draws its brackets,
+      in a group of its own: else they stretch to the tallest thing on the line);
     * every other ``\left X ... \right Y`` becomes fixed-size delimiters (``\Big(`` ... ``\Big)``) chosen
       from what they enclose. ziamath lays out the content of each stretchy pair twice, so nested pairs
       cost 2^depth layouts (a minute and more for the worked examples), and a ``\substack`` inside a
       stretchy bracket drew a bracket several thousand px tall.
     """
     tex = re.sub(r"\\left\[\s*\\begin\{matrix\}((?:(?!\\begin\{matrix\}|\\end\{matrix\}).)*)"
-                 r"\\end\{matrix\}\s*\\right\]", r"\\begin{bmatrix}\1\\end{bmatrix}", tex, flags=re.S)
+                 r"\\end\{matrix\}\s*\\right\]", r"{\\begin{bmatrix}\1\\end{bmatrix}}", tex, flags=re.S)
     out, stack, last = [], [], 0
     for m in _FENCE.finditer(tex):
         out.append(tex[last:m.start()])
@@ -243,7 +245,7 @@ def derivation_svg(derivation: Derivation, **settings: Any) -> str:
         for lhs, rhs, note in rows:
             left = zm.Latex(ziamath_tex(lhs), size=size, color=s.color) if lhs else None
             right = zm.Latex(ziamath_tex(rhs), size=size, color=s.color)
-            text = (zm.Text(wrap_text(note, s.wrap), size=0.75 * size, color="#505050",
+            text = (zm.Text(wrap_text(mark_math(note), s.wrap), size=0.75 * size, color="#505050",
                             linespacing=1.3)
                     if note and s.justifications else None)
             drawn.append((left, right, text))
