@@ -59,7 +59,7 @@ class SlidesSettings:
     fragments: bool = True
     title: str = ""
     steps_per_slide: int = 4
-    max_lines: int = 19
+    max_lines: int = 18
     symbol_names: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -151,16 +151,38 @@ def chunks(d: Derivation, s: SlidesSettings) -> list[list[tuple[int, Any, list[s
     exprs, _ = named(d, s)
     room = s.max_lines * LINE
     out: list[list[tuple[int, Any, list[str]]]] = [[]]
-    used = _height(breaker.lines(exprs[0])) + _words("; ".join(a.text for a in d.assumptions))
+    start = _height(breaker.lines(exprs[0]))
+    used = start + _words("; ".join(a.text for a in d.assumptions))
     for k, (step, expr) in enumerate(zip(d.steps, exprs[1:], strict=True), 1):
         lines = breaker.lines(expr)
         cost = _height(lines) + (_words(step.justification) if s.justifications else 0.0)
-        if out[-1] and (len(out[-1]) >= s.steps_per_slide or used + cost > room):
-            out.append([])
-            used = _height(out[-2][-1][2])
+        cost += _tail_height(d, s) if k == len(d.steps) else 0.0
+        if len(out[-1]) >= s.steps_per_slide or used + cost > room and (out[-1] or len(out) == 1 and used > start):
+            # a new slide from the last expression (the start, after a first slide with the assumptions
+            # only); without it when the step alone fills the slide
+            last = out[-1][-1][2] if out[-1] else breaker.lines(exprs[0])
+            out.append(_Slide(repeat=_height(last) + cost <= room))
+            used = _height(last) if out[-1].repeat else 0.0
         out[-1].append((k, step, lines))
         used += cost
     return out
+
+
+def _tail_height(d: Derivation, s: SlidesSettings) -> float:
+    """The last slide's "where" line (inline math: fractions make it taller) and source line."""
+    from .layout import tex_height
+
+    defs = definitions_latex(d, s.symbol_names)
+    out = _words(" ".join(defs)) + 0.5 * max(tex_height(x) for x in defs) if defs else 0.0
+    return out + (LINE if d.citations else 0.0)
+
+
+class _Slide(list):
+    """The steps of one slide; ``repeat``: it starts from the last expression of the slide before."""
+
+    def __init__(self, repeat: bool = True) -> None:
+        super().__init__()
+        self.repeat = repeat
 
 
 def _where(d: Derivation, s: SlidesSettings) -> list[list[str]]:
@@ -204,7 +226,11 @@ def _tail(d: Derivation, s: SlidesSettings) -> list[str]:
 def _start_lines(d: Derivation, parts: list, c: int, s: SlidesSettings) -> list[str]:
     from .layout import Breaker
 
-    return Breaker(SLIDE_BUDGET, _names(s)).lines(named(d, s)[0][0]) if c == 0 else parts[c - 1][-1][2]
+    if not getattr(parts[c], "repeat", True):
+        return []
+    if c == 0 or not parts[c - 1]:
+        return Breaker(SLIDE_BUDGET, _names(s)).lines(named(d, s)[0][0])
+    return parts[c - 1][-1][2]
 
 
 def _where_slides(d: Derivation, s: SlidesSettings, level: str) -> list[list[str]]:
@@ -222,8 +248,9 @@ def _where_slides(d: Derivation, s: SlidesSettings, level: str) -> list[list[str
 def _revealjs(d: Derivation, s: SlidesSettings) -> list[list[str]]:
     parts, slides = chunks(d, s), []
     for c, part in enumerate(parts):
+        start = _start_lines(d, parts, c, s)
         out = [_REVEAL_SLIDE, "", *_head(d, "###", bool(c), "revealjs"),
-               _html(f"$$ {_math(_start_lines(d, parts, c, s))} $$"), ""]
+               *([_html(f"$$ {_math(start)} $$"), ""] if start else [])]
         for j, (k, step, lines) in enumerate(part, 1):
             css, index = ("fragment", j) if s.fragments else ("", 0)
             out += [_html(f"$$ {_math(lines, REL_TEX[step.relation])} $$", css, index), ""]
@@ -238,7 +265,8 @@ def _marp(d: Derivation, s: SlidesSettings) -> list[list[str]]:
     parts, slides = chunks(d, s), []
     bullet = "*" if s.fragments else "-"
     for c, part in enumerate(parts):
-        out = _head(d, "##", bool(c)) + ["$$", _math(_start_lines(d, parts, c, s)), "$$", ""]
+        start = _start_lines(d, parts, c, s)
+        out = _head(d, "##", bool(c)) + (["$$", _math(start), "$$", ""] if start else [])
         for k, step, lines in part:
             out += [f"{bullet} $$", f"  {_math(lines, REL_TEX[step.relation])}", "  $$"]
             if s.justifications:
