@@ -177,6 +177,17 @@ def ziamath_tex(tex: str) -> str:
     return re.sub(r"\\middle\s*([|/])", r"\\Bigg\1", "".join(out))  # \middle needs a \left around it
 
 
+#: characters of justifications that the STIX Two font has no glyph for, and math that draws them
+_NO_GLYPH = {"ᵀ": "$^{T}$"}
+
+
+def _drawable(text: str) -> str:
+    """``text`` with the characters the font lacks written as math (``QKᵀ`` as ``QK$^{T}$``)."""
+    for char, math in _NO_GLYPH.items():
+        text = text.replace(char, math)
+    return text
+
+
 def _rows(d: Derivation, s: SvgSettings) -> list[tuple[str, str, str]]:
     """(left side, relation and right side, justification) per row, as LaTeX/text."""
     names = s.symbol_names
@@ -245,7 +256,7 @@ def derivation_svg(derivation: Derivation, **settings: Any) -> str:
         for lhs, rhs, note in rows:
             left = zm.Latex(ziamath_tex(lhs), size=size, color=s.color) if lhs else None
             right = zm.Latex(ziamath_tex(rhs), size=size, color=s.color)
-            text = (zm.Text(wrap_text(mark_math(note), s.wrap), size=0.75 * size, color="#505050",
+            text = (zm.Text(wrap_text(_drawable(mark_math(note)), s.wrap), size=0.75 * size, color="#505050",
                             linespacing=1.3)
                     if note and s.justifications else None)
             drawn.append((left, right, text))
