@@ -91,6 +91,11 @@ class Step:
         relation: one of ``"="``, ``"<="``, ``"<"``, ``">="``, ``">"``: how
             ``expr`` relates to the previous expression.
         citation: the source of the step, if it has one.
+        display: an expression shown instead of ``expr`` on every surface,
+            when sympy's evaluated form reads badly (``Add(a, -b, evaluate=False)``
+            keeps ``a - b`` as written). The kernel proves it equal to ``expr``
+            (without sympy's ``doit()``); if it cannot, the step is undecided, so a
+            display form can never show another claim than the one proved.
     """
 
     expr: Any
@@ -98,6 +103,7 @@ class Step:
     rule: Rule | None = None
     relation: str = "="
     citation: Citation | None = None
+    display: Any = None
 
     def __post_init__(self) -> None:
         if isinstance(self.expr, (str, bytes)):
@@ -113,6 +119,9 @@ class Step:
             )
         if not isinstance(self.justification, str) or not self.justification.strip():
             raise DerivationDefinitionError("every step needs a justification in words")
+        if self.display is not None and (isinstance(self.display, (str, bytes)) or not _is_expression(self.display)):
+            raise DerivationDefinitionError(
+                f"a step's display form must be a sympy expression, not {type(self.display).__name__}")
 
 
 @dataclass(frozen=True)
@@ -144,6 +153,11 @@ class Derivation:
             ``Substitute`` use an ``Eq`` premise and a side condition (the index
             of ``SiftDelta`` inside its range) use an inequality premise; the
             claim is then proved *under* them, and every surface shows them.
+        instance: for a derivation that proves a law only at fixed sizes, which
+            ones (``"n = 3 tokens, P a 3-cycle"``); its title must say "for …"
+            too. Empty for a law proved at symbolic sizes and for worked
+            examples (``example.*``), whose numbers are the point. Every
+            surface shows an instance's verdict as "proved for this instance".
     """
 
     name: str
@@ -158,6 +172,7 @@ class Derivation:
     notes: tuple[str, ...] = ()
     auto_identity_check: bool = True
     premises: tuple[Any, ...] = ()
+    instance: str = ""
     meta: dict = field(default_factory=dict, compare=False, hash=False)
 
     def __post_init__(self) -> None:
@@ -179,6 +194,8 @@ class Derivation:
         for k, step in enumerate(self.steps, 1):
             if not isinstance(step, Step):
                 raise DerivationDefinitionError(f"{self.name}: step {k} is not a Step")
+        if not isinstance(self.instance, str):
+            raise DerivationDefinitionError(f"{self.name}: instance must be text, e.g. 'n = 3'")
         for p in self.premises:
             pair = isinstance(p, tuple) and len(p) == 2 and all(_is_expression(x) for x in p)
             if not (pair or (hasattr(p, "lhs") and hasattr(p, "rhs") and hasattr(p, "free_symbols"))):

@@ -78,6 +78,14 @@ def _decide(before: Any, step: Any, budget: float, seed: int, ctx: primitives.Co
             done: Any) -> StepResult:
     claimed, relation, rule = step.expr, step.relation, step.rule
     vacuous = _structurally_same(before, claimed)
+    display = getattr(step, "display", None)
+    if display is not None:
+        phase[0] = "the display form"
+        shown = strategies.prove(display, claimed, "=", 0.1 * budget)
+        if not (shown.proved and not shown.used_doit):
+            return done(Verdict.UNDECIDED, "display form not proved equal",
+                        detail="the step's display form is not proved equal to its expression, so the step would "
+                               "show another claim than the one checked; not proved", vacuous=vacuous)
     prefix = ""
     notes: list[str] = []
     target, lhs_for_witness = before, before
@@ -95,7 +103,10 @@ def _decide(before: Any, step: Any, budget: float, seed: int, ctx: primitives.Co
                 p = strategies.prove(a, b, "=", 0.1 * budget)
                 return p.proved and not p.used_doit
 
-            reason = primitives.check(rule, before, ctx, prove_equal)
+            try:
+                reason = primitives.check(rule, before, ctx, prove_equal)
+            except (ValueError, TypeError, AttributeError, NotImplementedError, ArithmeticError) as exc:
+                reason = f"its side conditions could not be checked ({type(exc).__name__})"
             if reason is not None:
                 # outside its conditions the rule is no evidence: the step must stand without it
                 notes.append(f"{rule.name} used outside its conditions ({reason}); the step is checked without it")
