@@ -263,7 +263,7 @@ def named(derivation: Derivation, s: BeamerSettings) -> tuple[Any, Any, list[Any
     where: list[tuple[Any, Any]] = []
     if max(tex_width(breaker.tex(e)) for e in exprs) > FRAME_BUDGET:
         exprs, where = name_repeats(exprs, symbol_names=breaker.printer._settings["symbol_names"],
-                                    entry_width=ENTRY_WIDTH)
+                                    entry_width=ENTRY_WIDTH, matrices=True)
     return exprs[0], exprs[-1], exprs[1:], where
 
 

@@ -557,14 +557,15 @@ def aligned_lines(lines: list[str], relation: str = "", indent: str = r"\quad") 
 
 
 def name_repeats(exprs: list[Any], min_width: float = 10.0, limit: int = 6,
-                 symbol_names: dict | None = None,
-                 entry_width: float | None = None) -> tuple[list[Any], list[tuple[Any, Any]]]:
+                 symbol_names: dict | None = None, entry_width: float | None = None,
+                 matrices: bool = False) -> tuple[list[Any], list[tuple[Any, Any]]]:
     r"""Name large subexpressions that occur at least twice in ``exprs`` (``\xi_1``, ``\xi_2`` ...; a matrix ``\Xi_k``).
 
     Args:
         exprs: the expressions of a chain (start and steps).
         min_width: only subexpressions at least this wide (em) are named.
         limit: at most this many names of repeated subexpressions.
+        matrices: also name an explicit matrix that repeats (``\Xi_1``).
         entry_width: then also name each matrix entry still wider than this (em), so that a wide
             matrix shows its shape and the entry is given in full in the "where" list (``None``: no).
 
@@ -585,7 +586,7 @@ def name_repeats(exprs: list[Any], min_width: float = 10.0, limit: int = 6,
             if not isinstance(e, sp.Basic):
                 continue
             for node in sp.preorder_traversal(e):
-                explicit = isinstance(node, sp.ImmutableMatrix)  # a repeated matrix is named too
+                explicit = matrices and isinstance(node, sp.ImmutableMatrix)
                 if explicit or node.args and not isinstance(node, (sp.MatrixBase, sp.Tuple)) and node.is_commutative \
                         and not node.is_Number and not (isinstance(node, sp.Expr) and node.could_extract_minus_sign()):
                     counts[node] = counts.get(node, 0) + 1

@@ -138,7 +138,7 @@ def named(d: Derivation, s: SlidesSettings) -> tuple[list[Any], list[tuple[Any, 
     exprs = [d.start, *(st.expr for st in d.steps)]
     if max(tex_width(breaker.tex(e)) for e in exprs) <= SLIDE_BUDGET:
         return exprs, []
-    return name_repeats(exprs, symbol_names=_names(s), entry_width=ENTRY_WIDTH)
+    return name_repeats(exprs, symbol_names=_names(s), entry_width=ENTRY_WIDTH, matrices=True)
 
 
 def chunks(d: Derivation, s: SlidesSettings) -> list[list[tuple[int, Any, list[str]]]]:
