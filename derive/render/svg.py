@@ -150,6 +150,7 @@ def ziamath_tex(tex: str) -> str:
 
     * ``\left[\begin{matrix}...\end{matrix}\right]`` becomes ``{bmatrix}`` (the matrix draws its brackets,
       in a group of its own: else they stretch to the tallest thing on the line);
+    * a sum's ``\substack`` limits are written on one line beside the sign, separated by commas;
     * every other ``\left X ... \right Y`` becomes fixed-size delimiters (``\Big(`` ... ``\Big)``) chosen
       from what they enclose. ziamath lays out the content of each stretchy pair twice, so nested pairs
       cost 2^depth layouts (a minute and more for the worked examples), and a ``\substack`` inside a
@@ -174,7 +175,27 @@ def ziamath_tex(tex: str) -> str:
     out.append(tex[last:])
     for k, opening in stack:  # unmatched \left: keep the delimiter, unsized
         out[k] = "" if opening == "." else opening
-    return re.sub(r"\\middle\s*([|/])", r"\\Bigg\1", "".join(out))  # \middle needs a \left around it
+    tex = re.sub(r"\\middle\s*([|/])", r"\\Bigg\1", "".join(out))  # \middle needs a \left around it
+    return _one_line_limits(tex)
+
+
+def _one_line_limits(tex: str) -> str:
+    r"""``\sum_{\substack{a \\ b}}`` as ``{\sum}_{a,\; b}``, limits beside the sign: ziamath draws a stack of
+    limits under a sum across the fraction bar below it, and wide limits under it over their neighbours."""
+    from .layout import _matching
+
+    out, i = [], 0
+    pattern = re.compile(r"\\(sum|prod)_\{\\substack\{")
+    while True:
+        m = pattern.search(tex, i)
+        if not m:
+            out.append(tex[i:])
+            return "".join(out)
+        inner_end = _matching(tex, m.end() - 1)
+        outer_end = _matching(tex, m.start() + len(m.group(1)) + 2)
+        rows = [r.strip() for r in tex[m.end():inner_end - 1].split(r"\\")]
+        out.append(tex[i:m.start()] + "{\\" + m.group(1) + "}_{" + r",\; ".join(rows) + "}")
+        i = outer_end
 
 
 #: characters of justifications that the STIX Two font has no glyph for, and math that draws them
