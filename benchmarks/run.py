@@ -33,6 +33,7 @@ FIGURES = {
     "startup": "benchmarks.fig_startup",
     "docs": "benchmarks.fig_docs",
     "power": "benchmarks.fig_power",
+    "svg": "benchmarks.fig_svg",
 }
 
 

@@ -39,8 +39,9 @@ class BeamerSettings:
         steps_per_frame: at most this many steps on one frame; a longer chain
             continues on further frames ("(continued)"), each starting from
             the last expression of the one before.
-        max_lines: about this many lines of formula (steps and justifications) on one frame; wide
-            formulas are broken into lines (:mod:`derive.render.layout`), never shrunk below the text size.
+        max_lines: a frame's content is at most about this many lines of text high (:func:`capacity`);
+            wide formulas are broken into lines (:mod:`derive.render.layout`), tall chains continue on
+            further frames, and nothing is shrunk below the text size.
         symbol_names: extra ``Symbol -> LaTeX`` spellings.
 
     Raises:
@@ -54,7 +55,7 @@ class BeamerSettings:
     aspectratio: str = "169"
     theme: str = "default"
     steps_per_frame: int = 4
-    max_lines: int = 11
+    max_lines: int = 16
     symbol_names: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -99,47 +100,120 @@ def _rows(lines: list[str], relation: str, k: int | None, s: BeamerSettings) -> 
 
 
 def _why(k: int, step: Step, overlay: int, s: BeamerSettings) -> str:
-    words = (r"\parbox[t]{0.8\linewidth}{\raggedright\small\color{black!70}"
-             rf"\textbf{{({k})}} {escape_text(step.justification)}}}")
+    # \small black text (not faint grey footnotes): legible from the back of a room
+    words = (r"\parbox[t]{0.85\linewidth}{\raggedright\small"
+             rf"\textbf{{\color{{structure}}({k})}} {escape_text(step.justification)}}}")
     return "&" + _reveal(overlay, r"\qquad " + words, s)
 
 
+#: em of the 11 pt text: a line of text, the space between rows of ``aligned`` (\jot), and what a
+#: centred display adds above and below it
+LINE, JOT, DISPLAY = 1.24, 0.27, 1.4
+
+
+def row_height(line: str) -> float:
+    """Height of one row of an ``aligned`` block, in em (:func:`~derive.render.layout.tex_height`)."""
+    from .layout import tex_height
+
+    return max(tex_height(line) + 0.1, LINE) + JOT
+
+
 def height(lines: list[str]) -> float:
-    """Rough height of formula lines, in lines of text: a fraction, a sum or a matrix counts double (or more)."""
-    total = 0.0
-    for line in lines:
-        tall = any(t in line for t in (r"\frac", r"\sum", r"\prod", r"\sqrt", r"\begin{matrix}", r"\substack"))
-        rows = line.count(r"\\") + 1 if r"\begin{matrix}" in line else 1
-        total += max(2.0 if tall else 1.2, 1.6 * rows)
-    return total
+    """Height of formula lines stacked in an ``aligned`` block, in em."""
+    return sum(row_height(line) for line in lines)
 
 
-def _words_height(text: str) -> float:
-    return 1.0 + len(text) // 95
+def _words_height(text: str, chars: int = 75) -> float:
+    r"""Height of a ``\small`` paragraph of ``text`` (about ``chars`` characters a line), in em."""
+    plain = len(text.replace("$", "").replace("\\", ""))
+    return 1.1 * (1 + plain // chars) + JOT
+
+
+def capacity(s: BeamerSettings, derivation: Derivation | None = None) -> float:
+    """The height a frame's content may take, in em: ``max_lines`` lines of text, less the second line
+    of a frame title too long for one (about 72 characters of the title font fit a line)."""
+    extra = 0.0
+    if derivation is not None:
+        title = derivation.title.replace("$", "").replace("\\", "") + " (continued)"
+        extra = 2.0 * (len(title) // 72)
+    return s.max_lines * LINE - extra
+
+
+def _tail_height(derivation: Derivation, s: BeamerSettings) -> float:
+    """The last frame's "where" line and source line."""
+    from .layout import tex_height
+
+    defs = definitions_latex(derivation, s.symbol_names)
+    out = 0.91 * max(tex_height(r"\quad".join(defs)), LINE) + 0.3 if defs else 0.0  # \small: 10 of 11 pt
+    cites = "; ".join(map(str, derivation.citations))
+    return out + (1.0 * (1 + len(cites) // 100) if cites else 0.0)
+
+
+def _head_height(derivation: Derivation, s: BeamerSettings) -> float:
+    """The first frame's claim and assumptions."""
+    out = 1.1 + DISPLAY + height(_claim_rows(derivation, s))
+    return out + sum(_words_height(a.text, 100) for a in derivation.assumptions)
+
+
+#: a step's previous expression is repeated at the top of a continued frame when it is at most this share of it
+REPEAT_SHARE = 0.35
 
 
 def chunks(derivation: Derivation, s: BeamerSettings) -> list[list[tuple[int, Step, list[str]]]]:
-    """The steps cut into frames: at most ``steps_per_frame`` steps and about ``max_lines`` lines each
-    (:func:`height`); the first frame also holds the claim and the assumptions."""
+    """The steps cut into frames: at most ``steps_per_frame`` steps and :func:`capacity` each
+    (:func:`height`). The first frame holds the claim and the assumptions and, when they leave room, the
+    start of the chain; a chain that does not fit continues on further frames, a step taller than a frame
+    is cut into pieces (the later ones without the relation sign). An empty first chunk: the chain starts
+    on the second frame."""
     breaker = _breaker(s)
-    out: list[list[tuple[int, Step, list[str]]]] = [[]]
-    claim = _claim_rows(derivation, s)
+    room = capacity(s, derivation) - DISPLAY
     start, _, exprs, _ = named(derivation, s)
-    used = height(breaker.lines(start)) + 1.0
-    if len(claim) <= CLAIM_ALONE:  # else the claim has a frame of its own
-        used += height(claim) + sum(_words_height(a.text) for a in derivation.assumptions) + 1.0
+    start_lines = breaker.lines(start)
+    head = _head_height(derivation, s)
+    out: list[list[tuple[int, Step, list[str]]]] = [[]]
+    first = breaker.lines(exprs[0]) if exprs else []
+    first_cost = height(first[:3]) + (_words_height(derivation.steps[0].justification) if s.justifications else 0)
+    if head + DISPLAY + height(start_lines) + first_cost > room + DISPLAY:
+        out.append([])  # the claim alone on the first frame; the chain starts on the next
+        used = height(start_lines)
+    else:
+        used = head + DISPLAY + height(start_lines)
+    tail = _tail_height(derivation, s)
     for k, (step, expr) in enumerate(zip(derivation.steps, exprs, strict=True), 1):
-        pieces = _pieces(breaker.lines(expr), s.max_lines - 3.0)
+        why = _words_height(step.justification) if s.justifications else 0.0
+        pieces = _pieces(breaker.lines(expr), room - why - LINE)
         for j, lines in enumerate(pieces):
             last = j == len(pieces) - 1
-            cost = height(lines) + (_words_height(step.justification) if s.justifications and last else 0)
-            if out[-1] and (len(out[-1]) >= s.steps_per_frame or used + cost > s.max_lines):
-                out.append([])
-                used = height(out[-2][-1][2][-1:])
+            cost = height(lines) + (why if last else 0.0) + (tail if last and k == len(exprs) else 0.0)
+            if out[-1] and (len(out[-1]) >= s.steps_per_frame or used + cost > room):
+                repeat = height(_repeat(out[-1], s, derivation)) if j == 0 else 0.0
+                out.append(_Chunk(repeat=bool(repeat) and repeat + cost <= room))
+                used = repeat if out[-1].repeat else 0.0
             # a step too tall for a frame continues on the next: only its first piece has the relation
             out[-1].append((k, step if j == 0 else _Continued(step, last), lines))
             used += cost
     return out
+
+
+def _repeat(previous: list[tuple[int, Step, list[str]]], s: BeamerSettings, d: Derivation) -> list[str]:
+    """The lines a continued frame starts from: the previous frame's last expression, if it is short."""
+    if not previous:
+        return []
+    k = len(previous) - 1
+    while k > 0 and isinstance(previous[k][1], _Continued):
+        k -= 1
+    if isinstance(previous[k][1], _Continued):  # the frame held only the rest of a step: no whole expression
+        return []
+    lines = [line for _, _, piece in previous[k:] for line in piece]
+    return lines if height(lines) <= REPEAT_SHARE * capacity(s, d) else []
+
+
+class _Chunk(list):
+    """The steps of one frame; ``repeat``: the frame starts from the previous frame's last expression."""
+
+    def __init__(self, repeat: bool = True) -> None:
+        super().__init__()
+        self.repeat = repeat
 
 
 class _Continued:
@@ -174,16 +248,22 @@ def _chain(start_lines: list[str], steps: Sequence[tuple[int, Step, list[str]]],
     return "\\begin{aligned}\n" + " \\\\\n".join(rows) + "\n\\end{aligned}"
 
 
+#: a matrix entry wider than this (em) in a formula too wide for a frame is named in the "where" list
+ENTRY_WIDTH = 12.0
+
+
 def named(derivation: Derivation, s: BeamerSettings) -> tuple[Any, Any, list[Any], list[tuple[Any, Any]]]:
     """``(start, end, step expressions, where)``: when a formula is wider than a frame, large repeated
-    subexpressions are named once (:func:`~derive.render.layout.name_repeats`) and listed on a last frame."""
+    subexpressions and wide matrix entries are named once (:func:`~derive.render.layout.name_repeats`)
+    and listed on the last frames."""
     from .layout import name_repeats, tex_width
 
     breaker = _breaker(s)
     exprs = [derivation.start, *(st.expr for st in derivation.steps)]  # the end is the last step's
     where: list[tuple[Any, Any]] = []
     if max(tex_width(breaker.tex(e)) for e in exprs) > FRAME_BUDGET:
-        exprs, where = name_repeats(exprs, symbol_names=breaker.printer._settings["symbol_names"])
+        exprs, where = name_repeats(exprs, symbol_names=breaker.printer._settings["symbol_names"],
+                                    entry_width=ENTRY_WIDTH, matrices=True)
     return exprs[0], exprs[-1], exprs[1:], where
 
 
@@ -193,7 +273,11 @@ def _claim_rows(derivation: Derivation, s: BeamerSettings) -> list[str]:
     first, last, _, _ = named(derivation, s)
     start, end = breaker.lines(first), breaker.lines(last)
     if len(start) == 1 and len(end) == 1:
-        return [f"{start[0]} {REL_TEX[derivation.relation]} {end[0]}"]
+        one = f"{start[0]} {REL_TEX[derivation.relation]} {end[0]}"
+        from .layout import tex_width
+
+        if tex_width(one) <= FRAME_BUDGET:
+            return [one]
     return _rows(start, "", None, s) + _rows(end, REL_TEX[derivation.relation], None, s)
 
 
@@ -203,8 +287,9 @@ def _claim(derivation: Derivation, s: BeamerSettings) -> str:
     return rows[0] if len(rows) == 1 else "\\begin{aligned}" + " \\\\ ".join(rows) + "\\end{aligned}"
 
 
-#: a claim of more lines than this has a frame of its own
-CLAIM_ALONE = 3
+def _frame_head(derivation: Derivation, title: str, c: int) -> list[str]:
+    return [r"\begin{frame}", rf"\typeout{{derive-frame: {derivation.name} {c + 1}}}", rf"\frametitle{{{title}}}",
+            rf"\framesubtitle{{\texttt{{{escape_text(derivation.name)}}}}}"]
 
 
 def frame(derivation: Derivation, s: BeamerSettings) -> str:
@@ -214,31 +299,28 @@ def frame(derivation: Derivation, s: BeamerSettings) -> str:
     frames = []
     for c, chunk in enumerate(parts):
         title = escape_text(derivation.title) + (r" \emph{(continued)}" if c else "")
-        out = [r"\begin{frame}", rf"\typeout{{derive-frame: {derivation.name} {c + 1}}}", rf"\frametitle{{{title}}}",
-               rf"\framesubtitle{{\texttt{{{escape_text(derivation.name)}}}}}"]
-        if c == 0:
-            claim = _claim(derivation, s)
-            out.append(r"{\small\textbf{Claim.}}")  # the first overlay: the claim and the assumptions
-            if len(_claim_rows(derivation, s)) > CLAIM_ALONE:  # a long claim gets a frame of its own
-                out += [fit_to_width(claim, max_height=r"0.7\textheight"), r"\end{frame}", r"\begin{frame}",
-                        rf"\frametitle{{{title} \emph{{(derivation)}}}}"]
-            else:
-                out.append(fit_to_width(claim, max_height=r"0.3\textheight"))
+        out = _frame_head(derivation, title, c)
+        if c == 0:  # the first overlay: the claim and the assumptions
+            out += [r"{\small\textbf{Claim.}}", fit_to_width(_claim(derivation, s), max_height=r"0.9\textheight")]
             if derivation.assumptions:
                 out.append(r"{\small\textbf{Assumptions.}")
                 out += [escape_text(a.text) + ("" if k == len(derivation.assumptions) else r"\\")
                         for k, a in enumerate(derivation.assumptions, 1)]
                 out.append(r"\par}")
-        start = breaker.lines(named(derivation, s)[0]) if c == 0 else parts[c - 1][-1][2]
-        out.append(fit_to_width(_chain(start, chunk, s), max_height=r"0.75\textheight"))
+        if chunk:
+            if c == 0 or not parts[c - 1]:
+                start = breaker.lines(named(derivation, s)[0])
+            else:
+                start = _repeat(parts[c - 1], s, derivation) if getattr(chunk, "repeat", True) else []
+            out.append(fit_to_width(_chain(start, chunk, s), max_height=r"0.9\textheight"))
         if c == len(parts) - 1:
             defs = definitions_latex(derivation, s.symbol_names)
             if defs:
                 where = r"\text{where }" + r", \quad ".join(defs)
-                out.append(r"{\small" + fit_to_width(where, max_height=r"0.12\textheight", center=False)
+                out.append(r"{\small" + fit_to_width(where, max_height=r"0.2\textheight", center=False)
                            + r"\par}")
             if derivation.citations:
-                out.append(r"\par{\scriptsize Source: "
+                out.append(r"\par{\small Source: "
                            + escape_text("; ".join(str(cite) for cite in derivation.citations)) + "}")
         out.append(r"\end{frame}")
         frames.append("\n".join(out))
@@ -248,6 +330,8 @@ def frame(derivation: Derivation, s: BeamerSettings) -> str:
 def _where_frames(derivation: Derivation, s: BeamerSettings) -> list[str]:
     r"""The named subexpressions, ``\xi_1 = ...``, on frames of their own (none when nothing was named)."""
     where = named(derivation, s)[3]
+    if not where:
+        return []
     breaker = _breaker(s)
     pages: list[list[str]] = [[]]
     used = 0.0
@@ -255,19 +339,17 @@ def _where_frames(derivation: Derivation, s: BeamerSettings) -> list[str]:
         lines = breaker.lines(value)
         rows = _rows(lines, "=", None, s)
         rows[0] = breaker.tex(name) + " " + rows[0]
-        if pages[-1] and used + height(lines) > s.max_lines:
+        if pages[-1] and used + height(lines) > capacity(s, derivation) - DISPLAY:
             pages.append([])
             used = 0.0
         pages[-1] += rows
         used += height(lines)
-    if not where:
-        return []
     out = []
     for k, rows in enumerate(pages):
         title = escape_text(derivation.title) + r" \emph{(where)}" + (r" \emph{(continued)}" if k else "")
         block = "\\begin{aligned}" + " \\\\\n".join(rows) + "\\end{aligned}"
         out.append("\n".join([r"\begin{frame}", rf"\typeout{{derive-frame: {derivation.name} where {k + 1}}}",
-                              rf"\frametitle{{{title}}}", fit_to_width(block, max_height=r"0.8\textheight"),
+                              rf"\frametitle{{{title}}}", fit_to_width(block, max_height=r"0.9\textheight"),
                               r"\end{frame}"]))
     return out
 

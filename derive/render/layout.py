@@ -179,6 +179,164 @@ def tex_width(tex: str) -> float:
     return width
 
 
+# --- heights -----------------------------------------------------------------------------------------
+
+#: (ascent, depth) in em of a plain symbol of display math
+_PLAIN = (0.72, 0.22)
+_AXIS = 0.25
+
+
+def _env_height(r: _Reader, name: str, scale: float) -> tuple[float, float]:
+    """Height of a ``matrix``/``aligned`` environment: its rows stacked, centred on the math axis."""
+    end = r"\end{" + name + "}"
+    depth, start = 1, r.i
+    while r.i < len(r.s) and depth:
+        if r.s.startswith(r"\begin{", r.i):
+            depth += 1
+        elif r.s.startswith(r"\end{", r.i):
+            depth -= 1
+            if depth == 0:
+                break
+        r.i += 1
+    body = r.s[start:r.i]
+    r.i += len(end)
+    total = 0.0
+    for row in _split_top(body, r"\\"):
+        aligned = name.startswith("aligned") or name in ("gathered", "split")  # else an array: text style
+        cells = [_height(c, scale, aligned) for c in _split_top(row, "&")] or [_PLAIN]
+        total += max(max(h for h, _ in cells), 0.87 * scale) + max(max(d for _, d in cells), 0.37 * scale)
+        total += 0.27 * scale if aligned else 0.0
+    return total / 2 + _AXIS * scale, total / 2 - _AXIS * scale
+
+
+def _fence_height(r: _Reader, scale: float, display: bool) -> tuple[float, float]:
+    r"""``\left X ... \right Y`` (the reader just after ``\left``): the content, and delimiters a little taller."""
+    if r.peek() == "\\":
+        r.i += 1
+        r.command()
+    else:
+        r.i += 1
+    depth, start = 1, r.i
+    while r.i < len(r.s):
+        if r.s.startswith(r"\left", r.i) and not r.s[r.i + 5:r.i + 6].isalpha():
+            depth += 1
+        elif r.s.startswith(r"\right", r.i) and not r.s[r.i + 6:r.i + 7].isalpha():
+            depth -= 1
+            if depth == 0:
+                break
+        r.i += 1
+    a = _height(r.s[start:r.i], scale, display)
+    r.i += len(r"\right")
+    if r.peek() == "\\":
+        r.i += 1
+        r.command()
+    else:
+        r.i += 1
+    # TeX centres a stretched delimiter on the math axis and makes it nearly as tall as twice the
+    # content's larger half (\delimiterfactor 901, \delimitershortfall 5 pt)
+    half = max(a[0] - _AXIS * scale, a[1] + _AXIS * scale)
+    size = max(1.8 * half, 2 * half - 0.45 * scale, 1.0 * scale) + 0.1 * scale
+    return max(a[0], _AXIS * scale + size / 2), max(a[1], size / 2 - _AXIS * scale)
+
+
+def _height(tex: str, scale: float = 1.0, display: bool = True) -> tuple[float, float]:
+    """(ascent, depth) in em of LaTeX math: display style, or text style (``display=False``: inside a
+    fraction, where a sum's limits go beside it); ``scale`` 1 for text size, 0.7 for scripts."""
+    r = _Reader(tex)
+    up, down = _PLAIN[0] * scale, _PLAIN[1] * scale
+    last = (up, down)  # the box a following ^ or _ attaches to
+    big_op = False
+    while r.i < len(r.s):
+        ch = r.peek()
+        box = None
+        if ch == "\\":
+            r.i += 1
+            cmd = r.command()
+            if cmd in _FRAC_CMDS:
+                inner = 0.75 if cmd == "tfrac" or not display else 1.0
+                a = _height(r.group_text(), scale * inner, False)
+                b = _height(r.group_text(), scale * inner, False)
+                # TeX's shifts of numerator and denominator (display or text style), or the clearance at the bar
+                up_shift, down_shift, gap = (0.68, 0.69, 0.12) if display else (0.39, 0.35, 0.05)
+                box = (max(up_shift * scale + a[0], (_AXIS + gap) * scale + a[1] + a[0]),
+                       max(down_shift * scale + b[1], (gap - _AXIS) * scale + b[0] + b[1]))
+            elif cmd == "sqrt":
+                if r.peek() == "[":
+                    end = r.s.find("]", r.i)
+                    r.i = end + 1 if end >= 0 else len(r.s)
+                a = _height(r.group_text(), scale, display)
+                tall = 0.1 * max(a[0] + a[1] - 1.0, 0.0)  # a taller radical sign: a bigger clearance
+                box = (a[0] + (0.25 + tall) * scale, a[1] + (0.1 + tall) * scale)
+            elif cmd in ("sum", "prod", "int", "bigcup", "bigcap"):
+                box, big_op = ((1.0 * scale, 0.55 * scale), True) if display else ((0.75 * scale, 0.3 * scale), False)
+                last = box
+                up, down = max(up, box[0]), max(down, box[1])
+                continue
+            elif cmd == "substack":
+                rows = _split_top(r.group_text(), r"\\")
+                hs = [_height(x, scale, False) for x in rows]
+                total = sum(h + d for h, d in hs)
+                box = (hs[0][0] if hs else 0.0, total - (hs[0][0] if hs else 0.0))
+            elif cmd == "begin":
+                box = _env_height(r, r.group_text(), scale)
+            elif cmd == "left":
+                box = _fence_height(r, scale, display)
+            elif cmd in ("lim", "max", "min", "sup", "inf", "argmax") and display:
+                box, big_op = _PLAIN, True  # limits below in display style
+                box = (box[0] * scale, box[1] * scale)
+                last = box
+                up, down = max(up, box[0]), max(down, box[1])
+                continue
+            elif cmd in ("Bigl", "Bigr", "Big", "biggl", "biggr", "bigg", "Biggl", "Biggr", "Bigg"):
+                size = {"Big": 1.8, "bigg": 2.4, "Bigg": 3.0}[cmd.rstrip("lr")]
+                box = (size / 2 + _AXIS, size / 2 - _AXIS)
+            elif cmd in _TEXT_CMDS:
+                words = r.group_text()
+                box = _height(words, scale, display) if "\\" in words else (_PLAIN[0] * scale, _PLAIN[1] * scale)
+            elif cmd in ("overline", "hat", "bar", "tilde", "vec", "widehat"):
+                a = _height(r.group_text(), scale, display)
+                box = (a[0] + 0.2 * scale, a[1])
+            elif cmd in ("end", "tag", "hspace", "color", "textcolor"):
+                r.group_text()
+                continue
+            elif cmd == "limits":
+                continue
+            else:
+                continue  # a symbol or a delimiter: plain size
+        elif ch in "^_":
+            r.i += 1
+            a = _height(r.group_text(), scale * 0.7, False)
+            if big_op:  # limits above and below a display sum
+                if ch == "^":
+                    up = max(up, last[0] + 0.15 * scale + a[0] + a[1])
+                else:
+                    down = max(down, last[1] + 0.15 * scale + a[0] + a[1])
+            elif ch == "^":
+                up = max(up, max(last[0] - 0.25 * scale, 0.36 * scale) + a[0] + 0.0 * a[1])
+            else:
+                down = max(down, max(last[1], 0.15 * scale) + a[1] + max(a[0] - 0.5 * scale, 0.0))
+            continue
+        elif ch == "{":
+            box = _height(r.group_text(), scale, display)
+        else:
+            r.i += 1
+            if ch in " &}":
+                continue
+            big_op = False
+            last = (_PLAIN[0] * scale, _PLAIN[1] * scale)
+            continue
+        big_op = False
+        last = box
+        up, down = max(up, box[0]), max(down, box[1])
+    return up, down
+
+
+def tex_height(tex: str) -> float:
+    """Estimated height (ascent + depth) of display-style LaTeX math, in em; a plain line is about 0.94."""
+    up, down = _height(tex)
+    return up + down
+
+
 # --- small exponents ---------------------------------------------------------------------------------
 
 
@@ -258,9 +416,20 @@ class Breaker:
 
         self.budget = budget
         self.printer = LatexPrinter({"symbol_names": symbol_names or {}})
+        self._tex: dict[Any, str] = {}
 
     def tex(self, expr: Any) -> str:
-        return fold_exponent_fractions(self.printer.doprint(expr))
+        """The LaTeX of ``expr`` (remembered: a broken line prints its parts again)."""
+        try:
+            return self._tex[expr]
+        except (KeyError, TypeError):
+            pass
+        out = fold_exponent_fractions(self.printer.doprint(expr))
+        try:
+            self._tex[expr] = out
+        except TypeError:  # an unhashable expression (a mutable matrix)
+            pass
+        return out
 
     def lines(self, expr: Any, budget: float | None = None) -> list[str]:
         """The lines of ``expr``; the 2nd and later lines of a sum start with their sign (``+ x``, ``- y``)."""
@@ -388,13 +557,17 @@ def aligned_lines(lines: list[str], relation: str = "", indent: str = r"\quad") 
 
 
 def name_repeats(exprs: list[Any], min_width: float = 10.0, limit: int = 6,
-                 symbol_names: dict | None = None) -> tuple[list[Any], list[tuple[Any, Any]]]:
-    r"""Name large subexpressions that occur at least twice in ``exprs`` (``\xi_1``, ``\xi_2`` ...).
+                 symbol_names: dict | None = None, entry_width: float | None = None,
+                 matrices: bool = False) -> tuple[list[Any], list[tuple[Any, Any]]]:
+    r"""Name large subexpressions that occur at least twice in ``exprs`` (``\xi_1``, ``\xi_2`` ...; a matrix ``\Xi_k``).
 
     Args:
         exprs: the expressions of a chain (start and steps).
         min_width: only subexpressions at least this wide (em) are named.
-        limit: at most this many names.
+        limit: at most this many names of repeated subexpressions.
+        matrices: also name an explicit matrix that repeats (``\Xi_1``).
+        entry_width: then also name each matrix entry still wider than this (em), so that a wide
+            matrix shows its shape and the entry is given in full in the "where" list (``None``: no).
 
     Returns:
         ``(new_exprs, [(name, value), ...])``: the expressions with the
@@ -407,13 +580,14 @@ def name_repeats(exprs: list[Any], min_width: float = 10.0, limit: int = 6,
     printer = LatexPrinter({"symbol_names": symbol_names or {}})
     names: list[tuple[Any, Any]] = []
     current = list(exprs)
-    for k in range(1, limit + 1):
+    for _ in range(limit):
         counts: dict[Any, int] = {}
         for e in current:
             if not isinstance(e, sp.Basic):
                 continue
             for node in sp.preorder_traversal(e):
-                if node.args and not isinstance(node, (sp.MatrixBase, sp.Tuple)) and node.is_commutative \
+                explicit = matrices and isinstance(node, sp.ImmutableMatrix)
+                if explicit or node.args and not isinstance(node, (sp.MatrixBase, sp.Tuple)) and node.is_commutative \
                         and not node.is_Number and not (isinstance(node, sp.Expr) and node.could_extract_minus_sign()):
                     counts[node] = counts.get(node, 0) + 1
         best, gain = None, 0.0
@@ -425,12 +599,37 @@ def name_repeats(exprs: list[Any], min_width: float = 10.0, limit: int = 6,
                 best, gain = node, (n - 1) * w
         if best is None:
             break
-        name = sp.Symbol(f"xi_{k}")
+        matrix = isinstance(best, sp.MatrixBase)
+        same = 1 + sum(isinstance(n, sp.MatrixSymbol) == matrix for n, _ in names)  # numbered by kind
+        name = sp.MatrixSymbol(f"Xi_{same}", *best.shape) if matrix else sp.Symbol(f"xi_{same}")
         with sp.evaluate(False):
             current = [_tidy(e.xreplace({best: name})) if isinstance(e, sp.Basic) else e for e in current]
             names = [(n, _tidy(v.xreplace({best: name}))) for n, v in names]
         names.append((name, best))
+    if entry_width is not None:
+        current, names = _name_entries(current, names, entry_width, printer)
     return current, names
+
+
+def _name_entries(current: list[Any], names: list[tuple[Any, Any]], entry_width: float,
+                  printer: Any) -> tuple[list[Any], list[tuple[Any, Any]]]:
+    """Name the matrix entries of ``current`` wider than ``entry_width`` em, in the order they appear."""
+    import sympy as sp
+
+    wide: list[Any] = []
+    for e in current:
+        if not isinstance(e, sp.Basic):
+            continue
+        for node in sp.preorder_traversal(e):
+            if isinstance(node, sp.MatrixBase):
+                wide += [x for x in node if x not in wide and tex_width(printer.doprint(x)) > entry_width]
+    if not wide:
+        return current, names
+    k = sum(not isinstance(n, sp.MatrixSymbol) for n, _ in names)
+    new = {x: sp.Symbol(f"xi_{k + j}") for j, x in enumerate(wide, 1)}
+    with sp.evaluate(False):
+        current = [e.xreplace(new) if isinstance(e, sp.Basic) else e for e in current]
+    return current, names + [(name, x) for x, name in new.items()]
 
 
 def _tidy(expr: Any) -> Any:

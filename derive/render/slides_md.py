@@ -45,8 +45,9 @@ class SlidesSettings:
         title: the deck's title slide (empty: no title slide).
         steps_per_slide: at most this many steps on one slide; a longer chain continues on
             "(continued)" slides, each starting from the last expression of the one before.
-        max_lines: about this many lines of formulas on one slide (wide formulas are broken
-            into lines, :mod:`derive.render.layout`).
+        max_lines: a slide's formulas and text are at most about this many lines of text high (wide
+            formulas are broken into lines, :mod:`derive.render.layout`; tall ones counted by their
+            height); a longer chain continues on further slides.
         symbol_names: extra ``Symbol -> LaTeX`` spellings.
 
     Raises:
@@ -58,7 +59,7 @@ class SlidesSettings:
     fragments: bool = True
     title: str = ""
     steps_per_slide: int = 4
-    max_lines: int = 9
+    max_lines: int = 18
     symbol_names: dict = field(default_factory=dict)
 
     def __post_init__(self) -> None:
@@ -112,23 +113,95 @@ def _math(lines: list[str], relation: str = "") -> str:
     return r"\begin{aligned}" + r" \\ ".join(aligned_lines(lines, relation)) + r"\end{aligned}"
 
 
+#: em of the slide's text: a line of text, and what a display block adds above and below (KaTeX's margins)
+LINE, DISPLAY = 1.24, 1.0
+#: a matrix entry wider than this (em), in a formula too wide for a slide, is named in the "where" list
+ENTRY_WIDTH = 12.0
+
+
+def _height(lines: list[str]) -> float:
+    from .layout import tex_height
+
+    return sum(max(tex_height(line) + 0.1, LINE) + 0.25 for line in lines) + DISPLAY
+
+
+def _words(text: str) -> float:
+    return LINE * (1 + len(text.replace("$", "")) // 90)
+
+
+def named(d: Derivation, s: SlidesSettings) -> tuple[list[Any], list[tuple[Any, Any]]]:
+    """``([start, step expressions...], where)``: in a chain with a formula wider than a slide, repeated
+    subexpressions and wide matrix entries are named once (:func:`~derive.render.layout.name_repeats`)."""
+    from .layout import Breaker, name_repeats, tex_width
+
+    breaker = Breaker(SLIDE_BUDGET, _names(s))
+    exprs = [d.start, *(st.expr for st in d.steps)]
+    if max(tex_width(breaker.tex(e)) for e in exprs) <= SLIDE_BUDGET:
+        return exprs, []
+    return name_repeats(exprs, symbol_names=_names(s), entry_width=ENTRY_WIDTH, matrices=True)
+
+
 def chunks(d: Derivation, s: SlidesSettings) -> list[list[tuple[int, Any, list[str]]]]:
     """The steps cut into slides: ``(number, step, lines)`` per step, at most ``steps_per_slide`` steps and
-    about ``max_lines`` lines of formula per slide."""
+    ``max_lines`` lines of text high (formulas by their estimated height,
+    :func:`~derive.render.layout.tex_height`); each continued slide starts from the last expression."""
     from .layout import Breaker
 
     breaker = Breaker(SLIDE_BUDGET, _names(s))
+    exprs, _ = named(d, s)
+    room = s.max_lines * LINE
     out: list[list[tuple[int, Any, list[str]]]] = [[]]
-    used = len(breaker.lines(d.start))
-    for k, step in enumerate(d.steps, 1):
-        lines = breaker.lines(step.expr)
-        cost = len(lines) + (1 if s.justifications else 0)
-        if out[-1] and (len(out[-1]) >= s.steps_per_slide or used + cost > s.max_lines):
-            out.append([])
-            used = len(out[-2][-1][2])
+    start = _height(breaker.lines(exprs[0]))
+    used = start + _words("; ".join(a.text for a in d.assumptions))
+    for k, (step, expr) in enumerate(zip(d.steps, exprs[1:], strict=True), 1):
+        lines = breaker.lines(expr)
+        cost = _height(lines) + (_words(step.justification) if s.justifications else 0.0)
+        cost += _tail_height(d, s) if k == len(d.steps) else 0.0
+        if len(out[-1]) >= s.steps_per_slide or used + cost > room and (out[-1] or len(out) == 1 and used > start):
+            # a new slide from the last expression (the start, after a first slide with the assumptions
+            # only); without it when the step alone fills the slide
+            last = out[-1][-1][2] if out[-1] else breaker.lines(exprs[0])
+            out.append(_Slide(repeat=_height(last) + cost <= room))
+            used = _height(last) if out[-1].repeat else 0.0
         out[-1].append((k, step, lines))
         used += cost
     return out
+
+
+def _tail_height(d: Derivation, s: SlidesSettings) -> float:
+    """The last slide's "where" line (inline math: fractions make it taller) and source line."""
+    from .layout import tex_height
+
+    defs = definitions_latex(d, s.symbol_names)
+    out = _words(" ".join(defs)) + 0.5 * max(tex_height(x) for x in defs) if defs else 0.0
+    return out + (LINE if d.citations else 0.0)
+
+
+class _Slide(list):
+    """The steps of one slide; ``repeat``: it starts from the last expression of the slide before."""
+
+    def __init__(self, repeat: bool = True) -> None:
+        super().__init__()
+        self.repeat = repeat
+
+
+def _where(d: Derivation, s: SlidesSettings) -> list[list[str]]:
+    r"""The named subexpressions (``\xi_1 = ...``), as many slides of formula lines as they need."""
+    from .layout import Breaker
+
+    _, where = named(d, s)
+    breaker = Breaker(SLIDE_BUDGET, _names(s))
+    pages: list[list[str]] = []
+    used = s.max_lines * LINE
+    for name, value in where:
+        lines = breaker.lines(value)
+        cost = _height(lines)
+        if used + cost > s.max_lines * LINE:
+            pages.append([])
+            used = 0.0
+        pages[-1].append(_math(lines, f"{breaker.tex(name)} ="))
+        used += cost
+    return pages
 
 
 def _names(s: SlidesSettings) -> dict:
@@ -153,14 +226,31 @@ def _tail(d: Derivation, s: SlidesSettings) -> list[str]:
 def _start_lines(d: Derivation, parts: list, c: int, s: SlidesSettings) -> list[str]:
     from .layout import Breaker
 
-    return Breaker(SLIDE_BUDGET, _names(s)).lines(d.start) if c == 0 else parts[c - 1][-1][2]
+    if not getattr(parts[c], "repeat", True):
+        return []
+    if c == 0 or not parts[c - 1]:
+        return Breaker(SLIDE_BUDGET, _names(s)).lines(named(d, s)[0][0])
+    return parts[c - 1][-1][2]
+
+
+def _where_slides(d: Derivation, s: SlidesSettings, level: str) -> list[list[str]]:
+    out = []
+    for k, formulas in enumerate(_where(d, s)):
+        head = f"{level} {mark_math(d.title)} (where{', continued' if k else ''})"
+        if s.flavour == "revealjs":
+            out.append([_REVEAL_SLIDE, "", f"{head} {_KEEP_CASE}", "",
+                        *(line for f in formulas for line in (_html(f"$$ {f} $$"), ""))])
+        else:
+            out.append([head, "", *(line for f in formulas for line in ("$$", f, "$$", ""))])
+    return out
 
 
 def _revealjs(d: Derivation, s: SlidesSettings) -> list[list[str]]:
     parts, slides = chunks(d, s), []
     for c, part in enumerate(parts):
+        start = _start_lines(d, parts, c, s)
         out = [_REVEAL_SLIDE, "", *_head(d, "###", bool(c), "revealjs"),
-               _html(f"$$ {_math(_start_lines(d, parts, c, s))} $$"), ""]
+               *([_html(f"$$ {_math(start)} $$"), ""] if start else [])]
         for j, (k, step, lines) in enumerate(part, 1):
             css, index = ("fragment", j) if s.fragments else ("", 0)
             out += [_html(f"$$ {_math(lines, REL_TEX[step.relation])} $$", css, index), ""]
@@ -168,21 +258,22 @@ def _revealjs(d: Derivation, s: SlidesSettings) -> list[list[str]]:
                 out += [_html(f"({k}) {mark_math(step.justification)}", f"{css} step-why".strip(), index,
                               _WHY_STYLE), ""]
         slides.append(out + (_tail(d, s) if c == len(parts) - 1 else []))
-    return slides
+    return slides + _where_slides(d, s, "###")
 
 
 def _marp(d: Derivation, s: SlidesSettings) -> list[list[str]]:
     parts, slides = chunks(d, s), []
     bullet = "*" if s.fragments else "-"
     for c, part in enumerate(parts):
-        out = _head(d, "##", bool(c)) + ["$$", _math(_start_lines(d, parts, c, s)), "$$", ""]
+        start = _start_lines(d, parts, c, s)
+        out = _head(d, "##", bool(c)) + (["$$", _math(start), "$$", ""] if start else [])
         for k, step, lines in part:
             out += [f"{bullet} $$", f"  {_math(lines, REL_TEX[step.relation])}", "  $$"]
             if s.justifications:
                 out += [f"  ({k}) {mark_math(step.justification)}"]
             out.append("")
         slides.append(out + (_tail(d, s) if c == len(parts) - 1 else []))
-    return slides
+    return slides + _where_slides(d, s, "##")
 
 
 def slide_markdown(derivation: Derivation, **settings: Any) -> str:

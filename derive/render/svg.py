@@ -30,6 +30,7 @@ from typing import Any
 from ..core import Derivation
 from ..exceptions import InputError, MissingDependencyError
 from .latex import REL_TEX, SelectionSettings, checked_settings, expr_latex, start_alone, step_pair
+from .textmath import mark_math
 
 
 @dataclass(frozen=True)
@@ -61,18 +62,49 @@ class SvgSettings(SelectionSettings):
 
 @contextlib.contextmanager
 def _svg11() -> Iterator[Any]:
-    """ziamath with SVG 1.1 output; the global switch is restored afterwards."""
+    """ziamath with SVG 1.1 output and rows measured once (:func:`_row_height`); both restored afterwards."""
     try:
         import ziamath
+        from ziamath.nodes.mrow import Mrow
     except ImportError:
         raise MissingDependencyError(
             "SVG output needs ziamath: pip install 'derive[slides]'") from None
-    old = ziamath.config.svg2
+    old, measure = ziamath.config.svg2, Mrow._get_height_nostretch
     ziamath.config.svg2 = False
+    Mrow._get_height_nostretch = _row_height(measure)
     try:
         yield ziamath
     finally:
         ziamath.config.svg2 = old
+        Mrow._get_height_nostretch = measure
+
+
+def _free_stretchy(line: list[ET.Element]) -> bool:
+    """Whether an operator under ``line`` stretches to its row's height (a fence without a fixed size)."""
+    from ziamath import operators
+    from ziamath.nodes.nodetools import elementtext
+
+    for child in line:
+        for mo in child.iter("mo"):
+            if mo.get("stretchy") == "false" or "minsize" in mo.attrib or "maxsize" in mo.attrib:
+                continue
+            text = elementtext(mo)
+            if mo.get("stretchy", "false") != "false" or any(
+                    operators.get_params(text, form).get("stretchy", "false") != "false"
+                    for form in ("prefix", "postfix", "infix")):
+                return True
+    return False
+
+
+def _row_height(measure: Any) -> Any:
+    """ziamath's pre-pass of a row (each child laid out once more without its stretchy operators, to find
+    how tall they must be, so nested rows cost 2^depth layouts), run only when the row has an operator
+    that uses the result: one that stretches and has no fixed size. Elsewhere the height is not read."""
+
+    def height(self: Any, line: list[ET.Element], **kwargs: Any) -> tuple[float, float]:
+        return measure(self, line, **kwargs) if _free_stretchy(line) else (0.0, 0.0)
+
+    return height
 
 
 def wrap_text(text: str, width: int) -> str:
@@ -116,14 +148,16 @@ def _size(inner: str) -> str:
 def ziamath_tex(tex: str) -> str:
     r"""LaTeX that ziamath lays out quickly and correctly.
 
-    * ``\left[\begin{matrix}...\end{matrix}\right]`` becomes ``bmatrix`` (the matrix draws its brackets);
+    * ``\left[\begin{matrix}...\end{matrix}\right]`` becomes ``{bmatrix}`` (the matrix draws its brackets,
+      in a group of its own: else they stretch to the tallest thing on the line);
+    * a sum's ``\substack`` limits are written on one line beside the sign, separated by commas;
     * every other ``\left X ... \right Y`` becomes fixed-size delimiters (``\Big(`` ... ``\Big)``) chosen
       from what they enclose. ziamath lays out the content of each stretchy pair twice, so nested pairs
       cost 2^depth layouts (a minute and more for the worked examples), and a ``\substack`` inside a
       stretchy bracket drew a bracket several thousand px tall.
     """
     tex = re.sub(r"\\left\[\s*\\begin\{matrix\}((?:(?!\\begin\{matrix\}|\\end\{matrix\}).)*)"
-                 r"\\end\{matrix\}\s*\\right\]", r"\\begin{bmatrix}\1\\end{bmatrix}", tex, flags=re.S)
+                 r"\\end\{matrix\}\s*\\right\]", r"{\\begin{bmatrix}\1\\end{bmatrix}}", tex, flags=re.S)
     out, stack, last = [], [], 0
     for m in _FENCE.finditer(tex):
         out.append(tex[last:m.start()])
@@ -141,7 +175,38 @@ def ziamath_tex(tex: str) -> str:
     out.append(tex[last:])
     for k, opening in stack:  # unmatched \left: keep the delimiter, unsized
         out[k] = "" if opening == "." else opening
-    return re.sub(r"\\middle\s*([|/])", r"\\Bigg\1", "".join(out))  # \middle needs a \left around it
+    tex = re.sub(r"\\middle\s*([|/])", r"\\Bigg\1", "".join(out))  # \middle needs a \left around it
+    return _one_line_limits(tex)
+
+
+def _one_line_limits(tex: str) -> str:
+    r"""``\sum_{\substack{a \\ b}}`` as ``{\sum}_{a,\; b}``, limits beside the sign: ziamath draws a stack of
+    limits under a sum across the fraction bar below it, and wide limits under it over their neighbours."""
+    from .layout import _matching
+
+    out, i = [], 0
+    pattern = re.compile(r"\\(sum|prod)_\{\\substack\{")
+    while True:
+        m = pattern.search(tex, i)
+        if not m:
+            out.append(tex[i:])
+            return "".join(out)
+        inner_end = _matching(tex, m.end() - 1)
+        outer_end = _matching(tex, m.start() + len(m.group(1)) + 2)
+        rows = [r.strip() for r in tex[m.end():inner_end - 1].split(r"\\")]
+        out.append(tex[i:m.start()] + "{\\" + m.group(1) + "}_{" + r",\; ".join(rows) + "}")
+        i = outer_end
+
+
+#: characters of justifications that the STIX Two font has no glyph for, and math that draws them
+_NO_GLYPH = {"ᵀ": "$^{T}$"}
+
+
+def _drawable(text: str) -> str:
+    """``text`` with the characters the font lacks written as math (``QKᵀ`` as ``QK$^{T}$``)."""
+    for char, math in _NO_GLYPH.items():
+        text = text.replace(char, math)
+    return text
 
 
 def _rows(d: Derivation, s: SvgSettings) -> list[tuple[str, str, str]]:
@@ -161,7 +226,7 @@ def _rows(d: Derivation, s: SvgSettings) -> list[tuple[str, str, str]]:
     exprs = [d.start, *(st.expr for st in d.steps)]
     where: list = []
     if max(tex_width(breaker.tex(e)) for e in exprs) > SVG_BUDGET:  # long: name repeats, break lines
-        exprs, where = name_repeats(exprs, symbol_names=symbols)
+        exprs, where = name_repeats(exprs, symbol_names=symbols, entry_width=ENTRY_WIDTH, matrices=True)
     start = breaker.lines(exprs[0])
     first = breaker.lines(exprs[1])
     alone = len(start) > 1 or start_alone(start[0], first[0])
@@ -180,6 +245,8 @@ def _rows(d: Derivation, s: SvgSettings) -> list[tuple[str, str, str]]:
 
 #: widest formula line of an image, in em (:func:`derive.render.layout.tex_width`); wider ones are broken
 SVG_BUDGET = 40.0
+#: a matrix entry wider than this (em) in a formula too wide for a line is named in the "where" rows
+ENTRY_WIDTH = 14.0
 
 
 def _fmt(x: float) -> str:
@@ -210,7 +277,7 @@ def derivation_svg(derivation: Derivation, **settings: Any) -> str:
         for lhs, rhs, note in rows:
             left = zm.Latex(ziamath_tex(lhs), size=size, color=s.color) if lhs else None
             right = zm.Latex(ziamath_tex(rhs), size=size, color=s.color)
-            text = (zm.Text(wrap_text(note, s.wrap), size=0.75 * size, color="#505050",
+            text = (zm.Text(wrap_text(_drawable(mark_math(note)), s.wrap), size=0.75 * size, color="#505050",
                             linespacing=1.3)
                     if note and s.justifications else None)
             drawn.append((left, right, text))
