@@ -45,6 +45,7 @@ CATALOG_MODULES: tuple[str, ...] = (
     "derive.transformer.examples_exercises",
     "derive.transformer.norms",
     "derive.transformer.ffn",
+    "derive.transformer.gradients",
 )
 
 
