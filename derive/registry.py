@@ -46,6 +46,7 @@ CATALOG_MODULES: tuple[str, ...] = (
     "derive.transformer.norms",
     "derive.transformer.ffn",
     "derive.transformer.gradients",
+    "derive.transformer.initialisation",
 )
 
 
