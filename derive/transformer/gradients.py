@@ -358,11 +358,11 @@ def layernorm_jacobian() -> Derivation:
             Step(sp.Derivative(x[i] - M, x[j]) / root - (x[i] - M) * sp.Derivative(V, x[j]) / (2 * root**3),
                  "quotient rule, and $\\partial \\sqrt{u} = \\partial u / (2\\sqrt{u})$ for the denominator"),
             Step((D(i, j) - dmean) / root
-                 - (x[i] - M) * (2 * sp.Sum((x[ell] - M) * (D(j, ell) - dmean), (ell, 1, d)) / d) / (2 * root**3),
+                 - (x[i] - M) * sp.Sum((2 * D(j, ell) - 2 * dmean) * (x[ell] - M), (ell, 1, d)) / (2 * d * root**3),
                  "differentiate the sums term by term: $\\partial x_b / \\partial x_j = \\delta_{jb}$",
                  rule=Differentiate()),
             Step((D(i, j) - 1 / d) / root
-                 - (x[i] - M) * (2 * sp.Sum((x[ell] - M) * (D(j, ell) - 1 / d), (ell, 1, d)) / d) / (2 * root**3),
+                 - (x[i] - M) * sp.Sum((2 * D(j, ell) - 2 / d) * (x[ell] - M), (ell, 1, d)) / (2 * d * root**3),
                  "$\\sum_b \\delta_{jb} = 1$: so $\\partial \\mu / \\partial x_j = 1/d_{\\text{model}}$",
                  rule=SiftDelta(j)),
             Step((D(i, j) - 1 / d) / root
