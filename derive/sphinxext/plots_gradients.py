@@ -74,6 +74,6 @@ def layernorm_gradient() -> Any:
     ax.axvline(np.sqrt(eps), color="gray", lw=0.8, ls=":")
     ax.text(np.sqrt(eps) * 1.3, min(ln) * 2, "$\\sigma = \\sqrt{\\varepsilon}$", fontsize=8, color="gray")
     ax.set_xlabel("scale c of the input token x = c·z (σ ≈ c)")
-    ax.set_ylabel("‖gradient reaching x‖  (‖g‖ = %.1f)" % np.linalg.norm(g))
+    ax.set_ylabel(f"‖gradient reaching x‖  (‖g‖ = {np.linalg.norm(g):.1f})")
     ax.legend(fontsize=8)
     return fig

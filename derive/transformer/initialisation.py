@@ -222,7 +222,8 @@ def xavier_average() -> Derivation:
         premises=(sp.Eq(sw**2, xavier),),
         steps=(
             Step(sw**2 * (n_in + n_out) / 2, "factor out $\\sigma_w^2$"),
-            Step(xavier * (n_in + n_out) / 2, "Glorot's choice $\\sigma_w^2 = 2/(n_{in} + n_{out})$",
+            Step(sp.Mul(xavier, (n_in + n_out) / 2, evaluate=False),
+                 "Glorot's choice $\\sigma_w^2 = 2/(n_{in} + n_{out})$",
                  rule=Substitute(((sw**2, xavier),), "σ_w² = 2/(n_in + n_out)"), citation=GLOROT_42),
             Step(sp.Integer(1), "cancel $n_{in} + n_{out}$"),
         ),
@@ -271,7 +272,8 @@ def xavier_uniform() -> Derivation:
         premises=(sp.Eq(a, a_value),),
         steps=(
             Step(a**2 / 3, "$\\int_{-a}^{a} t^2\\,dt = 2a^3/3$", rule=Evaluate("the integral")),
-            Step(a_value**2 / 3, "Glorot's bound $a = \\sqrt{6}/\\sqrt{n_{in} + n_{out}}$",
+            Step(sp.Mul(a_value**2, sp.Rational(1, 3), evaluate=False),
+                 "Glorot's bound $a = \\sqrt{6}/\\sqrt{n_{in} + n_{out}}$",
                  rule=Substitute(((a, a_value),), "a = √6/√(n_in + n_out)"), citation=GLOROT_16),
             Step(2 / (n_in + n_out), "$6/3 = 2$", citation=GLOROT_42),
         ),
@@ -306,9 +308,8 @@ def example_xavier() -> Derivation:
         **metadata("init.example-xavier-512-2048"),
         start=start,
         steps=(
-            Step(sp.ImmutableMatrix([[var, sp.sqrt(sp.Rational(6, 2560))]]), "$n_{in} + n_{out} = 2560$"),
-            Step(sp.ImmutableMatrix([[var, sp.sqrt(15) / 80]]), "$6/2560 = 15/6400$, and $\\sqrt{6400} = 80$",
-                 citation=GLOROT_16),
+            Step(sp.ImmutableMatrix([[var, sp.sqrt(15) / 80]]), "$n_{in} + n_{out} = 2560$; "
+                 "$6/2560 = 15/6400$, and $\\sqrt{6400} = 80$", citation=GLOROT_16),
         ),
         assumptions=(Assumption("n_in = 512 (d_model of the base Transformer), n_out = 2048 (its d_ff); "
                                 "left: Var(w) = 2/(n_in + n_out) (eq. 12), right: the uniform bound (eq. 16)"),),
