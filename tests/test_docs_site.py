@@ -161,7 +161,8 @@ def test_course_parts_quizzes_exercises_glossary(site):
     pages = _pages(site)
     quizzes = {name: text.count('<div class="derive-quiz"') for name, text in pages.items()}
     keyed = sum(text.count('<div class="derive-quiz" data-answer=') for text in pages.values())
-    assert sum(quizzes.values()) == 8 and keyed == 5  # lecture 000's five + lecture 002's three self-checks
+    # lecture 000's five + lecture 002's three self-checks + one each in "Gradients" and "Initialisation"
+    assert sum(quizzes.values()) == 10 and keyed == 7
     worked = pages["chapters/worked-example.html"]
     assert worked.count("derive-exercise-label") == 4
     folds = re.findall(r'<details class="derive-fold">(.*?)</details>', worked, flags=re.S)
@@ -174,7 +175,8 @@ def test_course_parts_quizzes_exercises_glossary(site):
         assert term in terms, term
     linked = [name for name, text in pages.items() if name.startswith("chapters/") and 'glossary.html#term-' in text]
     assert len(linked) >= 8
-    for name in ("attention", "softmax", "multihead", "positional", "block", "parameters", "modern-variants"):
+    for name in ("attention", "softmax", "multihead", "positional", "block", "parameters", "modern-variants",
+                 "gradients", "initialisation"):
         text = pages[f"chapters/{name}.html"]
         assert "Before you start:" in text and 'id="where-to-go-next"' in text, name
 

@@ -148,8 +148,9 @@ def _mc_linear(label: str, n_in: int, std_w: float, draw_x: Callable, second_mom
         x = draw_x(rng, (size, n_in))  # (size, fan_in)
         return np.einsum("si,si->s", w, x) ** 2  # (size,): y² with E[y] = 0
 
-    return MonteCarloCheck(label, sampler, expected=n_in * std_w**2 * second_moment, n=20_000,
-                           chunk=max(1, 2**18 // n_in), alternatives=wrong, meta={"fan_in": n_in})
+    return MonteCarloCheck(label, sampler, expected=float(n_in * std_w**2 * second_moment), n=20_000,
+                           chunk=max(1, 2**18 // n_in), alternatives=tuple(float(v) for v in wrong),
+                           meta={"fan_in": n_in})
 
 
 @register(
@@ -492,7 +493,8 @@ def _residual_mc(n_res: int, scaled: bool) -> Any:
     claim = 0.25 + (1.0 if scaled else n_res)
     wrong = (0.25 + n_res, 0.25 + np.sqrt(n_res)) if scaled else (0.25 + 1.0, 0.25 + n_res**2)
     return MonteCarloCheck(f"Var(h_N), N = {n_res}, σ_0 = 0.5, σ_f = 1{', scaled by 1/√N' if scaled else ''}",
-                           sampler, expected=claim, n=20_000, chunk=max(1, 2**18 // n_res), alternatives=wrong,
+                           sampler, expected=float(claim), n=20_000, chunk=max(1, 2**18 // n_res),
+                           alternatives=tuple(float(v) for v in wrong),
                            meta={"N": n_res, "scaled": scaled})
 
 
