@@ -87,8 +87,24 @@ def _seed(e: Any) -> int:
     return zlib.crc32(sp.srepr(e).encode()) & 0x7FFFFFFF
 
 
+#: atoms' limits already established or refused, by (atom, variable, point, direction)
+_ATOMS: dict[tuple, tuple[Any, str]] = {}
+
+
 def _atom_limit(atom: Any, x: Any, x0: Any, d: Any) -> tuple[Any, str]:
-    """(the atom's limit, "") when found finite and confirmed by mpmath, else (None, why)."""
+    """(the atom's limit, "") when found finite and confirmed by mpmath, else (None, why); remembered."""
+    key = (atom, x, x0, d)
+    if key not in _ATOMS:
+        if len(_ATOMS) > 4096:
+            _ATOMS.clear()
+        found = _find_atom_limit(atom, x, x0, d)
+        if found[1].endswith(" in time"):  # a time-out depends on the machine: not remembered
+            return found
+        _ATOMS[key] = found
+    return _ATOMS[key]
+
+
+def _find_atom_limit(atom: Any, x: Any, x0: Any, d: Any) -> tuple[Any, str]:
     try:
         ok, value = limits.run_limited(ATOM_SECONDS, "sympy's limit of an atom", sp.limit, atom, x, x0, str(d))
     except (NotImplementedError, ValueError, TypeError, ArithmeticError, RecursionError) as exc:
