@@ -3,7 +3,7 @@
 Soundness (the algebraic limit theorem). If lim a = A and lim b = B exist and
 are finite, then lim (a + b) = A + B, lim a·b = A·B, lim a/b = A/B when B ≠ 0,
 lim a^k = A^k for a constant integer k (A ≠ 0 when k < 0) and for any constant
-exponent when A > 0 (continuity of t ↦ t^c there). A sum Σ_{j=lo}^{hi} f_j
+exponent when A > 0 (continuity of t ↦ t^c there). A sum :math:`\\sum_{j=lo}^{hi} f_j`
 whose bounds do not depend on the limit variable has a fixed, finite number of
 terms for every value of its bounds, so induction on the sum law gives
 lim Σ_j f_j = Σ_j lim f_j; a sum of symbolic length n is covered for every n.
@@ -111,7 +111,7 @@ def _find_atom_limit(atom: Any, x: Any, x0: Any, d: Any) -> tuple[Any, str]:
         return None, f"sympy found no limit of {atom} ({type(exc).__name__})"
     if not ok:
         return None, f"sympy found no limit of {atom} in time"
-    value = sp.sympify(value)
+    value = sp.sympify(value, strict=True)
     if (value.has(sp.oo, -sp.oo, sp.zoo, sp.nan, sp.Limit, sp.AccumBounds) or value.is_finite is False):
         return None, f"the limit of {atom} is not a finite value ({value})"
     w = witness.run(sp.Limit(atom, x, x0, d), value, "=", _seed(atom), digits=witness.CONFIRM_DIGITS, n_random=3,
@@ -122,7 +122,7 @@ def _find_atom_limit(atom: Any, x: Any, x0: Any, d: Any) -> tuple[Any, str]:
 
 
 def _nonzero(e: Any) -> bool:
-    e = sp.sympify(e)
+    e = sp.sympify(e, strict=True)
     for form in (e, e.doit()):
         if form.is_positive is True or form.is_negative is True:
             return True
@@ -130,7 +130,7 @@ def _nonzero(e: Any) -> bool:
 
 
 def _positive(e: Any) -> bool:
-    e = sp.sympify(e)
+    e = sp.sympify(e, strict=True)
     return any(form.is_positive is True for form in (e, e.doit()))
 
 

@@ -1,8 +1,8 @@
 """Three moves on finite sums of symbolic length, as primitive rules.
 
-* ``MergeSums`` — Σ_{j=a}^{c} f + Σ_{j=c+1}^{b} f → Σ_{j=a}^{b} f, and
-  Σ_{j=a}^{c−1} f + f(c) + Σ_{j=c+1}^{b} f → Σ_{j=a}^{b} f. Soundness: with
-  Karr's convention (sympy's), Σ_a^c + Σ_{c+1}^b = Σ_a^b for all integers a, b, c
+* ``MergeSums`` — :math:`\\sum_{j=a}^{c} f + \\sum_{j=c+1}^{b} f \\to \\sum_{j=a}^{b} f`, and
+  :math:`\\sum_{j=a}^{c-1} f + f(c) + \\sum_{j=c+1}^{b} f \\to \\sum_{j=a}^{b} f`. Soundness: with
+  Karr's convention (sympy's), :math:`\\sum_a^c + \\sum_{c+1}^b = \\sum_a^b` for all integers a, b, c
   (the argument of ``SplitSumAt``, read backwards). Side condition: the bounds
   are integers; the two summands are the same up to the name of the index.
 * ``ExchangeSums`` — Σ_b (g · Σ_c f) → Σ_c Σ_b g·f, and Σ_b Σ_c f → Σ_c Σ_b f.
@@ -11,7 +11,7 @@
   summation; with Karr's convention each sum is a signed sum over a set of
   integers and the two signs commute. Side conditions: neither range depends
   on the other index; g is free of c.
-* ``RangeCases`` — inside Σ_{l=lo}^{hi} f, a ``Piecewise`` condition of the form
+* ``RangeCases`` — inside :math:`\\sum_{l=lo}^{hi} f`, a ``Piecewise`` condition of the form
   ``l ≤ q`` (or <, ≥, >; q free of l) is replaced by True when it holds at every
   l of the range and by False when it fails at every l. Soundness: the summand
   is only ever evaluated at lo ≤ l ≤ hi. Side conditions: the range is not
@@ -96,7 +96,7 @@ def _merge(expr: Any) -> Any:
 
 @dataclass(frozen=True)
 class MergeSums(Rule):
-    """Σ_a^c f + Σ_{c+1}^b f → Σ_a^b f (also with the term f(c+1) written apart); see the module."""
+    """Σ_a^c f + Σ_(c+1)^b f → Σ_a^b f (also with the term f(c+1) written apart); see the module."""
 
     name: str = "merge adjacent sums"
 
@@ -191,11 +191,11 @@ def _decide(cond: Any, idx: Any, lo: Any, hi: Any, ctx: Any) -> Any:
     strict = isinstance(cond, (sp.StrictLessThan, sp.StrictGreaterThan))
 
     def nonneg(e: Any) -> bool:
-        return ctx.nonnegative(e) if ctx is not None else sp.sympify(e).is_nonnegative is True
+        return ctx.nonnegative(e) if ctx is not None else sp.sympify(e, strict=True).is_nonnegative is True
 
     def positive(e: Any) -> bool:
         e = sp.expand(e)
-        return sp.sympify(e).is_positive is True or (all(x.is_integer for x in e.free_symbols | {e})
+        return sp.sympify(e, strict=True).is_positive is True or (all(x.is_integer for x in e.free_symbols | {e})
                                                     and nonneg(e - 1))
 
     if below:  # idx ≤ q (or idx < q)

@@ -250,7 +250,7 @@ def _ce_example_values() -> tuple[Any, Any]:
 
 @register(
     "gradients.example-cross-entropy",
-    title="Cross-entropy gradient at z = (2, 0, 1), y = e₁ (n = 3)",
+    title="Cross-entropy gradient for z = (2, 0, 1), y = e₁ (n = 3)",
     summary="p − y = (−(1 + e)/(1 + e + e²), 1/(1 + e + e²), e/(1 + e + e²)) ≈ (−0.3348, 0.0900, 0.2447).",
 )
 def example_cross_entropy() -> Derivation:
@@ -276,6 +276,7 @@ def example_cross_entropy() -> Derivation:
 
     return Derivation(
         **metadata("gradients.example-cross-entropy"),
+        instance="n = 3, z = (2, 0, 1), y = e₁",
         start=start,
         premises=tuple(sp.Eq(a, b) for a, b in point),
         steps=(
@@ -774,7 +775,7 @@ def rmsnorm_grad_orthogonal_xhat() -> Derivation:
 
 @register(
     "gradients.example-layernorm-jacobian",
-    title="The LayerNorm Jacobian at x = (1, 2, 3), ε = 0 (d_model = 3)",
+    title="The LayerNorm Jacobian for x = (1, 2, 3), ε = 0 (d_model = 3)",
     summary="J = (√6/12)·[[1, −2, 1], [−2, 4, −2], [1, −2, 1]]: rank 1, rows summing to 0, J·x̂ = 0.",
 )
 def example_layernorm_jacobian() -> Derivation:
@@ -804,6 +805,7 @@ def example_layernorm_jacobian() -> Derivation:
 
     return Derivation(
         **metadata("gradients.example-layernorm-jacobian"),
+        instance="d_model = 3, x = (1, 2, 3), ε = 0",
         start=start,
         premises=tuple(sp.Eq(a, b) for a, b in point),
         steps=(

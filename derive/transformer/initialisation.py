@@ -307,6 +307,7 @@ def example_xavier() -> Derivation:
 
     return Derivation(
         **metadata("init.example-xavier-512-2048"),
+        instance="n_in = 512, n_out = 2048",
         start=start,
         steps=(
             Step(sp.ImmutableMatrix([[var, sp.sqrt(15) / 80]]), "$n_{in} + n_{out} = 2560$; "
@@ -365,6 +366,7 @@ def relu_second_moment() -> Derivation:
         for name, draw in _symmetric_samplers().items())
     return Derivation(
         **metadata("init.relu-second-moment"),
+        instance="x ~ N(0, σ²); any symmetric x by Monte Carlo only",
         start=start,
         steps=(
             Step(sp.Integral((t**2 + t * sp.Abs(t)) * phi / 2, (t, -R, R)),
