@@ -11,7 +11,7 @@ Conventions as in :mod:`derive.transformer.norms`: biased variance, ε inside
 the square root, no γ or β (they multiply and shift after the Jacobian).
 
 Sources: Goodfellow et al. 2016, §6.2.2.3 (softmax units and cross-entropy);
-Zhang et al. 2023 (D2L), §4.1.2.3 (the gradient p − y); Ba et al. 2016, §3
+Zhang et al. 2023 (D2L), §4.1.2 (the gradient p − y); Ba et al. 2016, §3
 (LayerNorm); Zhang & Sennrich 2019, §3–4 (RMSNorm and its invariances);
 Dao et al. 2022, Appendix B.2 (the backward pass of attention: dV = PᵀdO,
 dP = dO Vᵀ, dS = P ∘ (dP − rowsum(dO ∘ O)), dQ = dS K, dK = dSᵀQ; the scale
@@ -28,7 +28,7 @@ from ..core import Assumption, Citation, Derivation, Step
 from ..registry import metadata, register
 
 GOODFELLOW_CE = Citation("goodfellow2016", "§6.2.2.3")
-D2L_CE = Citation("zhang2023d2l", "§4.1.2.3")
+D2L_CE = Citation("zhang2023d2l", "§4.1.2")
 BA_2016 = Citation("ba2016", "§3")
 ZHANG_2019 = Citation("zhang2019", "§3–4")
 DAO_B2 = Citation("dao2022", "Appendix B.2")
@@ -59,7 +59,7 @@ def cross_entropy_grad(z: np.ndarray, y: np.ndarray) -> np.ndarray:
     Raises:
         ValueError: the shapes differ or the last axis is empty.
 
-    Source: Goodfellow et al. 2016, §6.2.2.3; Zhang et al. 2023, §4.1.2.3.
+    Source: Goodfellow et al. 2016, §6.2.2.3; Zhang et al. 2023, §4.1.2.
     """
     from .softmax_numeric import softmax
 

@@ -389,7 +389,7 @@ def relu_second_moment() -> Derivation:
 
 @register(
     "init.he-variance",
-    title="He initialisation: Var(w) = 2/n_in keeps Var(y) = Var(x) through ReLU",
+    title="He initialisation: Var(w) = 2/n_in keeps Var(y) = Var(x) through ReLU (normal pre-activations)",
     summary="Var(Σ w_i relu(x_i)) = n_in·(2/n_in)·Var(x)/2 = Var(x), for a symbolic fan-in n_in.",
 )
 def he_variance() -> Derivation:
