@@ -199,6 +199,47 @@ REFERENCES: dict[str, dict[str, str]] = {
         "year": "2023",
         "short": "Pope et al. 2023",
     },
+    "goodfellow2016": {
+        "type": "book",
+        "author": "Goodfellow, Ian and Bengio, Yoshua and Courville, Aaron",
+        "title": "Deep Learning",
+        "publisher": "MIT Press",
+        "year": "2016",
+        "short": "Goodfellow et al. 2016",
+    },
+    "zhang2023d2l": {
+        "type": "book",
+        "author": "Zhang, Aston and Lipton, Zachary C. and Li, Mu and Smola, Alexander J.",
+        "title": "Dive into Deep Learning",
+        "publisher": "Cambridge University Press",
+        "year": "2023",
+        "short": "Zhang et al. 2023 (D2L)",
+    },
+    "dao2022": {
+        "type": "inproceedings",
+        "author": "Dao, Tri and Fu, Daniel Y. and Ermon, Stefano and Rudra, Atri and R{\\'e}, Christopher",
+        "title": "FlashAttention: Fast and Memory-Efficient Exact Attention with IO-Awareness",
+        "booktitle": "Advances in Neural Information Processing Systems 35",
+        "year": "2022",
+        "short": "Dao et al. 2022",
+    },
+    "glorot2010": {
+        "type": "inproceedings",
+        "author": "Glorot, Xavier and Bengio, Yoshua",
+        "title": "Understanding the Difficulty of Training Deep Feedforward Neural Networks",
+        "booktitle": "Proceedings of the 13th International Conference on Artificial Intelligence and Statistics "
+                     "(AISTATS)",
+        "year": "2010",
+        "short": "Glorot & Bengio 2010",
+    },
+    "he2015": {
+        "type": "inproceedings",
+        "author": "He, Kaiming and Zhang, Xiangyu and Ren, Shaoqing and Sun, Jian",
+        "title": "Delving Deep into Rectifiers: Surpassing Human-Level Performance on ImageNet Classification",
+        "booktitle": "Proceedings of the IEEE International Conference on Computer Vision (ICCV)",
+        "year": "2015",
+        "short": "He et al. 2015",
+    },
 }
 
 

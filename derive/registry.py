@@ -45,6 +45,8 @@ CATALOG_MODULES: tuple[str, ...] = (
     "derive.transformer.examples_exercises",
     "derive.transformer.norms",
     "derive.transformer.ffn",
+    "derive.transformer.gradients",
+    "derive.transformer.initialisation",
 )
 
 

@@ -53,10 +53,12 @@ def test_every_registered_derivation_is_on_a_numbered_page(site):
 
 def test_pages_have_plots_bibliography_cli_and_api(site):
     pages = _pages(site)
-    for plot in ("pe-heatmap", "pe-waves", "softmax-temperature", "qk-histogram", "param-share"):
+    for plot in ("pe-heatmap", "pe-waves", "softmax-temperature", "qk-histogram", "param-share", "residual-variance",
+                 "layernorm-gradient"):
         assert (site / "_images" / f"{plot}.png").stat().st_size > 5_000, plot
     bib = pages["bibliography.html"]
-    for author in ("Vaswani", "Ba,", "He,", "Xiong", "Zhang", "Shazeer", "Brown", "Touvron"):
+    for author in ("Vaswani", "Ba,", "He,", "Xiong", "Zhang", "Shazeer", "Brown", "Touvron", "Glorot", "Dao,",
+                   "Goodfellow"):
         assert author in bib, author
     cli = pages["cli.html"]
     for command in ("derive list", "derive show", "derive check"):
@@ -161,7 +163,8 @@ def test_course_parts_quizzes_exercises_glossary(site):
     pages = _pages(site)
     quizzes = {name: text.count('<div class="derive-quiz"') for name, text in pages.items()}
     keyed = sum(text.count('<div class="derive-quiz" data-answer=') for text in pages.values())
-    assert sum(quizzes.values()) == 8 and keyed == 5  # lecture 000's five + lecture 002's three self-checks
+    # lecture 000's five + lecture 002's three self-checks + one each in "Gradients" and "Initialisation"
+    assert sum(quizzes.values()) == 10 and keyed == 7
     worked = pages["chapters/worked-example.html"]
     assert worked.count("derive-exercise-label") == 4
     folds = re.findall(r'<details class="derive-fold">(.*?)</details>', worked, flags=re.S)
@@ -178,7 +181,8 @@ def test_course_parts_quizzes_exercises_glossary(site):
     for term in ("block", "multi-head-attention", "residual-connection", "LayerNorm", "RMSNorm", "Post-LN",
                  "Pre-LN", "FFN", "SwiGLU", "warm-up"):  # lecture 002's nine terms, each linked from a chapter
         assert f'glossary.html#term-{term}"' in chapters, term
-    for name in ("attention", "softmax", "multihead", "positional", "block", "parameters", "modern-variants"):
+    for name in ("attention", "softmax", "multihead", "positional", "block", "parameters", "modern-variants",
+                 "gradients", "initialisation"):
         text = pages[f"chapters/{name}.html"]
         assert "Before you start:" in text and 'id="where-to-go-next"' in text, name
 

@@ -192,17 +192,21 @@ def escape_text(text: str) -> str:
     become their LaTeX forms, so that the result compiles with plain pdflatex.
     Bare pseudo-TeX (``d_k``, ``e^{s_j}``) is typeset as math (:func:`~derive.render.textmath.mark_math`).
     """
+    import re
+
     from .textmath import mark_math
 
     out = []
     parts = mark_math(text).split("$")
     for k, part in enumerate(parts):
         if k % 2 == 1:  # math: only its non-ASCII symbols change (ω -> \omega), for pdflatex
+            part = re.sub("(\\w)\u0302", r"\\hat{\1}", part)  # x̂ (x + combining circumflex) -> \hat{x}
             out.append("$" + "".join(_math_char(ch) for ch in part) + "$")
             continue
         for ch, rep in (("\\", r"\textbackslash{}"), ("&", r"\&"), ("%", r"\%"), ("#", r"\#"),
                         ("_", r"\_"), ("{", r"\{"), ("}", r"\}"), ("^", r"\^{}"), ("~", r"\~{}")):
             part = part.replace(ch, rep)
+        part = re.sub("(\\w)\u0302", r"\\^{\1}", part)  # x̂ in text: the accent \^{x}
         out.append("".join(_plain(ch) for ch in part))
     return "".join(out)
 

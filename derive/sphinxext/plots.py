@@ -21,6 +21,8 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
+from . import plots_gradients
+
 #: seed of every random draw in the figures
 PLOT_SEED = 20170612
 
@@ -161,6 +163,8 @@ PLOTS: dict[str, Callable[[], Any]] = {
     "softmax-temperature": softmax_temperature,
     "qk-histogram": qk_histogram,
     "param-share": param_share,
+    "residual-variance": plots_gradients.residual_variance,
+    "layernorm-gradient": plots_gradients.layernorm_gradient,
 }
 
 
