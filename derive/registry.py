@@ -45,6 +45,11 @@ CATALOG_MODULES: tuple[str, ...] = (
     "derive.transformer.examples_exercises",
     "derive.transformer.norms",
     "derive.transformer.ffn",
+    "derive.transformer.rope",
+    "derive.transformer.alibi",
+    "derive.transformer.masking",
+    "derive.transformer.efficient",
+    "derive.transformer.scaling",
 )
 
 

@@ -111,9 +111,9 @@ def _ratio_check(seed: int) -> tuple[bool, dict, str]:
         m = float(rng.choice(alibi_slopes(8)))
         z = rng.normal(scale=3.0, size=n)
         w = softmax(z + alibi_bias(n, m)[n - 1])  # the last query sees all n keys
-        j, l = rng.integers(0, n, size=2)
-        want = np.exp(z[j] - z[l] - m * (l - j))
-        worst = max(worst, abs(w[j] / w[l] / want - 1))
+        a, b = rng.integers(0, n, size=2)
+        want = np.exp(z[a] - z[b] - m * (b - a))
+        worst = max(worst, abs(w[a] / w[b] / want - 1))
     return worst < 1e-10, {"trials": 50, "max_rel_error": worst}, (
         f"w_j/w_l = exp(z_j − z_l − m(l − j)) on 50 random rows (max relative error {worst:.1e})")
 
@@ -124,7 +124,8 @@ def _weights(j: Any, i: Any, n_keys: Any) -> Any:
     from .notation import sym, vec
 
     z, m, s = vec("z"), sym("alibi_slope"), sym("s_pos")
-    return sp.exp(z[j] - m * (i - j)) / sp.Sum(sp.exp(z[s] - m * (i - s)), (s, 1, n_keys))
+    denom = sp.Sum(sp.exp(z[s] - m * (i - s)), (s, 1, n_keys))
+    return sp.Mul(sp.exp(z[j] - m * (i - j)), sp.Pow(denom, -1, evaluate=False), evaluate=False)
 
 
 @register(
@@ -138,21 +139,21 @@ def weight_ratio() -> Derivation:
     from ..numeric import FunctionCheck
     from .notation import sym, vec
 
-    i, j, l, s = sym("i"), sym("j"), sym("l"), sym("s_pos")
+    i, j, ll = sym("i"), sym("j"), sym("l")
     z, m = vec("z"), sym("alibi_slope")
-    num_j, num_l = sp.exp(z[j] - m * (i - j)), sp.exp(z[l] - m * (i - l))
+    num_j, num_l = sp.exp(z[j] - m * (i - j)), sp.exp(z[ll] - m * (i - ll))
     return Derivation(
         **metadata("alibi.weight-ratio"),
-        start=_weights(j, i, i) / _weights(l, i, i),
+        start=sp.Mul(_weights(j, i, i), sp.Pow(_weights(ll, i, i), -1, evaluate=False), evaluate=False),
         steps=(
             Step(num_j / num_l, "the two weights share the row's denominator $\\sum_s e^{z_s - m(i-s)}$, which "
                                 "cancels", citation=PRESS_3),
-            Step(sp.exp(sp.Add(z[j] - z[l], -m * sp.Add(i - j, -(i - l), evaluate=False), evaluate=False)),
+            Step(sp.exp(sp.Add(z[j] - z[ll], -m * sp.Add(i - j, -(i - ll), evaluate=False), evaluate=False)),
                  "a quotient of exponentials is the exponential of the difference; group scores and distances"),
-            Step(sp.exp(z[j] - z[l] - m * (l - j)), "the query position $i$ cancels: $(i-j) - (i-l) = l - j$"),
+            Step(sp.exp(z[j] - z[ll] - m * (ll - j)), "the query position $i$ cancels: $(i-j) - (i-ll) = ll - j$"),
         ),
         assumptions=(Assumption("query i attends to keys 1..i (causal); z_s = q_i·k_s/√d_k are the scores; the "
-                                "head's slope m > 0; 1 ≤ j, l ≤ i"),),
+                                "head's slope m > 0; 1 ≤ j, ll ≤ i"),),
         definitions=((sp.Symbol("w_j"), _weights(j, i, i)),),
         citations=(PRESS_3,),
         auto_identity_check=False,  # the sums over s make random points costly; a numpy check below

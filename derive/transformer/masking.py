@@ -56,14 +56,14 @@ def causal_prefix() -> Derivation:
     from ..numeric import FunctionCheck
     from .notation import sym, vec
 
-    p, r, j, l = sym("prefix"), sym("n_masked"), sym("j"), sym("l")
+    p, r, j, ll = sym("prefix"), sym("n_masked"), sym("j"), sym("l")
     z = vec("z")
     e = sp.exp
-    visible = sp.Sum(e(z[l]), (l, 1, p))
+    visible = sp.Sum(e(z[ll]), (ll, 1, p))
     inf = _neg_inf_exp()
-    denom = sp.Add(visible, sp.Sum(inf, (l, 1, r)), evaluate=False)
+    denom = sp.Add(visible, sp.Sum(inf, (ll, 1, r)), evaluate=False)
     start = sp.ImmutableMatrix([[e(z[j]) / denom, sp.Mul(inf, sp.Pow(denom, -1), evaluate=False)]])
-    zero_denom = sp.Add(visible, sp.Sum(sp.Integer(0), (l, 1, r)), evaluate=False)
+    zero_denom = sp.Add(visible, sp.Sum(sp.Integer(0), (ll, 1, r)), evaluate=False)
     return Derivation(
         **metadata("mask.causal-prefix"),
         start=start,
@@ -136,13 +136,14 @@ def fully_masked_fill() -> Derivation:
     from ..rules import Evaluate
     from .notation import sym
 
-    n, l, c = sym("n"), sym("l"), sym("c")
+    n, ll, c = sym("n"), sym("l"), sym("c")
     e = sp.exp
     return Derivation(
         **metadata("mask.fully-masked-fill"),
-        start=e(-c) / sp.Sum(e(-c), (l, 1, n)),
+        start=e(-c) / sp.Sum(e(-c), (ll, 1, n)),
         steps=(
-            Step(e(-c) / (n * e(-c)), "every term of the sum is the same $e^{-C}$", rule=Evaluate("the sum")),
+            Step(sp.Mul(e(-c), sp.Pow(sp.Mul(n, e(-c), evaluate=False), -1, evaluate=False), evaluate=False),
+                 "every term of the sum is the same $e^{-C}$", rule=Evaluate("the sum")),
             Step(1 / n, "$e^{-C} > 0$ cancels, however large C is"),
         ),
         assumptions=(Assumption("every one of the row's n ≥ 1 scores is replaced by the same finite value −C "

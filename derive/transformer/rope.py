@@ -226,12 +226,16 @@ def example() -> Derivation:
 
     th = sp.pi / 3
     q, k = sp.ImmutableMatrix(EXAMPLE_Q), sp.ImmutableMatrix(EXAMPLE_K)
-    first = sp.MatMul((_rot(2 * th) * q).T, _rot(th) * k, evaluate=False)
-    second = sp.MatMul((_rot(5 * th) * q).T, _rot(4 * th) * k, evaluate=False)
+    def score(m: int, n: int) -> Any:  # (R(mθ)q)ᵀ (R(nθ)k), unevaluated
+        return sp.MatMul(sp.Transpose(sp.MatMul(_rot(m * th), q, evaluate=False)),
+                         sp.MatMul(_rot(n * th), k, evaluate=False), evaluate=False)
+
+    first, second = score(2, 1), score(5, 4)
     h = sp.sqrt(3) / 2
     rq2 = sp.ImmutableMatrix([[-sp.Rational(1, 2) - 2 * h, h - 1]])  # R(2π/3)·q, as a row
     rk1 = sp.ImmutableMatrix([sp.Rational(3, 2) - h, 3 * h + sp.Rational(1, 2)])  # R(π/3)·k
-    value = sp.ImmutableMatrix([[5 * sp.cos(th) - 5 * sp.sin(th)]])
+    value = sp.ImmutableMatrix([[sp.Add(sp.Mul(5, sp.cos(th, evaluate=False), evaluate=False),
+                                        sp.Mul(-5, sp.sin(th, evaluate=False), evaluate=False), evaluate=False)]])
     return Derivation(
         **metadata("rope.example"),
         start=first,
