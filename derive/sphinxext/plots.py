@@ -21,6 +21,8 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
+from . import plots_positions
+
 #: seed of every random draw in the figures
 PLOT_SEED = 20170612
 
@@ -161,6 +163,10 @@ PLOTS: dict[str, Callable[[], Any]] = {
     "softmax-temperature": softmax_temperature,
     "qk-histogram": qk_histogram,
     "param-share": param_share,
+    "rope-offset": plots_positions.rope_offset,
+    "alibi-bias": plots_positions.alibi_bias_matrix,
+    "online-softmax": plots_positions.online_softmax_running,
+    "compute-optimal": plots_positions.compute_optimal_split,
 }
 
 

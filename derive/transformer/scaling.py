@@ -191,6 +191,7 @@ def budget_exponents() -> Derivation:
 def equal_exponents() -> Derivation:
     import sympy as sp
 
+    from ..numeric import ValueCheck
     from ..rules import Substitute
 
     C, G, a, b = _s("compute"), _s("chin_G"), _s("chin_a"), _s("chin_b")
@@ -215,6 +216,8 @@ def equal_exponents() -> Derivation:
                                 "(Table 2), taken as a cited input"),),
         citations=(HOFFMANN_EQ4, HOFFMANN_3),
         auto_identity_check=False,  # the premises fix a and b
+        checks=(ValueCheck("G = 1/√20 gives G⁻² = 20 tokens per parameter", (1 / sp.sqrt(20)) ** -2, "20",
+                           "Hoffmann et al. 2022, §4.1 (Chinchilla's 1.4T/70B)"),),
         notes=("G⁻² = r is then the constant ratio of scaling.fixed-ratio-split; Chinchilla's 1.4T/70B gives r = 20. "
                "With Approach 3's a = 0.46, b = 0.54 the ratio grows slowly, as (C/6)^0.08.",),
     )
