@@ -65,8 +65,8 @@ def _slopes_check(seed: int) -> tuple[bool, dict, str]:
 
 @register(
     "alibi.slopes-geometric",
-    title="ALiBi's slopes 2^(−8k/h) form a geometric sequence with ratio 2^(−8/h), for any number of heads",
-    summary="m_(k+1)/m_k = 2^(−8/h), which is also the first slope: m_k = (2^(−8/h))^k, ending at 2^(−8).",
+    title="ALiBi's slopes $2^{-8k/h}$ form a geometric sequence with ratio $2^{-8/h}$, for any number of heads",
+    summary="$m_{k+1}/m_k = 2^{-8/h}$, which is also the first slope: $m_k = (2^{-8/h})^k$, ending at $2^{-8}$.",
 )
 def slopes_geometric() -> Derivation:
     import sympy as sp
@@ -87,7 +87,7 @@ def slopes_geometric() -> Derivation:
                  citation=PRESS_3),
             Step(sp.Pow(2, -8 / h), "$-8(k+1)/h + 8k/h = -8/h$: the ratio does not depend on $k$"),
         ),
-        assumptions=(Assumption("h ≥ 1 heads; head k = 1..h has slope m_k = 2^(−8k/h) (Press et al. 2022, §3)"),),
+        assumptions=(Assumption("h ≥ 1 heads; head k = 1..h has slope $m_k = 2^{-8k/h}$ (Press et al. 2022, §3)"),),
         definitions=((sp.Symbol("m_k"), slope(k)),),
         citations=(PRESS_3,),
         checks=(
@@ -130,8 +130,9 @@ def _weights(j: Any, i: Any, n_keys: Any) -> Any:
 
 @register(
     "alibi.weight-ratio",
-    title="With ALiBi, the weights of two keys differ by the factor exp(score difference − m·distance difference)",
-    summary="w_j/w_l = exp((z_j − z_l) − m·((i − j) − (i − l))) = exp(z_j − z_l − m(l − j)), for any row length.",
+    title="With ALiBi, the weights of two keys differ by the factor exp(score difference − m·distance difference), "
+          "for any row length",
+    summary="$w_j/w_l = \\exp((z_j - z_l) - m((i - j) - (i - l))) = \\exp(z_j - z_l - m(l - j))$.",
 )
 def weight_ratio() -> Derivation:
     import sympy as sp
@@ -152,7 +153,8 @@ def weight_ratio() -> Derivation:
                  "a quotient of exponentials is the exponential of the difference; group scores and distances"),
             Step(sp.exp(z[j] - z[ll] - m * (ll - j)), "the query position $i$ cancels: $(i-j) - (i-ll) = ll - j$"),
         ),
-        assumptions=(Assumption("query i attends to keys 1..i (causal); z_s = q_i·k_s/√d_k are the scores; the "
+        assumptions=(Assumption("query i attends to keys 1..i (causal); $z_s = q_i \\cdot k_s/\\sqrt{d_k}$ are the "
+                                "scores; the "
                                 "head's slope m > 0; 1 ≤ j, ll ≤ i"),),
         definitions=((sp.Symbol("w_j"), _weights(j, i, i)),),
         citations=(PRESS_3,),
@@ -167,7 +169,8 @@ def weight_ratio() -> Derivation:
 @register(
     "alibi.row-shift",
     title="ALiBi's bias −m(i − j) acts as +m·j: the query's position only shifts the row, for any row length",
-    summary="softmax_j(z_j − m(i − j)) = softmax_j(z_j + m·j): e^(−m·i) is common to the row and cancels.",
+    summary="$\\operatorname{softmax}_j(z_j - m(i - j)) = \\operatorname{softmax}_j(z_j + mj)$: $e^{-mi}$ is common to "
+            "the row and cancels.",
 )
 def row_shift() -> Derivation:
     import sympy as sp
@@ -190,7 +193,7 @@ def row_shift() -> Derivation:
                  "$e^{-mi}$ does not depend on $s$ and factors out", citation=PRESS_3),
             Step(end, "$e^{-mi} > 0$ cancels: this is softmax.shift-invariance with $c = mi$"),
         ),
-        assumptions=(Assumption("a row of n keys (n = i under the causal mask), scores z_s, slope m > 0, any "
+        assumptions=(Assumption("a row of n keys (n = i under the causal mask), scores $z_s$, slope m > 0, any "
                                 "query position i"),),
         citations=(PRESS_3,),
         auto_identity_check=False,
@@ -206,7 +209,7 @@ EXAMPLE_SLOPE = (1, 2)
 
 @register(
     "alibi.example",
-    title="ALiBi for i = 3, m = 1/2, equal scores: weights ∝ (e^(−1), e^(−1/2), 1)",
+    title="ALiBi for i = 3, m = 1/2, equal scores: weights ∝ $(e^{-1}, e^{-1/2}, 1)$",
     summary="Query 3 with scores all equal: softmax(−1, −1/2, 0) ≈ (0.186, 0.307, 0.506), most weight on itself.",
 )
 def example() -> Derivation:

@@ -105,10 +105,10 @@ def _merge_check(seed: int) -> tuple[bool, dict, str]:
 
 @register(
     "efficient.online-softmax-merge",
-    title="Online softmax: merging two blocks' sums with the factors e^(m₁−m), e^(m₂−m) gives the whole row's "
-          "Σ_j e^(z_j − m), for any row length and any split point",
-    summary="e^(m₁−m)·ℓ₁ + e^(m₂−m)·ℓ₂ = Σ_(j<k) e^(z_j−m) + e^(z_k−m) + Σ_(j>k) e^(z_j−m): every term of the row, "
-            "each shifted by the same m.",
+    title="Online softmax: merging two blocks' sums with the factors $e^{m_1-m}$, $e^{m_2-m}$ gives every term "
+          "$e^{z_j - m}$ of the row, for any row length and any split point",
+    summary="$e^{m_1-m}\\ell_1 + e^{m_2-m}\\ell_2 = \\sum_{j<k} e^{z_j-m} + e^{z_k-m} + \\sum_{j>k} e^{z_j-m}$: the "
+            "whole row, each term shifted by the same m.",
 )
 def online_softmax_merge() -> Derivation:
     import sympy as sp
@@ -137,7 +137,7 @@ def online_softmax_merge() -> Derivation:
         ),
         definitions=((l1, first(m1)), (l2, second(m2))),
         assumptions=(
-            Assumption("a row of n ≥ 1 scores z_1..z_n split after index k (any integer; 1 ≤ k < n for two "
+            Assumption("a row of n ≥ 1 scores $z_1, \\dots, z_n$ split after index k (any integer; 1 ≤ k < n for two "
                        "non-empty blocks); block 1 holds j ≤ k, block 2 holds j > k"),
             Assumption("m₁, m₂ are the blocks' maxima and m = max(m₁, m₂); the identity holds for every real m₁, m₂, "
                        "m — the maxima only make every exponent ≤ 0, so nothing overflows"),
@@ -147,7 +147,7 @@ def online_softmax_merge() -> Derivation:
         checks=(IdentityCheck(start.xreplace({l1: first(m1), l2: second(m2)}), whole(m),
                               name="claim at random points", n_points=6),
                 FunctionCheck("numpy online softmax against the direct softmax, many block sizes", _merge_check)),
-        notes=("The right-hand side is the row's Σ_(j=1)^n e^(z_j − m) with the term j = k written on its own, "
+        notes=("The right-hand side is the row's $\\sum_{j=1}^n e^{z_j - m}$ with the term j = k written on its own, "
                "as SplitSumAt leaves it: the kernel has no rule that merges adjacent sums back into one "
                "(KERNEL_REQUESTS.md), so the chain stops one bookkeeping step short of the single sum. "
                "Applied block after block, the merge computes the denominator of softmax in one pass over the "
@@ -158,8 +158,8 @@ def online_softmax_merge() -> Derivation:
 @register(
     "efficient.online-softmax-output",
     title="Online softmax: the rescaled output accumulators give softmax(z)·v, for any row length and split point",
-    summary="(e^(m₁−m)a₁ + e^(m₂−m)a₂)/(e^(m₁−m)ℓ₁ + e^(m₂−m)ℓ₂) = Σ_j e^(z_j−m)v_j / Σ_j e^(z_j−m), each sum over "
-            "the whole row.",
+    summary="$(e^{m_1-m}a_1 + e^{m_2-m}a_2)/(e^{m_1-m}\\ell_1 + e^{m_2-m}\\ell_2) = \\sum_j e^{z_j-m}v_j / \\sum_j "
+            "e^{z_j-m}$, each sum over the whole row.",
 )
 def online_softmax_output() -> Derivation:
     import sympy as sp
@@ -190,8 +190,9 @@ def online_softmax_output() -> Derivation:
         ),
         definitions=subs,
         assumptions=(
-            Assumption("the row and the split of efficient.online-softmax-merge; v_j is one column of V (every "
-                       "column is treated alike); a₁ = Σ_(j≤k) e^(z_j−m₁)v_j and a₂ = Σ_(j>k) e^(z_j−m₂)v_j are "
+            Assumption("the row and the split of efficient.online-softmax-merge; $v_j$ is one column of V (every "
+                       "column is treated alike); $a_1 = \\sum_{j \\le k} e^{z_j-m_1}v_j$ and $a_2 = \\sum_{j>k} "
+                       "e^{z_j-m_2}v_j$ are "
                        "the blocks' unnormalised outputs"),
         ),
         citations=(DAO_31, MILAKOV_3),
@@ -223,10 +224,10 @@ def _step_check(seed: int) -> tuple[bool, dict, str]:
 
 @register(
     "efficient.online-softmax-step",
-    title="Online softmax, one element at a time: the update d_(j−1)·e^(m_(j−1)−m_j) + e^(z_j−m_j) is the prefix "
-          "sum Σ_(i≤j) e^(z_i−m_j), for every j",
-    summary="If d_(j−1) = Σ_(i<j) e^(z_i − m_(j−1)), the update gives Σ_(i≤j) e^(z_i − m_j): by induction the last "
-            "d_n is softmax's denominator.",
+    title="Online softmax, one element at a time: the update $d_{j-1}e^{m_{j-1}-m_j} + e^{z_j-m_j}$ is the prefix "
+          "sum $\\sum_{i \\le j} e^{z_i-m_j}$, for every j",
+    summary="If $d_{j-1} = \\sum_{i<j} e^{z_i - m_{j-1}}$, the update gives $\\sum_{i \\le j} e^{z_i - m_j}$: by "
+            "induction the last $d_n$ is softmax's denominator.",
 )
 def online_softmax_step() -> Derivation:
     import sympy as sp
@@ -255,14 +256,14 @@ def online_softmax_step() -> Derivation:
             Step(end, "the previous running sum $d_{j-1}$", rule=Substitute(((prev, dp),), "d_{j−1}")),
         ),
         definitions=((dp, prev),),
-        assumptions=(Assumption("j ≥ 1; m_(j−1) = max(z_1..z_(j−1)) and m_j = max(m_(j−1), z_j) in the algorithm, "
-                                "though the identity holds for any reals; d_0 = 0 (an empty sum)"),),
+        assumptions=(Assumption("j ≥ 1; $m_{j-1} = \\max(z_1, \\dots, z_{j-1})$ and $m_j = \\max(m_{j-1}, z_j)$ in the "
+                                "algorithm, though the identity holds for any reals; $d_0 = 0$ (an empty sum)"),),
         citations=(MILAKOV_3,),
         auto_identity_check=False,
         checks=(IdentityCheck(start, end.xreplace({dp: prev}), name="claim at random points", n_points=8),
                 FunctionCheck("Algorithm 3 in numpy, element by element", _step_check)),
         notes=("The claim holds for every j, so by induction on j the running sum after the last element is "
-               "Σ_(i=1)^n e^(z_i − m_n) with m_n = max z: one pass instead of two (max, then sum).",),
+               "$\\sum_{i=1}^n e^{z_i - m_n}$ with $m_n = \\max z$: one pass instead of two (max, then sum).",),
     )
 
 
@@ -272,8 +273,9 @@ EXAMPLE_Z = (1, 3, 2, 0)
 
 @register(
     "efficient.online-softmax-example",
-    title="Online softmax for z = (1, 3, 2, 0) split after 2: ℓ = 1 + e^(−1) + e^(−2) + e^(−3)",
-    summary="Block 1: m₁ = 3, ℓ₁ = e^(−2) + 1; block 2: m₂ = 2, ℓ₂ = 1 + e^(−2); merged with m = 3.",
+    title="Online softmax for z = (1, 3, 2, 0) split after 2: $\\ell = 1 + e^{-1} + e^{-2} + e^{-3}$",
+    summary="Block 1: $m_1 = 3$, $\\ell_1 = e^{-2} + 1$; block 2: $m_2 = 2$, $\\ell_2 = 1 + e^{-2}$; merged with m "
+            "= 3.",
 )
 def online_softmax_example() -> Derivation:
     import sympy as sp
@@ -296,8 +298,8 @@ def online_softmax_example() -> Derivation:
                  citation=DAO_31),
             Step(total, "the four terms $e^{z_j - 3}$ of the whole row, $j = 1, 2, 3, 4$, reordered"),
         ),
-        assumptions=(Assumption("z = (1, 3, 2, 0); block 1 = (1, 3) with m₁ = 3, ℓ₁ = e^(1−3) + e^(3−3); block 2 = "
-                                "(2, 0) with m₂ = 2, ℓ₂ = e^(2−2) + e^(0−2); m = max(3, 2) = 3"),),
+        assumptions=(Assumption("z = (1, 3, 2, 0); block 1 = (1, 3) with $m_1 = 3$, $\\ell_1 = e^{1-3} + e^{3-3}$; "
+                                "block 2 = (2, 0) with $m_2 = 2$, $\\ell_2 = e^{2-2} + e^{0-2}$; m = max(3, 2) = 3"),),
         citations=(DAO_31,),
         checks=(
             ValueCheck("ℓ = Σ_j e^(z_j − 3)", total, "1.5530", "derived"),
@@ -339,8 +341,9 @@ def without_cache_total() -> Any:
 
 @register(
     "efficient.kv-cache-flops",
-    title="Decoding n tokens with a KV cache costs 2N·n + n_layers·d_attn·n(n + 1) FLOPs, for any n",
-    summary="Token t runs the weights once (2N) and attends over t cached positions (2·n_layers·t·d_attn); summed "
+    title="Decoding n tokens with a KV cache costs $2Nn + n_{layers} d_{attn} n(n + 1)$ FLOPs, for any n",
+    summary="Token t runs the weights once (2N) and attends over t cached positions ($2 n_{layers} t d_{attn}$); "
+            "summed "
             "over t = 1..n the weight part is linear in n.",
 )
 def kv_cache_flops() -> Derivation:
@@ -361,9 +364,10 @@ def kv_cache_flops() -> Derivation:
                  rule=Evaluate("the sum"), citation=KAPLAN_T1),
             Step(end, "2 cancels"),
         ),
-        assumptions=(Assumption("Kaplan's per-token forward count (params.flops-kaplan) with d_attn = h·d_k: 2N for "
+        assumptions=(Assumption("Kaplan's per-token forward count (params.flops-kaplan) with $d_{attn} = h d_k$: "
+                                "2N for "
                                 "the weights of the new token only (its K and V rows are appended to the cache) and "
-                                "2·n_layers·t·d_attn to attend over the t positions 1..t; the prompt is empty, "
+                                "$2 n_{layers} t d_{attn}$ to attend over the t positions 1..t; the prompt is empty, "
                                 "embeddings, norms and the LM head are left out"),),
         citations=(KAPLAN_T1, Citation("pope2023")),
         checks=(ValueCheck("GPT-2 small (N = 84,934,656), n = 1024 tokens", _at(end, n=1024, **GPT2),
@@ -375,8 +379,10 @@ def kv_cache_flops() -> Derivation:
 
 @register(
     "efficient.no-cache-flops",
-    title="Decoding n tokens without a cache costs N·n(n + 1) + n_layers·d_attn·n(n + 1)(n + 2)/3 FLOPs, for any n",
-    summary="Token t reruns the whole prefix of t tokens: Σ_(t≤n) Σ_(s≤t) (2N + 2·n_layers·s·d_attn), quadratic in "
+    title="Decoding n tokens without a cache costs $Nn(n + 1) + n_{layers} d_{attn} n(n + 1)(n + 2)/3$ FLOPs, "
+          "for any n",
+    summary="Token t reruns the whole prefix of t tokens: $\\sum_{t \\le n} \\sum_{s \\le t} (2N + 2 n_{layers} s "
+            "d_{attn})$, quadratic in "
             "n for the weights and cubic for attention.",
 )
 def no_cache_flops() -> Derivation:
@@ -414,8 +420,8 @@ def no_cache_flops() -> Derivation:
 
 @register(
     "efficient.decoding-intensity",
-    title="Decoding attention does 2h/(h_kv·b) FLOPs per byte of KV cache read: h/h_kv times more with GQA",
-    summary="Per token and layer: 4·t·h·d_k FLOPs (scores and weighted sum) over 2·t·h_kv·d_k·b bytes of cache; "
+    title="Decoding attention does $2h/(h_{kv} b)$ FLOPs per byte of KV cache read: $h/h_{kv}$ times more with GQA",
+    summary="Per token and layer: $4 t h d_k$ FLOPs (scores and weighted sum) over $2 t h_{kv} d_k b$ bytes of cache; "
             "MHA in bf16 does 1 FLOP per byte.",
 )
 def decoding_intensity() -> Derivation:

@@ -47,8 +47,9 @@ def _prefix_check(seed: int) -> tuple[bool, dict, str]:
 @register(
     "mask.causal-prefix",
     title="A row with −∞ on its last r entries is the softmax of its first p entries, for any p ≥ 1 and r ≥ 0",
-    summary="e^(−∞) = 0 removes the masked keys from the denominator: weight e^(z_j)/Σ_(l≤p) e^(z_l) on a visible "
-            "key, 0 on a masked one.",
+    summary="$e^{-\\infty} = 0$ removes the masked keys from the denominator: weight $e^{z_j}/\\sum_{l \\le p} "
+            "e^{z_l}$ "
+            "on a visible key, 0 on a masked one.",
 )
 def causal_prefix() -> Derivation:
     import sympy as sp
@@ -75,17 +76,21 @@ def causal_prefix() -> Derivation:
         ),
         premises=(sp.Le(j, p),),
         assumptions=(
-            Assumption("a row of n = p + r keys: the first p visible with scores z_1..z_p, the last r masked with "
+            Assumption("a row of n = p + r keys: the first p visible with scores $z_1, \\dots, z_p$, the last r "
+                       "masked with "
                        "score −∞ (under the causal mask, query p sees keys 1..p); p ≥ 1, r ≥ 0, both symbolic"),
-            Assumption("the row's sum of exponentials is taken in its two groups, Σ_(l≤p) e^(z_l) + Σ over the r "
-                       "masked entries of e^(−∞); the first entry of the claim is a visible key j ≤ p, the second "
+            Assumption("the row's sum of exponentials is taken in its two groups, $\\sum_{l \\le p} e^{z_l}$ + Σ "
+                       "over the "
+                       "r masked entries of $e^{-\\infty}$; the first entry of the claim is a visible key j ≤ p, "
+                       "the second "
                        "any masked key"),
         ),
         definitions=((sp.Symbol(r"\operatorname{softmax}(\hat z)_j"), e(z[j]) / denom),),
         citations=(VASWANI_323,),
         auto_identity_check=False,  # −∞ has no random points; the numpy check below runs real masked rows
         checks=(FunctionCheck("masked rows in numpy (−inf entries)", _prefix_check),),
-        notes=("The result is softmax(z_1..z_p): masking the future is the same as never computing its scores, "
+        notes=("The result is $\\operatorname{softmax}(z_1, \\dots, z_p)$: masking the future is the same as never "
+               "computing its scores, "
                "and the visible weights still sum to 1. For the first token (p = 1) the row is (1, 0, …, 0) "
                "whatever its score: example.exercise-causal-first-token works that case for two tokens.",),
     )
@@ -127,7 +132,7 @@ def _fully_masked_check(seed: int) -> tuple[bool, dict, str]:
 @register(
     "mask.fully-masked-fill",
     title="A fully masked row filled with a finite −C gets the uniform weights 1/n, for any n",
-    summary="With −∞ the row is 0/0 (NaN); with a finite fill e^(−C)/(n·e^(−C)) = 1/n: every masked key equally.",
+    summary="With −∞ the row is 0/0 (NaN); with a finite fill $e^{-C}/(n e^{-C}) = 1/n$: every masked key equally.",
 )
 def fully_masked_fill() -> Derivation:
     import sympy as sp

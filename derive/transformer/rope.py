@@ -112,8 +112,9 @@ def _relative_check(seed: int) -> tuple[bool, dict, str]:
 @register(
     "rope.relative-dot-product",
     title="RoPE: the rotated query–key dot product depends only on the offset m − n, for any even head width",
-    summary="⟨R(m)q, R(n)k⟩ = Σ_i [(q_2i k_2i + q_2i+1 k_2i+1) cos((m−n)θ_i) + (q_2i k_2i+1 − q_2i+1 k_2i) "
-            "sin((m−n)θ_i)] over the d/2 pairs: the positions enter only through m − n.",
+    summary="$\\langle R(m)q, R(n)k\\rangle = \\sum_i [(q_{2i}k_{2i} + q_{2i+1}k_{2i+1})\\cos((m-n)\\theta_i) + "
+            "(q_{2i}k_{2i+1} - q_{2i+1}k_{2i})\\sin((m-n)\\theta_i)]$ over the d/2 pairs: the positions enter only "
+            "through m − n.",
 )
 def relative_dot_product() -> Derivation:
     import sympy as sp
@@ -143,7 +144,7 @@ def relative_dot_product() -> Derivation:
         assumptions=(
             Assumption("head width d = 2m with m ≥ 1 pairs, m symbolic; q, k real vectors indexed from 0; positions "
                        "m_q = m and n_k = n real; any real frequencies θ_i (RoFormer: θ_i = 10000^(−2i/d))"),
-            Assumption("R(p) rotates pair i, (x_2i, x_2i+1), by the angle p·θ_i (RoFormer eq. (13))"),
+            Assumption("R(p) rotates pair i, $(x_{2i}, x_{2i+1})$, by the angle $p\\theta_i$ (RoFormer eq. (13))"),
         ),
         definitions=((sp.Symbol(r"\langle R(m)q,\,R(n)k\rangle"),
                       sp.Sum(sp.Symbol("(R(m)q)_{2i}") * sp.Symbol("(R(n)k)_{2i}")
@@ -171,7 +172,8 @@ def _norm_check(seed: int) -> tuple[bool, dict, str]:
 @register(
     "rope.norm-preserved",
     title="RoPE keeps the length of every query and key, for any even head width",
-    summary="‖R(p)x‖² = Σ_i (x_2i² + x_2i+1²) = ‖x‖²: each 2×2 block is a rotation.",
+    summary="$\\lVert R(p)x\\rVert^2 = \\sum_i (x_{2i}^2 + x_{2i+1}^2) = \\lVert x\\rVert^2$: each 2×2 block is a "
+            "rotation.",
 )
 def norm_preserved() -> Derivation:
     import sympy as sp

@@ -146,8 +146,9 @@ def fixed_ratio_split() -> Derivation:
 
 @register(
     "scaling.budget-exponents",
-    title="Hoffmann et al.'s eq. (4) spends exactly the budget: 6·N_opt·D_opt = C, because a + b = 1",
-    summary="N_opt = G(C/6)^a, D_opt = G⁻¹(C/6)^b with a = β/(α+β), b = α/(α+β): the product is (C/6)^(a+b) = C/6.",
+    title="Hoffmann et al.'s eq. (4) spends exactly the budget: $6 N_{opt} D_{opt} = C$, because a + b = 1",
+    summary="$N_{opt} = G(C/6)^a$, $D_{opt} = G^{-1}(C/6)^b$ with $a = \\beta/(\\alpha+\\beta)$, $b = "
+            "\\alpha/(\\alpha+\\beta)$: the product is $(C/6)^{a+b} = C/6$.",
 )
 def budget_exponents() -> Derivation:
     import sympy as sp
@@ -173,7 +174,8 @@ def budget_exponents() -> Derivation:
             Step(C, "$(\\alpha + \\beta)/(\\alpha + \\beta) = 1$, and $6 \\cdot C/6 = C$"),
         ),
         definitions=((n_opt, G * x**a), (d_opt, x**b / G), (a, fa), (b, fb)),
-        assumptions=(Assumption("Hoffmann et al. 2022, eq. (4), fitted to L(N, D) = E + A/N^α + B/D^β: α, β, G > 0; "
+        assumptions=(Assumption("Hoffmann et al. 2022, eq. (4), fitted to $L(N, D) = E + A/N^\\alpha + B/D^\\beta$: "
+                                "α, β, G > 0; "
                                 "the budget counts 6 FLOPs per parameter and token"),),
         citations=(HOFFMANN_EQ4,),
         auto_identity_check=False,  # a, b are tied to α, β by the definitions
@@ -185,8 +187,8 @@ def budget_exponents() -> Derivation:
 
 @register(
     "scaling.equal-exponents",
-    title="Equal exponents a = b = 1/2 mean a fixed number of tokens per parameter, D_opt/N_opt = G⁻²",
-    summary="D_opt/N_opt = G⁻²(C/6)^(b−a), which does not depend on C exactly when a = b.",
+    title="Equal exponents a = b = 1/2 mean a fixed number of tokens per parameter, $D_{opt}/N_{opt} = G^{-2}$",
+    summary="$D_{opt}/N_{opt} = G^{-2}(C/6)^{b-a}$, which does not depend on C exactly when a = b.",
 )
 def equal_exponents() -> Derivation:
     import sympy as sp
