@@ -22,6 +22,7 @@ NAMES = [
     "alibi.example",
     "mask.causal-prefix",
     "mask.fully-masked-fill",
+    "mask.first-token",
 ]
 
 

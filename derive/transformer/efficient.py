@@ -372,7 +372,7 @@ def kv_cache_flops() -> Derivation:
         citations=(KAPLAN_T1, Citation("pope2023")),
         checks=(ValueCheck("GPT-2 small (N = 84,934,656), n = 1024 tokens", _at(end, n=1024, **GPT2),
                            "1.8362e11", "derived"),),
-        notes=("The memory the cache takes is params.kv-cache-token per token and layer stack: 2·n_layers·h_kv·d_k·b "
+        notes=("The memory the cache takes is params.kv-cache-token per token: $2 n_{layers} h_{kv} d_k b$ "
                "bytes; the FLOPs it saves are efficient.no-cache-flops minus this.",),
     )
 
@@ -447,7 +447,7 @@ def decoding_intensity() -> Derivation:
                       "length", citation=Citation("ainslie2023")),
         ),
         assumptions=(Assumption("one new token at step t, batch 1: every query head reads its group's cached keys "
-                                "and values of the t positions, h_kv·d_k numbers of b bytes each per position and "
+                                "and values of the t positions, $h_{kv} d_k$ numbers of b bytes each per position and "
                                 "layer (params.kv-cache-token); h_kv divides h"),),
         citations=(Citation("shazeer2019", "§3"), Citation("ainslie2023"), Citation("pope2023")),
         checks=(

@@ -163,3 +163,58 @@ def fully_masked_fill() -> Derivation:
                "can instead test ℓ = 0 and output a zero row. If the fill is added to the scores rather than "
                "replacing them, softmax.shift-invariance shows it does nothing at all on a fully masked row.",),
     )
+
+
+def _first_check(seed: int) -> tuple[bool, dict, str]:
+    from .softmax_numeric import softmax
+
+    rng = np.random.default_rng(seed)
+    ok = True
+    for r in range(0, 64):
+        row = np.concatenate([[rng.normal(scale=100.0)], np.full(r, -np.inf)])
+        w = softmax(row)
+        ok &= bool(w[0] == 1.0 and np.all(w[1:] == 0.0))
+    return ok, {"rows": 64, "masked": "0..63"}, "first row of a causal mask, 0 to 63 masked keys, scores up to ±300: " \
+        "exactly (1, 0, …, 0)"
+
+
+@register(
+    "mask.first-token",
+    title="Under the causal mask the first token's weights are (1, 0, …, 0), for any row length",
+    summary="With p = 1 visible key and r masked ones the row is $(e^{z_1}/e^{z_1}, 0) = (1, 0)$ whatever $z_1$ "
+            "and r.",
+)
+def first_token() -> Derivation:
+    import sympy as sp
+
+    from ..numeric import FunctionCheck
+    from ..rules import Evaluate
+    from .notation import sym, vec
+
+    r, ll = sym("n_masked"), sym("l")
+    z = vec("z")
+    e = sp.exp
+    inf = _neg_inf_exp()
+    denom = sp.Add(sp.Sum(e(z[ll]), (ll, 1, 1)), sp.Sum(inf, (ll, 1, r)), evaluate=False)
+    start = sp.ImmutableMatrix([[sp.Mul(e(z[1]), sp.Pow(denom, -1), evaluate=False),
+                                 sp.Mul(inf, sp.Pow(denom, -1), evaluate=False)]])
+    one_term = sp.Add(e(z[1]), sp.Sum(sp.Integer(0), (ll, 1, r)), evaluate=False)
+    return Derivation(
+        **metadata("mask.first-token"),
+        start=start,
+        steps=(
+            Step(sp.ImmutableMatrix([[sp.Mul(e(z[1]), sp.Pow(one_term, -1), evaluate=False), sp.Integer(0)]]),
+                 "the visible part has the single term $l = 1$, and $e^{-\\infty} = 0$ (mask.causal-prefix with "
+                 "p = 1)", rule=Evaluate("the one-term sum"), citation=VASWANI_323),
+            Step(sp.ImmutableMatrix([[sp.Integer(1), sp.Integer(0)]]), "a sum of r zeros is 0, and "
+                                                                       "$e^{z_1}/e^{z_1} = 1$"),
+        ),
+        assumptions=(Assumption("query 1 of a causal row of 1 + r keys, r ≥ 0 symbolic: key 1 visible with any "
+                                "score $z_1$, keys 2..1+r masked with −∞; the second entry stands for every masked "
+                                "key"),),
+        citations=(VASWANI_323,),
+        auto_identity_check=False,  # −∞ has no random points
+        checks=(FunctionCheck("the first row in numpy, any number of masked keys", _first_check),),
+        notes=("Token 1's output in every head is therefore its own value vector: "
+               "example.exercise-causal-first-token works it out for the two-token example of lecture 002.",),
+    )

@@ -142,8 +142,9 @@ def relative_dot_product() -> Derivation:
                  citation=SU_34),
         ),
         assumptions=(
-            Assumption("head width d = 2m with m ≥ 1 pairs, m symbolic; q, k real vectors indexed from 0; positions "
-                       "m_q = m and n_k = n real; any real frequencies θ_i (RoFormer: θ_i = 10000^(−2i/d))"),
+            Assumption("head width d = 2m with m ≥ 1 pairs, m symbolic; q, k real vectors indexed from 0; the "
+                       "query at position m and the key at position n, both real; any real frequencies $\\theta_i$ "
+                       "(RoFormer: $\\theta_i = 10000^{-2i/d}$)"),
             Assumption("R(p) rotates pair i, $(x_{2i}, x_{2i+1})$, by the angle $p\\theta_i$ (RoFormer eq. (13))"),
         ),
         definitions=((sp.Symbol(r"\langle R(m)q,\,R(n)k\rangle"),
