@@ -228,6 +228,7 @@ def example() -> Derivation:
     start = sp.ImmutableMatrix([[e(-m * (i - jj)) / denom_sum for jj in (1, 2, 3)]])
     return Derivation(
         **metadata("alibi.example"),
+        instance="query i = 3, slope m = 1/2, equal scores",
         start=start,
         steps=(
             Step(sp.ImmutableMatrix([[e(-1) / total, e(-m) / total, 1 / total]]),

@@ -291,6 +291,7 @@ def online_softmax_example() -> Derivation:
     total = 1 + e(-1) + e(-2) + e(-3)
     return Derivation(
         **metadata("efficient.online-softmax-example"),
+        instance="z = (1, 3, 2, 0) split after k = 2",
         start=start,
         steps=(
             Step(sp.Add(e(-2), 1, e(-1), e(-3), evaluate=False),

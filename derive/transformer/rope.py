@@ -241,6 +241,7 @@ def example() -> Derivation:
                                         sp.Mul(-5, sp.sin(th, evaluate=False), evaluate=False), evaluate=False)]])
     return Derivation(
         **metadata("rope.example"),
+        instance="d = 2, θ = π/3, q = (1, 2), k = (3, 1)",
         start=first,
         steps=(
             Step(sp.MatMul(rq2, rk1, evaluate=False),

@@ -228,7 +228,8 @@ def equal_exponents() -> Derivation:
 
 @register(
     "scaling.chinchilla-example",
-    title="Chinchilla: C = 6·70·10⁹·1.4·10¹² = 5.88·10²³ FLOPs, and √(C/120) gives back 70B parameters",
+    title="The split for Chinchilla: C = 6·70·10⁹·1.4·10¹² = 5.88·10²³ FLOPs, and √(C/120) gives back 70B "
+          "parameters",
     summary="At r = 20 the budget of Chinchilla returns N = √(C/120) = 7·10¹⁰ and D = √(10C/3) = 1.4·10¹² exactly.",
 )
 def chinchilla_example() -> Derivation:
@@ -244,6 +245,7 @@ def chinchilla_example() -> Derivation:
     C = sp.Integer(588) * sp.Integer(10) ** 21
     return Derivation(
         **metadata("scaling.chinchilla-example"),
+        instance="Chinchilla: N = 70·10⁹, D = 1.4·10¹², r = 20",
         start=start,
         steps=(
             Step(sp.ImmutableMatrix([_root(588, p10(21), sp.Rational(1, 120)),
