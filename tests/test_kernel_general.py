@@ -1,7 +1,7 @@
 """The two primitives that make laws general: LimitLaws (limits of sums of symbolic length) and Reindex."""
 
-import sympy as sp
 import pytest
+import sympy as sp
 
 from derive.core import Derivation, Step
 from derive.kernel.limit_laws import LimitLaws
