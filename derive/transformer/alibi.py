@@ -65,7 +65,7 @@ def _slopes_check(seed: int) -> tuple[bool, dict, str]:
 
 @register(
     "alibi.slopes-geometric",
-    title="ALiBi's slopes $2^{-8k/h}$ form a geometric sequence with ratio $2^{-8/h}$, for any number of heads",
+    title="ALiBi's slopes 2^(−8k/h) form a geometric sequence with ratio 2^(−8/h), for any number of heads",
     summary="$m_{k+1}/m_k = 2^{-8/h}$, which is also the first slope: $m_k = (2^{-8/h})^k$, ending at $2^{-8}$.",
 )
 def slopes_geometric() -> Derivation:
@@ -209,7 +209,7 @@ EXAMPLE_SLOPE = (1, 2)
 
 @register(
     "alibi.example",
-    title="ALiBi for i = 3, m = 1/2, equal scores: weights ∝ $(e^{-1}, e^{-1/2}, 1)$",
+    title="ALiBi for i = 3, m = 1/2, equal scores: weights ∝ (e⁻¹, e^(−1/2), 1)",
     summary="Query 3 with scores all equal: softmax(−1, −1/2, 0) ≈ (0.186, 0.307, 0.506), most weight on itself.",
 )
 def example() -> Derivation:

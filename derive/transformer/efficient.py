@@ -105,8 +105,8 @@ def _merge_check(seed: int) -> tuple[bool, dict, str]:
 
 @register(
     "efficient.online-softmax-merge",
-    title="Online softmax: merging two blocks' sums with the factors $e^{m_1-m}$, $e^{m_2-m}$ gives every term "
-          "$e^{z_j - m}$ of the row, for any row length and any split point",
+    title="Online softmax: merging two blocks' sums with the factors e^(m₁ − m), e^(m₂ − m) gives every term "
+          "e^(zⱼ − m) of the row, for any row length and any split point",
     summary="$e^{m_1-m}\\ell_1 + e^{m_2-m}\\ell_2 = \\sum_{j<k} e^{z_j-m} + e^{z_k-m} + \\sum_{j>k} e^{z_j-m}$: the "
             "whole row, each term shifted by the same m.",
 )
@@ -224,8 +224,8 @@ def _step_check(seed: int) -> tuple[bool, dict, str]:
 
 @register(
     "efficient.online-softmax-step",
-    title="Online softmax, one element at a time: the update $d_{j-1}e^{m_{j-1}-m_j} + e^{z_j-m_j}$ is the prefix "
-          "sum $\\sum_{i \\le j} e^{z_i-m_j}$, for every j",
+    title="Online softmax, one element at a time: rescaling the running sum by e^(m_old − m_new) and adding the "
+          "new term gives the prefix sum Σᵢ e^(zᵢ − mⱼ), for every prefix length j",
     summary="If $d_{j-1} = \\sum_{i<j} e^{z_i - m_{j-1}}$, the update gives $\\sum_{i \\le j} e^{z_i - m_j}$: by "
             "induction the last $d_n$ is softmax's denominator.",
 )
@@ -273,7 +273,7 @@ EXAMPLE_Z = (1, 3, 2, 0)
 
 @register(
     "efficient.online-softmax-example",
-    title="Online softmax for z = (1, 3, 2, 0) split after 2: $\\ell = 1 + e^{-1} + e^{-2} + e^{-3}$",
+    title="Online softmax for z = (1, 3, 2, 0) split after 2: ℓ = 1 + e⁻¹ + e⁻² + e⁻³",
     summary="Block 1: $m_1 = 3$, $\\ell_1 = e^{-2} + 1$; block 2: $m_2 = 2$, $\\ell_2 = 1 + e^{-2}$; merged with m "
             "= 3.",
 )
@@ -342,7 +342,7 @@ def without_cache_total() -> Any:
 
 @register(
     "efficient.kv-cache-flops",
-    title="Decoding n tokens with a KV cache costs $2Nn + n_{layers} d_{attn} n(n + 1)$ FLOPs, for any n",
+    title="Decoding n tokens with a KV cache costs 2N·n + n_layers·d_attn·n(n + 1) FLOPs, for any n",
     summary="Token t runs the weights once (2N) and attends over t cached positions ($2 n_{layers} t d_{attn}$); "
             "summed "
             "over t = 1..n the weight part is linear in n.",
@@ -380,8 +380,7 @@ def kv_cache_flops() -> Derivation:
 
 @register(
     "efficient.no-cache-flops",
-    title="Decoding n tokens without a cache costs $Nn(n + 1) + n_{layers} d_{attn} n(n + 1)(n + 2)/3$ FLOPs, "
-          "for any n",
+    title="Decoding n tokens without a cache costs N·n(n + 1) + n_layers·d_attn·n(n + 1)(n + 2)/3 FLOPs, for any n",
     summary="Token t reruns the whole prefix of t tokens: $\\sum_{t \\le n} \\sum_{s \\le t} (2N + 2 n_{layers} s "
             "d_{attn})$, quadratic in "
             "n for the weights and cubic for attention.",
@@ -421,7 +420,7 @@ def no_cache_flops() -> Derivation:
 
 @register(
     "efficient.decoding-intensity",
-    title="Decoding attention does $2h/(h_{kv} b)$ FLOPs per byte of KV cache read: $h/h_{kv}$ times more with GQA",
+    title="Decoding attention does 2h/(h_kv·b) FLOPs per byte of KV cache read: h/h_kv times more with GQA",
     summary="Per token and layer: $4 t h d_k$ FLOPs (scores and weighted sum) over $2 t h_{kv} d_k b$ bytes of cache; "
             "MHA in bf16 does 1 FLOP per byte.",
 )

@@ -147,7 +147,7 @@ def fixed_ratio_split() -> Derivation:
 
 @register(
     "scaling.budget-exponents",
-    title="Hoffmann et al.'s eq. (4) spends exactly the budget: $6 N_{opt} D_{opt} = C$, because a + b = 1",
+    title="Hoffmann et al.'s eq. (4) spends exactly the budget: 6·N_opt·D_opt = C, because a + b = 1",
     summary="$N_{opt} = G(C/6)^a$, $D_{opt} = G^{-1}(C/6)^b$ with $a = \\beta/(\\alpha+\\beta)$, $b = "
             "\\alpha/(\\alpha+\\beta)$: the product is $(C/6)^{a+b} = C/6$.",
 )
@@ -188,7 +188,7 @@ def budget_exponents() -> Derivation:
 
 @register(
     "scaling.equal-exponents",
-    title="Equal exponents a = b = 1/2 mean a fixed number of tokens per parameter, $D_{opt}/N_{opt} = G^{-2}$",
+    title="Equal exponents a = b = 1/2 mean a fixed number of tokens per parameter, D_opt/N_opt = G⁻²",
     summary="$D_{opt}/N_{opt} = G^{-2}(C/6)^{b-a}$, which does not depend on C exactly when a = b.",
 )
 def equal_exponents() -> Derivation:
