@@ -3,7 +3,7 @@
 Soundness (the algebraic limit theorem). If lim a = A and lim b = B exist and
 are finite, then lim (a + b) = A + B, lim a·b = A·B, lim a/b = A/B when B ≠ 0,
 lim a^k = A^k for a constant integer k (A ≠ 0 when k < 0) and for any constant
-exponent when A > 0 (continuity of t ↦ t^c there). A sum Σ_{j=lo}^{hi} f_j
+exponent when A > 0 (continuity of t ↦ t^c there). A sum :math:`\\sum_{j=lo}^{hi} f_j`
 whose bounds do not depend on the limit variable has a fixed, finite number of
 terms for every value of its bounds, so induction on the sum law gives
 lim Σ_j f_j = Σ_j lim f_j; a sum of symbolic length n is covered for every n.
@@ -87,8 +87,24 @@ def _seed(e: Any) -> int:
     return zlib.crc32(sp.srepr(e).encode()) & 0x7FFFFFFF
 
 
+#: atoms' limits already established or refused, by (atom, variable, point, direction)
+_ATOMS: dict[tuple, tuple[Any, str]] = {}
+
+
 def _atom_limit(atom: Any, x: Any, x0: Any, d: Any) -> tuple[Any, str]:
-    """(the atom's limit, "") when found finite and confirmed by mpmath, else (None, why)."""
+    """(the atom's limit, "") when found finite and confirmed by mpmath, else (None, why); remembered."""
+    key = (atom, x, x0, d)
+    if key not in _ATOMS:
+        if len(_ATOMS) > 4096:
+            _ATOMS.clear()
+        found = _find_atom_limit(atom, x, x0, d)
+        if found[1].endswith(" in time"):  # a time-out depends on the machine: not remembered
+            return found
+        _ATOMS[key] = found
+    return _ATOMS[key]
+
+
+def _find_atom_limit(atom: Any, x: Any, x0: Any, d: Any) -> tuple[Any, str]:
     try:
         ok, value = limits.run_limited(ATOM_SECONDS, "sympy's limit of an atom", sp.limit, atom, x, x0, str(d))
     except (NotImplementedError, ValueError, TypeError, ArithmeticError, RecursionError) as exc:
