@@ -99,10 +99,18 @@ def test_alibi_example_weights(catalog):
 def test_mask_prefix_end_and_wrong_denominator(catalog, refute_step):
     d = catalog.get("mask.causal-prefix")
     z, j, ll, p, r = vec("z"), sym("j"), sym("l"), sym("prefix"), sym("n_masked")
-    assert d.end[1] == 0 and d.end[0] == sp.exp(z[j]) / sp.Sum(sp.exp(z[ll]), (ll, 1, p))
+    visible = sp.Sum(sp.exp(z[ll]), (ll, 1, p))
+    assert d.end == sp.Piecewise((sp.exp(z[j]), j <= p), (0, True)) / visible
+    assert isinstance(d.start, sp.Mul) and any(isinstance(s, sp.Sum) and s.limits[0][2] == p + r
+                                               for s in d.start.atoms(sp.Sum))
     # counting the masked keys as weight 1 (e^0) instead of e^(−∞) is wrong
-    wrong = sp.ImmutableMatrix([[sp.exp(z[j]) / (sp.Sum(sp.exp(z[ll]), (ll, 1, p)) + r), 0]])
+    num = d.steps[0].expr.as_numer_denom()[0]
+    wrong = num / (sp.Sum(sp.exp(z[ll]), (ll, 1, p - 1)) + sp.exp(z[p]) + sp.Sum(sp.Integer(1), (ll, p + 1, p + r)))
     assert refute_step(d, 2, wrong).verdict is Verdict.REFUTED
+
+
+def test_first_token_row(catalog):
+    assert catalog.get("mask.first-token").end == sp.ImmutableMatrix([[1, 0]])
 
 
 def test_fully_masked_row_conventions():

@@ -70,7 +70,7 @@ def _symbols() -> tuple[Any, ...]:
 
 
 def _blocks(weight: Any = None) -> tuple[Any, Any, Any, Any]:
-    """Σ_(j≤k) and Σ_(j>k) of e^(z_j − c)·weight(j), as functions of the shift c."""
+    """Σ_(j≤k), Σ_(j>k) and Σ_(j≤n) of e^(z_j − c)·weight(j), as functions of the shift c, and the term."""
     import sympy as sp
 
     n, j, k, z, _, _, _, _ = _symbols()
@@ -80,8 +80,7 @@ def _blocks(weight: Any = None) -> tuple[Any, Any, Any, Any]:
         return base * weight(j) if weight is not None else base
 
     return (lambda c: sp.Sum(term(c), (j, 1, k)), lambda c: sp.Sum(term(c), (j, k + 1, n)),
-            lambda c: sp.Sum(term(c), (j, 1, k - 1)) + term(c).xreplace({j: k}) + sp.Sum(term(c), (j, k + 1, n)),
-            term)
+            lambda c: sp.Sum(term(c), (j, 1, n)), term)
 
 
 def _merge_check(seed: int) -> tuple[bool, dict, str]:
@@ -105,17 +104,17 @@ def _merge_check(seed: int) -> tuple[bool, dict, str]:
 
 @register(
     "efficient.online-softmax-merge",
-    title="Online softmax: merging two blocks' sums with the factors e^(m₁ − m), e^(m₂ − m) gives every term "
-          "e^(zⱼ − m) of the row, for any row length and any split point",
-    summary="$e^{m_1-m}\\ell_1 + e^{m_2-m}\\ell_2 = \\sum_{j<k} e^{z_j-m} + e^{z_k-m} + \\sum_{j>k} e^{z_j-m}$: the "
-            "whole row, each term shifted by the same m.",
+    title="Online softmax: merging two blocks' sums with the factors e^(m₁ − m), e^(m₂ − m) gives the row's "
+          "Σⱼ e^(zⱼ − m), for any row length and any split point",
+    summary="$e^{m_1-m}\\ell_1 + e^{m_2-m}\\ell_2 = \\sum_{j=1}^{n} e^{z_j-m}$: the denominator of softmax, "
+            "whichever index k the row is split after.",
 )
 def online_softmax_merge() -> Derivation:
     import sympy as sp
 
+    from ..kernel.sum_moves import MergeSums
     from ..numeric import FunctionCheck, IdentityCheck
     from ..rules import Substitute
-    from ..sums import SplitSumAt
     from .notation import sym
 
     n, j, k, z, _, m, m1, m2 = _symbols()
@@ -131,9 +130,8 @@ def online_softmax_merge() -> Derivation:
                  rule=Substitute(((l1, first(m1)), (l2, second(m2))), "ℓ₁, ℓ₂"), citation=MILAKOV_3),
             Step(first(m) + second(m), "move each factor into its sum: $e^{m_1 - m}e^{z_j - m_1} = e^{z_j - m}$, "
                                        "and the same with $m_2$: the old maximum cancels", citation=DAO_31),
-            Step(whole(m), "single out the term $j = k$ of both sums (SplitSumAt; the second sum's empty part "
-                           "$\\sum_{j=k+1}^{k-1} = -e^{z_k - m}$ and the first's $\\sum_{j=k+1}^{k} = 0$ by the "
-                           "convention for reversed ranges)", rule=SplitSumAt(k)),
+            Step(whole(m), "the two sums run over adjacent ranges, $1..k$ and $k+1..n$, with the same terms: "
+                           "together they are the sum over the whole row", rule=MergeSums()),
         ),
         definitions=((l1, first(m1)), (l2, second(m2))),
         assumptions=(
@@ -143,14 +141,13 @@ def online_softmax_merge() -> Derivation:
                        "m — the maxima only make every exponent ≤ 0, so nothing overflows"),
         ),
         citations=(MILAKOV_3, DAO_31),
-        auto_identity_check=False,  # each random point expands three symbolic-length sums
+        auto_identity_check=False,  # each random point expands symbolic-length sums
         checks=(IdentityCheck(start.xreplace({l1: first(m1), l2: second(m2)}), whole(m),
                               name="claim at random points", n_points=6),
                 FunctionCheck("numpy online softmax against the direct softmax, many block sizes", _merge_check)),
-        notes=("The right-hand side is the row's $\\sum_{j=1}^n e^{z_j - m}$ with the term j = k written on its own, "
-               "as SplitSumAt leaves it: the kernel has no rule that merges adjacent sums back into one "
-               "(KERNEL_REQUESTS.md), so the chain stops one bookkeeping step short of the single sum. "
-               "Applied block after block, the merge computes the denominator of softmax in one pass over the "
+        notes=("k is symbolic, so the identity holds for every split point, and by applying it again to each "
+               "block, for every division of the row into blocks. Applied block after block, the merge computes "
+               "the denominator of softmax in one pass over the "
                "row, never holding the whole row: this is FlashAttention's running statistic ℓ.",),
     )
 
@@ -164,9 +161,9 @@ def online_softmax_merge() -> Derivation:
 def online_softmax_output() -> Derivation:
     import sympy as sp
 
+    from ..kernel.sum_moves import MergeSums
     from ..numeric import FunctionCheck, IdentityCheck
     from ..rules import Substitute
-    from ..sums import SplitSumAt
     from .notation import sym
 
     n, j, k, z, v, m, m1, m2 = _symbols()
@@ -185,8 +182,8 @@ def online_softmax_output() -> Derivation:
                  citation=DAO_31),
             Step((g1(m) + g2(m)) / (f1(m) + f2(m)),
                  "each rescaling factor moves into its sum and turns $e^{z_j - m_i}$ into $e^{z_j - m}$"),
-            Step(gw(m) / fw(m), "single out the term $j = k$ of every sum, as in efficient.online-softmax-merge",
-                 rule=SplitSumAt(k)),
+            Step(gw(m) / fw(m), "merge the adjacent sums $1..k$ and $k+1..n$ in the numerator and in the "
+                                "denominator", rule=MergeSums()),
         ),
         definitions=subs,
         assumptions=(
@@ -226,15 +223,15 @@ def _step_check(seed: int) -> tuple[bool, dict, str]:
     "efficient.online-softmax-step",
     title="Online softmax, one element at a time: rescaling the running sum by e^(m_old − m_new) and adding the "
           "new term gives the prefix sum Σᵢ e^(zᵢ − mⱼ), for every prefix length j",
-    summary="If $d_{j-1} = \\sum_{i<j} e^{z_i - m_{j-1}}$, the update gives $\\sum_{i \\le j} e^{z_i - m_j}$: by "
-            "induction the last $d_n$ is softmax's denominator.",
+    summary="If $d_{j-1} = \\sum_{i<j} e^{z_i - m_{j-1}}$, the update $d_{j-1}e^{m_{j-1}-m_j} + e^{z_j - m_j}$ is "
+            "$\\sum_{i \\le j} e^{z_i - m_j}$: by induction the last $d_n$ is softmax's denominator.",
 )
 def online_softmax_step() -> Derivation:
     import sympy as sp
 
+    from ..kernel.sum_moves import MergeSums
     from ..numeric import FunctionCheck, IdentityCheck
     from ..rules import Substitute
-    from ..sums import SplitSumAt
     from .notation import sym, vec
 
     i, j = sym("i"), sym("j")
@@ -246,21 +243,23 @@ def online_softmax_step() -> Derivation:
     end = dp * e(mp - mj) + e(z[j] - mj)
     return Derivation(
         **metadata("efficient.online-softmax-step"),
-        start=start,
+        start=end,
         steps=(
-            Step(sp.Sum(f, (i, 1, j - 1)) + f.xreplace({i: j}) + sp.Sum(f, (i, j + 1, j)),
-                 "single out the newest element $i = j$", rule=SplitSumAt(j), citation=MILAKOV_3),
-            Step(sp.Sum(f, (i, 1, j - 1)) + f.xreplace({i: j}), "the sum from $j + 1$ to $j$ is empty"),
-            Step(e(mp - mj) * prev + e(z[j] - mj), "$e^{z_i - m_j} = e^{m_{j-1} - m_j}e^{z_i - m_{j-1}}$ with "
-                                                   "$e^{m_{j-1}-m_j}$ outside the sum"),
-            Step(end, "the previous running sum $d_{j-1}$", rule=Substitute(((prev, dp),), "d_{j−1}")),
+            Step(e(mp - mj) * prev + e(z[j] - mj), "the previous running sum $d_{j-1}$",
+                 rule=Substitute(((dp, prev),), "d_{j−1}"), citation=MILAKOV_3),
+            Step(sp.Sum(f, (i, 1, j - 1)) + f.xreplace({i: j}), "$e^{m_{j-1} - m_j}e^{z_i - m_{j-1}} = e^{z_i - m_j}$: "
+                 "the factor moves into the sum and the old maximum cancels"),
+            Step(sp.Sum(f, (i, 1, j - 1)) + sp.Sum(f, (i, j, j)), "the newest term is a sum with the single index "
+                                                                   "$i = j$"),
+            Step(start, "the newest term joins the sum over $i \\le j - 1$: adjacent ranges, the same terms",
+                 rule=MergeSums()),
         ),
         definitions=((dp, prev),),
         assumptions=(Assumption("j ≥ 1; $m_{j-1} = \\max(z_1, \\dots, z_{j-1})$ and $m_j = \\max(m_{j-1}, z_j)$ in the "
                                 "algorithm, though the identity holds for any reals; $d_0 = 0$ (an empty sum)"),),
         citations=(MILAKOV_3,),
         auto_identity_check=False,
-        checks=(IdentityCheck(start, end.xreplace({dp: prev}), name="claim at random points", n_points=8),
+        checks=(IdentityCheck(end.xreplace({dp: prev}), start, name="claim at random points", n_points=8),
                 FunctionCheck("Algorithm 3 in numpy, element by element", _step_check)),
         notes=("The claim holds for every j, so by induction on j the running sum after the last element is "
                "$\\sum_{i=1}^n e^{z_i - m_n}$ with $m_n = \\max z$: one pass instead of two (max, then sum).",),

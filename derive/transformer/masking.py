@@ -21,12 +21,6 @@ from ..registry import metadata, register
 VASWANI_323 = Citation("vaswani2017", "§3.2.3")
 
 
-def _neg_inf_exp() -> Any:
-    import sympy as sp
-
-    return sp.exp(-sp.oo, evaluate=False)
-
-
 def _prefix_check(seed: int) -> tuple[bool, dict, str]:
     from .softmax_numeric import softmax
 
@@ -44,12 +38,47 @@ def _prefix_check(seed: int) -> tuple[bool, dict, str]:
         f"{worst:.1e}), masked weights exactly 0")
 
 
+def _masked_score(x: Any, prefix: Any) -> Any:
+    """ẑ_x: the score z_x for a visible key (x ≤ prefix), −∞ for a masked one."""
+    import sympy as sp
+
+    from .notation import vec
+
+    return sp.Piecewise((vec("z")[x], x <= prefix), (-sp.oo, True))
+
+
+def _masked_row_steps(prefix: Any, n_keys: Any, numerator: Any) -> tuple[Any, tuple[Any, ...]]:
+    """Start ``numerator / Σ_(l=1)^(n_keys) e^(ẑ_l)`` and the steps to ``numerator / Σ_(l=1)^prefix e^(z_l)``."""
+    import sympy as sp
+
+    from ..kernel.sum_moves import MergeSums, RangeCases
+    from ..sums import SplitSumAt
+    from .notation import sym, vec
+
+    ll, z, e = sym("l"), vec("z"), sp.exp
+    f = e(_masked_score(ll, prefix))
+    visible = sp.Sum(e(z[ll]), (ll, 1, prefix - 1))
+    steps = (
+        Step(numerator / (sp.Sum(f, (ll, 1, prefix - 1)) + f.xreplace({ll: prefix})
+                          + sp.Sum(f, (ll, prefix + 1, n_keys))),
+             "single out the last visible key $l = p$ (whose score is $z_p$)", rule=SplitSumAt(prefix),
+             citation=VASWANI_323),
+        Step(numerator / (visible + e(z[prefix]) + sp.Sum(sp.Integer(0), (ll, prefix + 1, n_keys))),
+             "over $l \\le p - 1$ every key is visible, $e^{\\hat z_l} = e^{z_l}$; over $l \\ge p + 1$ every key is "
+             "masked, $e^{\\hat z_l} = e^{-\\infty} = 0$", rule=RangeCases()),
+        Step(numerator / (visible + e(z[prefix])), "a sum of zeros is 0"),
+        Step(numerator / (visible + sp.Sum(e(z[ll]), (ll, prefix, prefix))), "the term $l = p$ as a one-term sum"),
+        Step(numerator / sp.Sum(e(z[ll]), (ll, 1, prefix)), "adjacent ranges $1..p-1$ and $p..p$, the same terms",
+             rule=MergeSums()),
+    )
+    return numerator / sp.Sum(f, (ll, 1, n_keys)), steps
+
+
 @register(
     "mask.causal-prefix",
     title="A row with −∞ on its last r entries is the softmax of its first p entries, for any p ≥ 1 and r ≥ 0",
-    summary="$e^{-\\infty} = 0$ removes the masked keys from the denominator: weight $e^{z_j}/\\sum_{l \\le p} "
-            "e^{z_l}$ "
-            "on a visible key, 0 on a masked one.",
+    summary="$e^{-\\infty} = 0$ removes the masked keys from the denominator: key j gets $e^{z_j}/\\sum_{l \\le p} "
+            "e^{z_l}$ when it is visible (j ≤ p) and 0 when it is masked.",
 )
 def causal_prefix() -> Derivation:
     import sympy as sp
@@ -58,41 +87,28 @@ def causal_prefix() -> Derivation:
     from .notation import sym, vec
 
     p, r, j, ll = sym("prefix"), sym("n_masked"), sym("j"), sym("l")
-    z = vec("z")
-    e = sp.exp
+    z, e = vec("z"), sp.exp
+    start, steps = _masked_row_steps(p, p + r, e(_masked_score(j, p)))
     visible = sp.Sum(e(z[ll]), (ll, 1, p))
-    inf = _neg_inf_exp()
-    denom = sp.Add(visible, sp.Sum(inf, (ll, 1, r)), evaluate=False)
-    start = sp.ImmutableMatrix([[e(z[j]) / denom, sp.Mul(inf, sp.Pow(denom, -1), evaluate=False)]])
-    zero_denom = sp.Add(visible, sp.Sum(sp.Integer(0), (ll, 1, r)), evaluate=False)
+    end = sp.Piecewise((e(z[j]), j <= p), (0, True)) / visible
     return Derivation(
         **metadata("mask.causal-prefix"),
         start=start,
-        steps=(
-            Step(sp.ImmutableMatrix([[e(z[j]) / zero_denom, sp.Integer(0)]]),
-                 "$e^{-\\infty} = \\lim_{x\\to-\\infty} e^x = 0$ (also IEEE 754's exp(−inf)): every masked term "
-                 "and the masked weight's numerator vanish", citation=VASWANI_323),
-            Step(sp.ImmutableMatrix([[e(z[j]) / visible, sp.Integer(0)]]), "a sum of r zeros is 0"),
-        ),
-        premises=(sp.Le(j, p),),
+        steps=(*steps, Step(end, "the numerator by cases: $e^{z_j}$ for a visible key, $e^{-\\infty} = 0$ for a "
+                                 "masked one")),
         assumptions=(
-            Assumption("a row of n = p + r keys: the first p visible with scores $z_1, \\dots, z_p$, the last r "
-                       "masked with "
-                       "score −∞ (under the causal mask, query p sees keys 1..p); p ≥ 1, r ≥ 0, both symbolic"),
-            Assumption("the row's sum of exponentials is taken in its two groups, $\\sum_{l \\le p} e^{z_l}$ + Σ "
-                       "over the "
-                       "r masked entries of $e^{-\\infty}$; the first entry of the claim is a visible key j ≤ p, "
-                       "the second "
-                       "any masked key"),
+            Assumption("a row of n = p + r keys, p ≥ 1 visible and r ≥ 0 masked, both symbolic; the masked scores "
+                       "are $\\hat z_l = z_l$ for l ≤ p and −∞ for l > p (under the causal mask, query p sees keys "
+                       "1..p); j is any key of the row"),
         ),
-        definitions=((sp.Symbol(r"\operatorname{softmax}(\hat z)_j"), e(z[j]) / denom),),
+        definitions=((sp.Symbol(r"\hat z_l"), _masked_score(ll, p)),),
         citations=(VASWANI_323,),
         auto_identity_check=False,  # −∞ has no random points; the numpy check below runs real masked rows
         checks=(FunctionCheck("masked rows in numpy (−inf entries)", _prefix_check),),
-        notes=("The result is $\\operatorname{softmax}(z_1, \\dots, z_p)$: masking the future is the same as never "
-               "computing its scores, "
-               "and the visible weights still sum to 1. For the first token (p = 1) the row is (1, 0, …, 0) "
-               "whatever its score: example.exercise-causal-first-token works that case for two tokens.",),
+        notes=("For j ≤ p the result is $\\operatorname{softmax}(z_1, \\dots, z_p)_j$: masking the future is the "
+               "same as never computing its scores, and the visible weights still sum to 1; every masked key gets "
+               "exactly 0. For the first token (p = 1) the row is (1, 0, …, 0) whatever its score "
+               "(mask.first-token).",),
     )
 
 
@@ -188,33 +204,23 @@ def first_token() -> Derivation:
     import sympy as sp
 
     from ..numeric import FunctionCheck
-    from ..rules import Evaluate
-    from .notation import sym, vec
+    from .notation import sym
 
-    r, ll = sym("n_masked"), sym("l")
-    z = vec("z")
-    e = sp.exp
-    inf = _neg_inf_exp()
-    denom = sp.Add(sp.Sum(e(z[ll]), (ll, 1, 1)), sp.Sum(inf, (ll, 1, r)), evaluate=False)
-    start = sp.ImmutableMatrix([[sp.Mul(e(z[1]), sp.Pow(denom, -1), evaluate=False),
-                                 sp.Mul(inf, sp.Pow(denom, -1), evaluate=False)]])
-    one_term = sp.Add(e(z[1]), sp.Sum(sp.Integer(0), (ll, 1, r)), evaluate=False)
+    r, u = sym("n_masked"), sym("u_later")
+    e, one = sp.exp, sp.Integer(1)
+    # key 1 and any later key 1 + u: sympy itself evaluates ẑ_1 = z_1 and e^(ẑ_(1+u)) = e^(−∞) = 0
+    numerator = sp.ImmutableMatrix([[e(_masked_score(one, one)), e(_masked_score(1 + u, one))]])
+    start, steps = _masked_row_steps(one, 1 + r, numerator)
     return Derivation(
         **metadata("mask.first-token"),
         start=start,
-        steps=(
-            Step(sp.ImmutableMatrix([[sp.Mul(e(z[1]), sp.Pow(one_term, -1), evaluate=False), sp.Integer(0)]]),
-                 "the visible part has the single term $l = 1$, and $e^{-\\infty} = 0$ (mask.causal-prefix with "
-                 "p = 1)", rule=Evaluate("the one-term sum"), citation=VASWANI_323),
-            Step(sp.ImmutableMatrix([[sp.Integer(1), sp.Integer(0)]]), "a sum of r zeros is 0, and "
-                                                                       "$e^{z_1}/e^{z_1} = 1$"),
-        ),
-        assumptions=(Assumption("query 1 of a causal row of 1 + r keys, r ≥ 0 symbolic: key 1 visible with any "
-                                "score $z_1$, keys 2..1+r masked with −∞; the second entry stands for every masked "
-                                "key"),),
+        steps=(*steps, Step(sp.ImmutableMatrix([[one, sp.Integer(0)]]), "$e^{z_1}/e^{z_1} = 1$")),
+        assumptions=(Assumption("query 1 of a causal row of 1 + r keys, r ≥ 0 symbolic: key 1 visible with any score "
+                                "$z_1$, keys 2..1 + r masked with −∞; the second entry is any later key 1 + u, u ≥ "
+                                "1"),),
         citations=(VASWANI_323,),
         auto_identity_check=False,  # −∞ has no random points
         checks=(FunctionCheck("the first row in numpy, any number of masked keys", _first_check),),
-        notes=("Token 1's output in every head is therefore its own value vector: "
+        notes=("mask.causal-prefix with p = 1. Token 1's output in every head is therefore its own value vector: "
                "example.exercise-causal-first-token works it out for the two-token example of lecture 002.",),
     )

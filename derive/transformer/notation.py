@@ -73,6 +73,7 @@ SYMBOLS: dict[str, tuple[dict[str, bool], str, str]] = {
     "head_index": ({"integer": True, "positive": True}, r"k", "index of an attention head, 1..h"),
     "prefix": ({"integer": True, "positive": True}, r"p", "causal mask: number of visible (unmasked) keys"),
     "n_masked": ({"integer": True, "nonnegative": True}, r"r", "causal mask: number of masked keys of a row"),
+    "u_later": ({"integer": True, "positive": True}, r"u", "causal mask: a later key 1 + u of the first row, u ≥ 1"),
     "split": ({"integer": True, "positive": True}, r"k", "online softmax: the index where the row is split"),
     "m_run": ({"real": True}, r"m", "online softmax: the running maximum after both blocks"),
     "m_1": ({"real": True}, r"m_1", "online softmax: the maximum of the first block"),
