@@ -111,7 +111,7 @@ def _find_atom_limit(atom: Any, x: Any, x0: Any, d: Any) -> tuple[Any, str]:
         return None, f"sympy found no limit of {atom} ({type(exc).__name__})"
     if not ok:
         return None, f"sympy found no limit of {atom} in time"
-    value = sp.sympify(value)
+    value = sp.sympify(value, strict=True)
     if (value.has(sp.oo, -sp.oo, sp.zoo, sp.nan, sp.Limit, sp.AccumBounds) or value.is_finite is False):
         return None, f"the limit of {atom} is not a finite value ({value})"
     w = witness.run(sp.Limit(atom, x, x0, d), value, "=", _seed(atom), digits=witness.CONFIRM_DIGITS, n_random=3,
@@ -122,7 +122,7 @@ def _find_atom_limit(atom: Any, x: Any, x0: Any, d: Any) -> tuple[Any, str]:
 
 
 def _nonzero(e: Any) -> bool:
-    e = sp.sympify(e)
+    e = sp.sympify(e, strict=True)
     for form in (e, e.doit()):
         if form.is_positive is True or form.is_negative is True:
             return True
@@ -130,7 +130,7 @@ def _nonzero(e: Any) -> bool:
 
 
 def _positive(e: Any) -> bool:
-    e = sp.sympify(e)
+    e = sp.sympify(e, strict=True)
     return any(form.is_positive is True for form in (e, e.doit()))
 
 

@@ -191,11 +191,11 @@ def _decide(cond: Any, idx: Any, lo: Any, hi: Any, ctx: Any) -> Any:
     strict = isinstance(cond, (sp.StrictLessThan, sp.StrictGreaterThan))
 
     def nonneg(e: Any) -> bool:
-        return ctx.nonnegative(e) if ctx is not None else sp.sympify(e).is_nonnegative is True
+        return ctx.nonnegative(e) if ctx is not None else sp.sympify(e, strict=True).is_nonnegative is True
 
     def positive(e: Any) -> bool:
         e = sp.expand(e)
-        return sp.sympify(e).is_positive is True or (all(x.is_integer for x in e.free_symbols | {e})
+        return sp.sympify(e, strict=True).is_positive is True or (all(x.is_integer for x in e.free_symbols | {e})
                                                     and nonneg(e - 1))
 
     if below:  # idx ≤ q (or idx < q)
