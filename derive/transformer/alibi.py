@@ -151,11 +151,11 @@ def weight_ratio() -> Derivation:
                                 "cancels", citation=PRESS_3),
             Step(sp.exp(sp.Add(z[j] - z[ll], -m * sp.Add(i - j, -(i - ll), evaluate=False), evaluate=False)),
                  "a quotient of exponentials is the exponential of the difference; group scores and distances"),
-            Step(sp.exp(z[j] - z[ll] - m * (ll - j)), "the query position $i$ cancels: $(i-j) - (i-ll) = ll - j$"),
+            Step(sp.exp(z[j] - z[ll] - m * (ll - j)), "the query position $i$ cancels: $(i-j) - (i-l) = l - j$"),
         ),
         assumptions=(Assumption("query i attends to keys 1..i (causal); $z_s = q_i \\cdot k_s/\\sqrt{d_k}$ are the "
                                 "scores; the "
-                                "head's slope m > 0; 1 ≤ j, ll ≤ i"),),
+                                "head's slope m > 0; 1 ≤ j, l ≤ i"),),
         definitions=((sp.Symbol("w_j"), _weights(j, i, i)),),
         citations=(PRESS_3,),
         auto_identity_check=False,  # the sums over s make random points costly; a numpy check below
