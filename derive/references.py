@@ -215,6 +215,30 @@ REFERENCES: dict[str, dict[str, str]] = {
         "year": "2023",
         "short": "Zhang et al. 2023 (D2L)",
     },
+    "su2021": {
+        "type": "article",
+        "author": "Su, Jianlin and Lu, Yu and Pan, Shengfeng and Murtadha, Ahmed and Wen, Bo and Liu, Yunfeng",
+        "title": "RoFormer: Enhanced Transformer with Rotary Position Embedding",
+        "journal": "arXiv preprint arXiv:2104.09864",
+        "year": "2021",
+        "short": "Su et al. 2021",
+    },
+    "press2022": {
+        "type": "inproceedings",
+        "author": "Press, Ofir and Smith, Noah A. and Lewis, Mike",
+        "title": "Train Short, Test Long: Attention with Linear Biases Enables Input Length Extrapolation",
+        "booktitle": "International Conference on Learning Representations (ICLR)",
+        "year": "2022",
+        "short": "Press et al. 2022",
+    },
+    "milakov2018": {
+        "type": "article",
+        "author": "Milakov, Maxim and Gimelshein, Natalia",
+        "title": "Online normalizer calculation for softmax",
+        "journal": "arXiv preprint arXiv:1805.02867",
+        "year": "2018",
+        "short": "Milakov & Gimelshein 2018",
+    },
     "dao2022": {
         "type": "inproceedings",
         "author": "Dao, Tri and Fu, Daniel Y. and Ermon, Stefano and Rudra, Atri and R{\\'e}, Christopher",
@@ -239,6 +263,14 @@ REFERENCES: dict[str, dict[str, str]] = {
         "booktitle": "Proceedings of the IEEE International Conference on Computer Vision (ICCV)",
         "year": "2015",
         "short": "He et al. 2015",
+    },
+    "hoffmann2022": {
+        "type": "inproceedings",
+        "author": "Hoffmann, Jordan and Borgeaud, Sebastian and Mensch, Arthur and Buchatskaya, Elena and others",
+        "title": "Training Compute-Optimal Large Language Models",
+        "booktitle": "Advances in Neural Information Processing Systems 35",
+        "year": "2022",
+        "short": "Hoffmann et al. 2022",
     },
 }
 

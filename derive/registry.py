@@ -47,6 +47,11 @@ CATALOG_MODULES: tuple[str, ...] = (
     "derive.transformer.ffn",
     "derive.transformer.gradients",
     "derive.transformer.initialisation",
+    "derive.transformer.rope",
+    "derive.transformer.alibi",
+    "derive.transformer.masking",
+    "derive.transformer.efficient",
+    "derive.transformer.scaling",
 )
 
 

@@ -54,11 +54,11 @@ def test_every_registered_derivation_is_on_a_numbered_page(site):
 def test_pages_have_plots_bibliography_cli_and_api(site):
     pages = _pages(site)
     for plot in ("pe-heatmap", "pe-waves", "softmax-temperature", "qk-histogram", "param-share", "residual-variance",
-                 "layernorm-gradient"):
+                 "layernorm-gradient", "rope-offset", "alibi-bias", "online-softmax", "compute-optimal"):
         assert (site / "_images" / f"{plot}.png").stat().st_size > 5_000, plot
     bib = pages["bibliography.html"]
     for author in ("Vaswani", "Ba,", "He,", "Xiong", "Zhang", "Shazeer", "Brown", "Touvron", "Glorot", "Dao,",
-                   "Goodfellow"):
+                   "Goodfellow", "Su,", "Press", "Milakov", "Hoffmann"):
         assert author in bib, author
     cli = pages["cli.html"]
     for command in ("derive list", "derive show", "derive check"):

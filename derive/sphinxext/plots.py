@@ -22,6 +22,7 @@ from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
 from . import plots_gradients
+from . import plots_positions
 
 #: seed of every random draw in the figures
 PLOT_SEED = 20170612
@@ -165,6 +166,10 @@ PLOTS: dict[str, Callable[[], Any]] = {
     "param-share": param_share,
     "residual-variance": plots_gradients.residual_variance,
     "layernorm-gradient": plots_gradients.layernorm_gradient,
+    "rope-offset": plots_positions.rope_offset,
+    "alibi-bias": plots_positions.alibi_bias_matrix,
+    "online-softmax": plots_positions.online_softmax_running,
+    "compute-optimal": plots_positions.compute_optimal_split,
 }
 
 
