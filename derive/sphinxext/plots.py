@@ -21,8 +21,7 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 
-from . import plots_gradients
-from . import plots_positions
+from . import plots_gradients, plots_positions
 
 #: seed of every random draw in the figures
 PLOT_SEED = 20170612
