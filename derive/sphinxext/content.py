@@ -115,7 +115,9 @@ class ChainLayout:
         self.budget = budget
         symbols = latex_names()
         self.breaker = Breaker(budget, symbols)
-        exprs = [derivation.start, *(s.expr for s in derivation.steps)]  # the end is the last step's
+        from ..render.order import shown_expr
+
+        exprs = [derivation.start, *(shown_expr(s) for s in derivation.steps)]  # the end is the last step's
         widest = max(tex_width(self.breaker.tex(e)) for e in exprs)
         self.names: list = []
         if widest > budget:
@@ -322,11 +324,24 @@ def _readable(text: str) -> str:
     return re.sub(r"(?<=\S)\*(?=\S)", "·", text)
 
 
+def number_tex(value: Any) -> str:
+    r"""A number for math: ``8.81618923611111e-5`` as ``8.81618923611111 \times 10^{-5}`` (in math, ``e-5``
+    would read as the letter e minus 5)."""
+    import re
+
+    text = str(value)
+    m = re.fullmatch(r"([-+]?\d+(?:\.\d*)?)[eE]([-+]?)0*(\d+)", text.strip())
+    if not m:
+        return text
+    sign = "-" if m.group(2) == "-" else ""
+    return rf"{m.group(1)} \times 10^{{{sign}{m.group(3)}}}"
+
+
 def _value_cell(check: Any, result: CheckResult) -> list[nodes.Node]:
     """Exact value beside the rounded one: ``exact ≈ 0.0900316 → 0.0900 (printed 0.0900)``."""
     from ..render.latex import expr_latex
 
-    tex = f"{expr_latex(check.exact)} \\approx {result.figures.get('value', '')}"
+    tex = f"{expr_latex(check.exact)} \\approx {number_tex(result.figures.get('value', ''))}"
     out: list[nodes.Node] = [nodes.math(tex, tex), nodes.Text(" rounds to "),
                              nodes.literal(result.figures["rounded"], result.figures["rounded"]),
                              nodes.Text(f"; printed {result.figures['printed']}")]
