@@ -155,7 +155,8 @@ class DisplayPrettyPrinter(PrettyPrinter):
 
         inside = prettyForm(*self._print_seq(args, delimiter=", ").parens())
         head = prettyForm(name)
-        form = prettyForm(binding=prettyForm.FUNC, *stringPict.next(head, inside))
+        picture, baseline = stringPict.next(head, inside)
+        form = prettyForm(picture, baseline, binding=prettyForm.FUNC)
         form.prettyFunc, form.prettyArgs = head, inside
         return form
 
