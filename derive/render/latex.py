@@ -283,7 +283,7 @@ def derivation_latex(derivation: Derivation, **settings: Any) -> str:
 
     Args:
         derivation: what to render.
-        **settings: fields of :class:`LatexSettings` (``environment``,
+        settings: keyword arguments, the fields of :class:`LatexSettings` (``environment``,
             ``justifications``, ``annotation``, ``numbering``, ``symbol_names``).
 
     Returns:
