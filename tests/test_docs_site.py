@@ -53,7 +53,8 @@ def test_every_registered_derivation_is_on_a_numbered_page(site):
 
 def test_pages_have_plots_bibliography_cli_and_api(site):
     pages = _pages(site)
-    for plot in ("pe-heatmap", "pe-waves", "softmax-temperature", "qk-histogram", "param-share"):
+    for plot in ("pe-heatmap", "pe-waves", "softmax-temperature", "qk-histogram", "param-share",
+                 "softmax-jacobian-scale", "norm-geometry", "gelu-swish-relu"):
         assert (site / "_images" / f"{plot}.png").stat().st_size > 5_000, plot
     bib = pages["bibliography.html"]
     for author in ("Vaswani", "Ba,", "He,", "Xiong", "Zhang", "Shazeer", "Brown", "Touvron"):

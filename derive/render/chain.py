@@ -1,6 +1,6 @@
 """A derivation's formulas broken into lines of a width, with large repeats named once (site, notebook).
 
-Used by the Sphinx directive (:mod:`derive.sphinxext.content`) and the Jupyter
+Used by the Sphinx directive (``derive.sphinxext.content``) and the Jupyter
 display (:mod:`derive.render.html`); it needs sympy only, not docutils.
 """
 

@@ -116,3 +116,67 @@ VISITORS: dict[str, dict[str, tuple]] = {
         "texinfo": (visit_plain, depart_plain),
     },
 }
+
+
+def toc_derivations(app: Any, doctree: nodes.document) -> None:
+    """Put each numbered derivation of a page into its "on this page" list (Furo's right-hand TOC), under
+    the section that holds it, as ``Title`` linking to the box. Connected to ``doctree-read`` after
+    Sphinx's TOC collector has built ``env.tocs[docname]`` from the sections."""
+    from sphinx import addnodes
+
+    from ..render.textmath import unicode_text
+
+    env = app.env
+    docname = env.current_document.docname if hasattr(env, "current_document") else env.docname
+    toc = env.tocs.get(docname)
+    if toc is None:
+        return
+    by_anchor: dict[str, nodes.list_item] = {}
+    for item in toc.findall(nodes.list_item):
+        ref = next(iter(item.findall(nodes.reference)), None)
+        if ref is not None:
+            by_anchor.setdefault(ref.get("anchorname", ""), item)
+    first = next(iter(toc.findall(nodes.list_item)), None)
+    for box in doctree.findall(derivation_node):
+        if not box.get("ids") or not box.get("numbered", True):
+            continue
+        section = box.parent
+        while section is not None and not isinstance(section, nodes.section):
+            section = section.parent
+        item = None
+        if section is not None:
+            item = next((by_anchor[f"#{i}"] for i in section["ids"] if f"#{i}" in by_anchor), None)
+        item = item or first
+        if item is None:
+            continue
+        text = unicode_text(_title_words(box))
+        ref = nodes.reference("", "", nodes.Text(text), internal=True, refuri=docname,
+                              anchorname="#" + box["ids"][0], derive_derivation=True)
+        entry = nodes.list_item("", addnodes.compact_paragraph("", "", ref), classes=["derive-toc-entry"])
+        sub = next((c for c in item.children if isinstance(c, nodes.bullet_list)), None)
+        if sub is None:
+            sub = nodes.bullet_list()
+            item += sub
+        sub += entry
+
+
+def _title_words(box: derivation_node) -> str:
+    """The derivation's title with its ``$...$`` math (the TOC shows it as Unicode, not as TeX)."""
+    from .. import registry
+
+    try:
+        return registry.get(box["derivation"]).title
+    except Exception:  # noqa: BLE001 - not in the registry (cannot happen for a rendered box): its anchor
+        return box["ids"][0]
+
+
+def unnumber_toc_derivations(app: Any, env: Any) -> list[str]:
+    """Drop the section numbers Sphinx gave the derivations' TOC entries (``env-updated``): a derivation
+    is "Derivation 2.1", not section 2.2.1."""
+    for docname, toc in env.tocs.items():
+        numbers = env.toc_secnumbers.get(docname, {})
+        for ref in toc.findall(nodes.reference):
+            if ref.get("derive_derivation"):
+                ref.attributes.pop("secnumber", None)
+                numbers.pop(ref.get("anchorname", ""), None)
+    return []
