@@ -237,6 +237,7 @@ def setup(app: Any) -> dict[str, Any]:
         derivation_node,
         derivation_title,
         derivation_unnumbered,
+        link_derivation_names,
         title_of,
         toc_derivations,
         unnumber_toc_derivations,
@@ -270,6 +271,7 @@ def setup(app: Any) -> dict[str, Any]:
     app.connect("env-merge-info", _merge_info)
     app.connect("env-check-consistency", _check_consistency)
     app.connect("doctree-read", toc_derivations, priority=900)  # after the TOC collector (500)
-    app.connect("env-updated", unnumber_toc_derivations)
+    app.connect("env-get-updated", unnumber_toc_derivations, priority=900)  # after Sphinx numbers the TOC
+    app.connect("doctree-resolved", link_derivation_names)
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True,
             "env_version": 2}

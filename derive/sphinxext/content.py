@@ -46,6 +46,39 @@ def inline(text: str) -> list[nodes.Node]:
     return out
 
 
+def _name_pattern() -> Any:
+    """A regex matching every registered derivation name as a whole word (longest first)."""
+    import re
+
+    from .. import registry
+
+    names = sorted((e.name for e in registry.entries()), key=len, reverse=True)
+    if not names:
+        return None
+    return re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, names)) + r")(?![\w-])")
+
+
+def linked(text: str) -> list[nodes.Node]:
+    """:func:`inline`, with every registered derivation name in the words as a ``derive-name-ref`` literal;
+    :func:`derive.sphinxext.nodes.link_derivation_names` makes it a link to the derivation's box when
+    the site shows that derivation numbered, and leaves the name as code otherwise."""
+    pattern = _name_pattern()
+    out: list[nodes.Node] = []
+    for node in inline(text):
+        if pattern is None or not isinstance(node, nodes.Text):
+            out.append(node)
+            continue
+        words, last = str(node), 0
+        for m in pattern.finditer(words):
+            if m.start() > last:
+                out.append(nodes.Text(words[last:m.start()]))
+            out.append(nodes.literal(m.group(1), m.group(1), classes=["derive-name-ref"]))
+            last = m.end()
+        if last < len(words):
+            out.append(nodes.Text(words[last:]))
+    return out
+
+
 def paragraph(*children: nodes.Node | str, classes: tuple[str, ...] = ()) -> nodes.paragraph:
     para = nodes.paragraph(classes=list(classes))
     for child in children:
@@ -204,7 +237,7 @@ def step_caption(derivation: Derivation, report: Report, index: int, cite: CiteF
     step = derivation.steps[index - 1]
     result = report.steps[index - 1]
     para = paragraph(classes=("derive-step",))
-    for child in inline(step.justification):
+    for child in linked(step.justification):
         para += child
     if step.citation is not None:
         para += nodes.Text(" (")
@@ -327,5 +360,5 @@ def footer(derivation: Derivation, report: Report, cite: CiteFn, *, show_checks:
     if derivation.citations:
         out.append(labelled("Sources.", citation_nodes(derivation.citations, cite), ("derive-sources",)))
     for note in derivation.notes:
-        out.append(labelled("Note.", inline(note), ("derive-note",)))
+        out.append(labelled("Note.", linked(note), ("derive-note",)))
     return out

@@ -171,8 +171,8 @@ def _title_words(box: derivation_node) -> str:
 
 
 def unnumber_toc_derivations(app: Any, env: Any) -> list[str]:
-    """Drop the section numbers Sphinx gave the derivations' TOC entries (``env-updated``): a derivation
-    is "Derivation 2.1", not section 2.2.1."""
+    """Drop the section numbers Sphinx gave the derivations' TOC entries: a derivation
+    is "Derivation 2.1", not section 2.2.1 (``env-get-updated``, after the TOC collector numbers sections)."""
     for docname, toc in env.tocs.items():
         numbers = env.toc_secnumbers.get(docname, {})
         for ref in toc.findall(nodes.reference):
@@ -180,3 +180,22 @@ def unnumber_toc_derivations(app: Any, env: Any) -> list[str]:
                 ref.attributes.pop("secnumber", None)
                 numbers.pop(ref.get("anchorname", ""), None)
     return []
+
+
+def link_derivation_names(app: Any, doctree: nodes.document, docname: str) -> None:
+    """``doctree-resolved``: each ``derive-name-ref`` literal (a derivation's name in a note or a
+    justification, :func:`derive.sphinxext.content.linked`) becomes a link to that derivation's box, if the
+    site shows it numbered (a label of the standard domain); otherwise it stays code."""
+    std = app.env.domains["std"] if hasattr(app.env.domains, "__getitem__") else app.env.get_domain("std")
+    labels = std.anonlabels
+    for lit in list(doctree.findall(nodes.literal)):
+        if "derive-name-ref" not in lit.get("classes", ()):
+            continue
+        target = labels.get(lit.astext())
+        if not target or not target[1]:
+            continue
+        todoc, anchor = target
+        uri = "" if todoc == docname else app.builder.get_relative_uri(docname, todoc)
+        ref = nodes.reference("", "", internal=True, refuri=f"{uri}#{anchor}", classes=["derive-name-link"])
+        lit.replace_self(ref)
+        ref += lit
