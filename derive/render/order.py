@@ -130,6 +130,14 @@ class DisplayPrettyPrinter(PrettyPrinter):
             return prettyForm.__mul__(self._print(head), prettyForm(*self._print(total).parens()))
         return super()._print_Mul(product)
 
+    def _print_Symbol(self, e: Any, bold_name: bool = False) -> Any:
+        """A symbol named in LaTeX (``PE_{pos,2i}``, ``\\sigma^2``) as Unicode, not as its source."""
+        if "\\" in e.name or "{" in e.name:
+            from .textmath import tex_unicode
+
+            return prettyForm(tex_unicode(e.name))
+        return super()._print_Symbol(e, bold_name)
+
     def _print_Max(self, e: Any) -> Any:
         return self._helper_print_function(e.func, e.args, func_name="max")
 

@@ -155,6 +155,14 @@ def _call_rows(expr: Any, width: int) -> list[tuple[list[str], int]] | None:
             rows += [_beside([_text(lead), sub[0]]), *[_beside([_text("  "), r]) for r in sub[1:]]]
         return rows
     name = type(expr).__name__
+    if isinstance(expr, sp.Sum) and len(expr.limits) == 1:  # Σ on the first row, its wide term broken beside it
+        sigma = _form(sp.Sum(sp.Symbol("( "), *expr.limits))
+        sub = pretty_rows(expr.function, width - _width(sigma[0]) - 2)
+        if len(sub) > 1:
+            pad = " " * (_width(sigma[0]) + 1)
+            last_lines, last_base = sub[-1]
+            sub[-1] = _beside([(last_lines, last_base), _text(")")])
+            return [_beside([sigma, sub[0]]), *[_beside([_text(pad), r]) for r in sub[1:]]]
     if name in ("Sum", "Limit", "Derivative", "Integral", "Pow"):
         return None
     name = OPERATOR_NAMES.get(name, name.lower() if name in ("Max", "Min") else name)
@@ -199,7 +207,7 @@ def derivation_text(derivation: Derivation) -> str:
 
     lines = [f"{u(derivation.title)}  [{derivation.name}]", ""]
     if derivation.summary:
-        lines += [u(derivation.summary), ""]
+        lines += [*textwrap.wrap(u(derivation.summary), WIDTH), ""]
     exprs = [derivation.start, *(shown_expr(s) for s in derivation.steps)]
     names: list = []
     if any(_width(_form(e)[0]) > WIDTH - 10 for e in exprs):  # large repeats named once, as on the site
@@ -221,12 +229,14 @@ def derivation_text(derivation: Derivation) -> str:
     if derivation.premises:
         rel = {"=": "=", "<=": "≤", "<": "<", ">=": "≥", ">": ">", "!=": "≠"}
         lines.append("Under the premises:")
-        lines += [f"    {_one_line(a)} {rel[r]} {_one_line(b)}" for a, r, b in derivation.premise_relations]
+        for a, r, b in derivation.premise_relations:
+            rows, _ = _beside([_form(a), _text(f" {rel[r]} "), _form(b)])
+            lines += ["    " + row for row in rows]
         lines.append("")
     if derivation.definitions:
         lines.append("Where:")
         for lhs, rhs in derivation.definitions:
-            lines += [f"    {expr_text(lhs)}", *relation_block("", "=", rhs, 4)]
+            lines += [f"    {_one_line(lhs)}", *relation_block("", "=", rhs, 4)]
         lines.append("")
     lines += ["Steps:", *relation_block("", "", exprs[0], 6)]
     for k, (step, expr) in enumerate(zip(derivation.steps, exprs[1:], strict=True), 1):

@@ -171,7 +171,7 @@ def header(derivation: Derivation, report: Report | None, *, claim_only: bool,
                             "when this page was built")]
     out.append(paragraph(*meta, classes=("derive-meta",)))
     if derivation.summary:
-        out.append(paragraph(*inline(derivation.summary)))
+        out.append(paragraph(*linked(derivation.summary)))
     out.append(labelled("Claim.", [], ("derive-claim-label",)))
     out.append(display(layout.claim(_REL_TEX[derivation.relation]), ("derive-claim",)))
     if layout.names:
@@ -183,7 +183,7 @@ def header(derivation: Derivation, report: Report | None, *, claim_only: bool,
         items = nodes.bullet_list()
         for a in derivation.assumptions:
             item = nodes.list_item()
-            item += paragraph(*inline(a.text))
+            item += paragraph(*linked(a.text))
             items += item
         out.append(labelled("Assumptions.", [], ("derive-assumptions",)))
         out.append(items)

@@ -137,6 +137,7 @@ def toc_derivations(app: Any, doctree: nodes.document) -> None:
         if ref is not None:
             by_anchor.setdefault(ref.get("anchorname", ""), item)
     first = next(iter(toc.findall(nodes.list_item)), None)
+    added: dict[int, int] = {}
     for box in doctree.findall(derivation_node):
         if not box.get("ids") or not box.get("numbered", True):
             continue
@@ -157,7 +158,25 @@ def toc_derivations(app: Any, doctree: nodes.document) -> None:
         if sub is None:
             sub = nodes.bullet_list()
             item += sub
-        sub += entry
+        # in document order: after the derivations already listed and the subsections that come before the box
+        before = sum(1 for s in _subsections(section) if _precedes(s, box)) if section is not None else 0
+        position = added.get(id(sub), 0) + before
+        sub.insert(min(position, len(sub.children)), entry)
+        added[id(sub)] = added.get(id(sub), 0) + 1
+
+
+def _subsections(section: nodes.section) -> list[nodes.section]:
+    return [c for c in section.children if isinstance(c, nodes.section)]
+
+
+def _precedes(node: nodes.Node, other: nodes.Node) -> bool:
+    """``node`` comes before ``other`` in their document (by the order of a full traversal)."""
+    for n in node.document.findall():
+        if n is node:
+            return True
+        if n is other:
+            return False
+    return False
 
 
 def _title_words(box: derivation_node) -> str:
