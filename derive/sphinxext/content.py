@@ -62,13 +62,15 @@ def linked(text: str) -> list[nodes.Node]:
     """:func:`inline`, with every registered derivation name in the words as a ``derive-name-ref`` literal;
     :func:`derive.sphinxext.nodes.link_derivation_names` makes it a link to the derivation's box when
     the site shows that derivation numbered, and leaves the name as code otherwise."""
+    import re
+
     pattern = _name_pattern()
     out: list[nodes.Node] = []
     for node in inline(text):
         if pattern is None or not isinstance(node, nodes.Text):
             out.append(node)
             continue
-        words, last = str(node), 0
+        words, last = re.sub(r"(?<=\w)\*(?=\w)", "·", str(node)), 0  # 4*d_model in words: 4·d_model
         for m in pattern.finditer(words):
             if m.start() > last:
                 out.append(nodes.Text(words[last:m.start()]))
