@@ -144,6 +144,11 @@ class Derivation:
             ``Substitute`` use an ``Eq`` premise and a side condition (the index
             of ``SiftDelta`` inside its range) use an inequality premise; the
             claim is then proved *under* them, and every surface shows them.
+        instance: for a derivation that proves a law only at fixed sizes, which
+            ones (``"n = 3 tokens, P a 3-cycle"``); its title must say "for …"
+            too. Empty for a law proved at symbolic sizes and for worked
+            examples (``example.*``), whose numbers are the point. Every
+            surface shows an instance's verdict as "proved for this instance".
     """
 
     name: str
@@ -158,6 +163,7 @@ class Derivation:
     notes: tuple[str, ...] = ()
     auto_identity_check: bool = True
     premises: tuple[Any, ...] = ()
+    instance: str = ""
     meta: dict = field(default_factory=dict, compare=False, hash=False)
 
     def __post_init__(self) -> None:
@@ -179,6 +185,8 @@ class Derivation:
         for k, step in enumerate(self.steps, 1):
             if not isinstance(step, Step):
                 raise DerivationDefinitionError(f"{self.name}: step {k} is not a Step")
+        if not isinstance(self.instance, str):
+            raise DerivationDefinitionError(f"{self.name}: instance must be text, e.g. 'n = 3'")
         for p in self.premises:
             pair = isinstance(p, tuple) and len(p) == 2 and all(_is_expression(x) for x in p)
             if not (pair or (hasattr(p, "lhs") and hasattr(p, "rhs") and hasattr(p, "free_symbols"))):

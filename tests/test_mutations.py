@@ -223,8 +223,11 @@ FLIP = {"<=": ">", "<": ">=", ">=": "<", ">": "<="}
 
 def _off_by_one(expr):
     """``expr + 1`` (a matrix of ones for a matrix): never equal to what ``expr`` equals."""
-    if isinstance(expr, (sp.MatrixBase, sp.MatrixExpr)):
+    if isinstance(expr, sp.MatrixBase) or (isinstance(expr, sp.MatrixExpr)
+                                           and all(sp.sympify(k).is_Integer for k in expr.shape)):
         return sp.MatAdd(expr, sp.ImmutableMatrix(sp.ones(*expr.shape)), evaluate=False)
+    if isinstance(expr, sp.MatrixExpr):  # symbolic shape
+        return sp.MatAdd(expr, sp.OneMatrix(*expr.shape), evaluate=False)
     return expr + 1
 
 

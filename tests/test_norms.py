@@ -130,12 +130,24 @@ def test_post_ln_has_no_bare_identity_path():
 def test_zero_init_wrong_claims_are_refuted(catalog, refute_step):
     d_ = catalog.get("residual.zero-init")
     X = d_.end
+    assert X.shape[0].free_symbols and X.shape[1].free_symbols  # any number of tokens, any width
     # "a zero sublayer zeroes the block" (forgetting the skip path)
-    assert refute_step(d_, 1, sp.ImmutableMatrix.zeros(*X.shape)).verdict is Verdict.REFUTED
+    assert refute_step(d_, 1, sp.ZeroMatrix(*X.shape)).verdict is Verdict.REFUTED
     # zeroing only W_O leaves the bias, which is added to every token
     W = d_.start.args[1].args[1]  # X + G·W_O + 1·b_O
-    only_w = dataclasses.replace(d_.steps[0], rule=Substitute(((W, sp.ImmutableMatrix.zeros(*W.shape)),), "W_O = 0"))
+    only_w = dataclasses.replace(d_.steps[0], rule=Substitute(((W, sp.ZeroMatrix(*W.shape)),), "W_O = 0"))
     assert verify_step(d_.start, only_w, budget=1.0).verdict is Verdict.REFUTED
+
+
+def test_residual_jacobians_are_for_any_width(catalog, refute_step):
+    for name in ("residual.jacobian", "norms.pre-ln-post-ln"):
+        d_ = catalog.get(name)
+        assert any(s.name == "d_model" for s in d_.start.free_symbols | d_.end.free_symbols
+                   for _ in [0]) or any(lim[2].free_symbols for s in d_.end.atoms(sp.Sum) for lim in s.limits), name
+    d_ = catalog.get("residual.jacobian")
+    v_a = d_.end.args[0] if isinstance(d_.end.args[0], sp.Indexed) else d_.end.args[1]
+    # forgetting the identity path: only the sublayer's slope
+    assert refute_step(d_, 2, d_.end - v_a).verdict is not Verdict.PROVED
 
 
 # --- numpy helpers ------------------------------------------------------------------------------------------

@@ -30,20 +30,28 @@ def test_proved_cross_checked_and_rendered(assert_proves, name):
 
 
 def test_temperature_limits_values(catalog):
-    assert catalog.get("softmax.temperature-zero").end == sp.ImmutableMatrix([1, 0, 0])
-    assert catalog.get("softmax.temperature-zero-ties").end == sp.ImmutableMatrix(
-        [sp.Rational(1, 2), sp.Rational(1, 2), 0])
-    assert catalog.get("softmax.temperature-infinity").end == sp.ImmutableMatrix([sp.Rational(1, 3)] * 3)
+    n, m = (next(x for x in catalog.get(name).end.free_symbols | catalog.get(name).start.free_symbols
+                 if x.name == k) for name, k in (("softmax.temperature-infinity", "n"),
+                                                 ("softmax.temperature-zero-ties", "m")))
+    assert catalog.get("softmax.temperature-zero").end == sp.ImmutableMatrix([1, 0])
+    assert catalog.get("softmax.temperature-zero-ties").end == sp.ImmutableMatrix([1 / m, 0])
+    assert catalog.get("softmax.temperature-infinity").end == 1 / n
+    # general: the length n of the score vector is a symbol in every one of them
+    for name in ("softmax.temperature-zero", "softmax.temperature-zero-ties", "softmax.temperature-infinity",
+                 "softmax.saturation"):
+        d = catalog.get(name)
+        assert any(isinstance(s, sp.Sum) and s.limits[0][2].free_symbols for s in d.start.atoms(sp.Sum)), name
 
 
 @pytest.mark.parametrize("name, wrong", [
-    ("softmax.temperature-zero", [sp.Rational(1, 3)] * 3),  # uniform at T → 0
-    ("softmax.temperature-zero-ties", [1, 0, 0]),  # ties not shared
-    ("softmax.temperature-infinity", [1, 0, 0]),  # one-hot at T → ∞
+    ("softmax.temperature-zero", [sp.Rational(1, 2), sp.Rational(1, 2)]),  # uniform at T → 0
+    ("softmax.temperature-zero-ties", [1, 0]),  # ties not shared
+    ("softmax.temperature-infinity", 1),  # one-hot at T → ∞
     ("softmax.saturation", [[sp.Rational(1, 4), 0], [0, sp.Rational(1, 4)]]),  # Jacobian not vanishing
 ])
 def test_wrong_limits_are_refuted(catalog, name, wrong, with_last):
-    report = verify(with_last(catalog.get(name), sp.ImmutableMatrix(wrong)), numeric=False)
+    wrong = sp.ImmutableMatrix(wrong) if isinstance(wrong, list) else sp.Integer(wrong)
+    report = verify(with_last(catalog.get(name), wrong), numeric=False)
     assert report.steps[-1].verdict is Verdict.REFUTED
     assert not report.ok
 
@@ -138,13 +146,3 @@ def test_jacobian_helper():
     assert J[0, 1] == pytest.approx(-s[0] * s[1]) and J[2, 2] == pytest.approx(s[2] * (1 - s[2]))
     with pytest.raises(ValueError, match="1-D"):
         softmax_jacobian(np.eye(2))
-
-
-def test_scale_fraction_needs_a_finite_nonzero_factor():
-    from derive.transformer.softmax_temperature import ScaleFraction
-
-    x, y = sp.symbols("x y", positive=True)
-    assert ScaleFraction(sp.exp(-x)).apply(sp.exp(x) / (sp.exp(x) + y)) == 1 / (1 + y * sp.exp(-x))
-    for bad in (sp.Integer(0), sp.oo, sp.Symbol("t", real=True)):
-        with pytest.raises(ValueError, match="finite and non-zero"):
-            ScaleFraction(bad).apply(x / y)

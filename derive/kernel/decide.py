@@ -95,7 +95,10 @@ def _decide(before: Any, step: Any, budget: float, seed: int, ctx: primitives.Co
                 p = strategies.prove(a, b, "=", 0.1 * budget)
                 return p.proved and not p.used_doit
 
-            reason = primitives.check(rule, before, ctx, prove_equal)
+            try:
+                reason = primitives.check(rule, before, ctx, prove_equal)
+            except (ValueError, TypeError, AttributeError, NotImplementedError, ArithmeticError) as exc:
+                reason = f"its side conditions could not be checked ({type(exc).__name__})"
             if reason is not None:
                 # outside its conditions the rule is no evidence: the step must stand without it
                 notes.append(f"{rule.name} used outside its conditions ({reason}); the step is checked without it")

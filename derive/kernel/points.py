@@ -133,9 +133,10 @@ def length_symbols(exprs: list) -> set:
             for lim in node.limits:
                 for bound in lim[1:]:
                     out |= bound.free_symbols
-        for m in e.atoms(sp.MatrixSymbol):
-            for size in m.shape:
-                out |= sp.sympify(size, strict=True).free_symbols
+        for m in sp.preorder_traversal(e):  # every matrix expression: symbols, 0, 1, I, products
+            if isinstance(m, sp.MatrixExpr) and not isinstance(m, sp.MatrixBase):
+                for size in m.shape:
+                    out |= sp.sympify(size, strict=True).free_symbols
     return {s for s in out if isinstance(s, sp.Symbol)}
 
 

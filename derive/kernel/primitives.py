@@ -22,7 +22,12 @@ The list (each class's docstring states its soundness argument and its side cond
 * ``VarianceDefinition`` — Var X = E[X²] − E[X]²;
 * ``Linearity`` — E is linear; constants contain no random element of the model;
 * ``Independence`` — E[XY] = E[X] E[Y]; the indices are provably different;
-* ``Moments`` — E[x_i] = μ, E[x_i²] = σ² + μ²; the model declares x.
+* ``Moments`` — E[x_i] = μ, E[x_i²] = σ² + μ²; the model declares x;
+* ``LimitLaws`` (:mod:`derive.kernel.limit_laws`) — lim (a + b), lim ab, lim a/b, lim a^c and lim Σ_j f_j
+  (bounds free of the limit variable) are built from the limits of the parts; each part's limit is finite
+  (sympy proposes it, mpmath confirms it), denominators' limits are non-zero;
+* ``Reindex`` (:mod:`derive.kernel.permutations`) — Σ_j f(π(j)) = Σ_j f(j); π is declared a permutation of
+  exactly the sum's range, and the summand depends on j only through π(j).
 
 No rule rewrites a summand that binds its own index again inside.
 
@@ -38,6 +43,8 @@ from typing import Any
 
 import sympy as sp
 
+from .limit_laws import LimitLaws
+from .permutations import Reindex
 from .rule import Rule
 
 # ----------------------------------------------------------------------------
@@ -76,6 +83,7 @@ class Context:
         defs = {a: b for a, b in eqs if isinstance(a, (sp.Symbol, sp.Indexed))}
         for a, b in eqs:
             a, b = sp.sympify(a, strict=True), sp.sympify(b, strict=True)
+            matrix = isinstance(a, (sp.MatrixBase, sp.MatrixExpr)) or isinstance(b, (sp.MatrixBase, sp.MatrixExpr))
             if isinstance(a, sp.MatrixBase) or isinstance(b, sp.MatrixBase):
                 continue
             e = b
@@ -86,7 +94,7 @@ class Context:
                 if new == e:
                     break
                 e = new
-            if (a - b).is_zero is False:
+            if not matrix and (a - b).is_zero is False:
                 return f"the declaration {a} = {b} contradicts the assumptions on its symbols"
         for p in self.premises:
             if isinstance(p, (sp.LessThan, sp.StrictLessThan, sp.GreaterThan, sp.StrictGreaterThan)):
@@ -650,7 +658,8 @@ class Moments(Rule):
 
 #: The primitive rules, by exact class.
 PRIMITIVES: tuple[type, ...] = (Substitute, SplitSumAt, DropNonnegative, SiftDelta, ExpandSquare, SplitDiagonal,
-                                VarianceDefinition, Linearity, Independence, Moments)
+                                VarianceDefinition, Linearity, Independence, Moments, LimitLaws,
+                                Reindex)
 
 
 def is_primitive(rule: Any) -> bool:

@@ -66,7 +66,7 @@ def prepare(expr: Any, point: Point) -> list:
             # doit() multiplies explicit matrices directly (as_explicit would build and evaluate Sums)
             done = expr.doit()
             expr = sp.ImmutableMatrix(done if isinstance(done, sp.MatrixBase) else done.as_explicit())
-        except (ValueError, TypeError, AttributeError) as exc:
+        except (ValueError, TypeError, AttributeError, NotImplementedError) as exc:
             raise NotEvaluable(f"a matrix expression of symbolic shape ({exc})") from None
     return _flat(expr)
 

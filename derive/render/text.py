@@ -206,6 +206,8 @@ def derivation_text(derivation: Derivation) -> str:
     from .textmath import unicode_text as u
 
     lines = [f"{u(derivation.title)}  [{derivation.name}]", ""]
+    if derivation.instance:
+        lines[1:1] = [f"Proves an instance only: {u(derivation.instance)}"]
     if derivation.summary:
         lines += [*textwrap.wrap(u(derivation.summary), WIDTH), ""]
     exprs = [derivation.start, *(shown_expr(s) for s in derivation.steps)]

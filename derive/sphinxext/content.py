@@ -147,6 +147,14 @@ def verdict_badge(verdict: str) -> nodes.inline:
     return nodes.inline(mark, mark, classes=["derive-verdict", f"derive-{verdict}"])
 
 
+def scope_badge(derivation: Derivation) -> list[nodes.Node]:
+    """"for this instance only (…)" beside the verdict of a derivation that proves an instance of a law."""
+    if not derivation.instance:
+        return []
+    text = f"for this instance only ({derivation.instance})"
+    return [nodes.Text(" "), nodes.inline(text, text, classes=["derive-instance"])]
+
+
 def citation_nodes(cites: tuple[Citation, ...], cite: CiteFn) -> list[nodes.Node]:
     out: list[nodes.Node] = []
     for k, c in enumerate(cites):
@@ -169,6 +177,7 @@ def header(derivation: Derivation, report: Report | None, *, claim_only: bool,
     meta = [nodes.literal(derivation.name, derivation.name)]
     if report is not None:
         meta += [nodes.Text(" · "), verdict_badge(str(report.verdict)),
+                 *scope_badge(derivation),
                  nodes.Text(f" — {len(report.steps)} step{'s' if len(report.steps) != 1 else ''} checked "
                             "when this page was built")]
     out.append(paragraph(*meta, classes=("derive-meta",)))
@@ -346,8 +355,9 @@ def footer(derivation: Derivation, report: Report, cite: CiteFn, *, show_checks:
     n_checks = len(report.checks)
     numeric = (f"{passed} of {n_checks} numeric cross-check{'s' if n_checks != 1 else ''} passed" if n_checks
                else "no numeric cross-check applies")
+    scope = f" for this instance only ({derivation.instance})" if derivation.instance else ""
     verdict = labelled("Verdict.", [verdict_badge(str(report.verdict)), nodes.Text(
-        f": all {steps} step{'s' if steps != 1 else ''} proved symbolically; {numeric}.")],
+        f": all {steps} step{'s' if steps != 1 else ''} proved symbolically{scope}; {numeric}.")],
         ("derive-verdict-line",))
     out.append(verdict)
     if show_checks and report.checks:

@@ -10,6 +10,7 @@ Parameter counts live in the parameter modules, not here.
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -209,7 +210,7 @@ def _homogeneity_check(seed: int) -> tuple[bool, dict, str]:
 
 @register(
     "ffn.relu-homogeneity",
-    title="ReLU is positively homogeneous, and so is a bias-free FFN",
+    title="ReLU is positively homogeneous: max(0, a·t) = a·max(0, t) for a > 0",
     summary="max(0, a·t) = a·max(0, t) for a > 0, via max(0, t) = (t + |t|)/2.",
 )
 def relu_homogeneity() -> Derivation:
@@ -233,8 +234,54 @@ def relu_homogeneity() -> Derivation:
         definitions=_ffn_definitions("relu"),
         citations=(VASWANI_33,),
         checks=(FunctionCheck("FFN(a·x) vs a·FFN(x), with and without biases", _homogeneity_check),),
-        notes=("Applied unit by unit: with b₁ = b₂ = 0, FFN(a·x) = max(0, a·xW₁)W₂ = a·max(0, xW₁)W₂ = a·FFN(x). "
-               "The biases break it, which the numeric check shows.",),
+        notes=("Applied unit by unit it makes a bias-free ReLU FFN homogeneous too: see ffn.bias-free-homogeneity.",),
+    )
+
+
+@register(
+    "ffn.bias-free-homogeneity",
+    title="A bias-free ReLU FFN is positively homogeneous: FFN(a·x) = a·FFN(x) for a > 0",
+    summary="With b₁ = b₂ = 0, every output of max(0, xW₁)W₂ scales with a > 0, for any d_model and d_ff.",
+)
+def bias_free_homogeneity() -> Derivation:
+    import sympy as sp
+
+    from ..numeric import FunctionCheck
+    from ..rules import Substitute
+    from .notation import sym, vec
+
+    a, d, d_ff = sym("a"), sym("d_model"), sym("d_ff")
+    i, k, c = (sp.Symbol(n, integer=True, positive=True) for n in "ikc")
+    x, h = vec("x"), vec("h")
+    W1, W2 = sp.IndexedBase("W_1", real=True), sp.IndexedBase("W_2", real=True)
+    pre = sp.Sum(x[i] * W1[i, k], (i, 1, d))  # h_k, the pre-activation of unit k
+
+    def out(f: Any) -> Any:  # Σ_k f(k)·(W₂)_kc, output c of the FFN
+        return sp.Sum(f * W2[k, c], (k, 1, d_ff))
+
+    unit = sp.Eq(sp.Max(0, a * h[k]), a * sp.Max(0, h[k]))
+    return Derivation(
+        **metadata("ffn.bias-free-homogeneity"),
+        start=out(sp.Max(0, sp.Sum(a * x[i] * W1[i, k], (i, 1, d)))) - a * out(sp.Max(0, pre)),
+        steps=(
+            Step(out(sp.Max(0, a * pre)) - a * out(sp.Max(0, pre)),
+                 "the constant $a$ comes out of each pre-activation: $(a x)W_1 = a(xW_1)$"),
+            Step(out(sp.Max(0, a * h[k])) - a * out(sp.Max(0, h[k])),
+                 "name the pre-activation of unit $k$: $h_k = (xW_1)_k$", rule=Substitute(((pre, h[k]),), "h_k")),
+            Step(out(a * sp.Max(0, h[k])) - a * out(sp.Max(0, h[k])),
+                 "ReLU is positively homogeneous, unit by unit (ffn.relu-homogeneity)",
+                 rule=Substitute(((unit.lhs, unit.rhs),), "max(0, a·h_k) = a·max(0, h_k)")),
+            Step(sp.Integer(0), "the two sums are equal"),
+        ),
+        assumptions=(Assumption("a > 0; x is a token of width d_model, W₁ is d_model × d_ff, W₂ is d_ff × d_model, "
+                                "for any widths; no biases (b₁ = b₂ = 0); 1 ≤ c ≤ d_model"),),
+        definitions=((h[k], pre),),
+        premises=(unit,),
+        citations=(VASWANI_33,),
+        auto_identity_check=False,  # the premise is a law of max, not something random points see
+        checks=(FunctionCheck("FFN(a·x) vs a·FFN(x), with and without biases", _homogeneity_check),),
+        notes=("The premise is ffn.relu-homogeneity applied to each unit's pre-activation h_k. The biases break "
+               "the law, which the numeric check shows.",),
     )
 
 
@@ -470,29 +517,42 @@ def _swiglu_check(seed: int) -> tuple[bool, dict, str]:
 
 @register(
     "ffn.swiglu",
-    title="SwiGLU is quadratic near zero: SwiGLU(s·x) ≈ s²·½(xW ⊙ xV)W₂",
-    summary="Each hidden unit Swish(s·u)·(s·v) behaves like s²·u·v/2 as s → 0, u = (xW)_k, v = (xV)_k.",
+    title="SwiGLU is quadratic near zero: SwiGLU(s·x)W₂ ≈ s²·½(xW ⊙ xV)W₂",
+    summary="For any widths, SwiGLU(s·x)W₂/s² → ½(xW ⊙ xV)W₂ as s → 0: each unit Swish(s·u)·(s·v) ≈ s²·u·v/2.",
 )
 def swiglu_near_zero() -> Derivation:
     import sympy as sp
 
+    from ..kernel.limit_laws import LimitLaws
     from ..numeric import FunctionCheck
     from ..rules import Evaluate
+    from .notation import sym, vec
 
-    s = sp.Symbol("s", positive=True)
-    u, v = sp.Symbol("u", real=True), sp.Symbol("v", real=True)
-    swish_su = s * u / (1 + sp.exp(-s * u))
+    s, d_ff = sp.Symbol("s", positive=True), sym("d_ff")
+    k, c = (sp.Symbol(n, integer=True, positive=True) for n in "kc")
+    u, v, W2 = vec("u"), vec("v"), sp.IndexedBase("W_2", real=True)
+
+    def swish(t: Any) -> Any:
+        return t / (1 + sp.exp(-t))
+
+    def block(term: Any) -> Any:  # output c: Σ_k term_k·(W₂)_kc
+        return sp.Sum(term * W2[k, c], (k, 1, d_ff))
+
     return Derivation(
         **metadata("ffn.swiglu"),
-        start=sp.Limit(swish_su * (s * v) / s**2, s, 0),
-        steps=(Step(u * v / 2, "σ(0) = 1/2, so Swish(s·u) = s·u/2 + O(s²)", rule=Evaluate("the limit"),
-                    citation=SHAZEER_2),),
-        assumptions=(Assumption("u = (xW)_k and v = (xV)_k are the gate and value pre-activations of hidden unit k; "
-                                "scaling x by s scales both by s"),),
+        start=sp.Limit(block(swish(s * u[k]) * (s * v[k]) / s**2), s, 0),
+        steps=(Step(sp.Sum(sp.Limit(swish(s * u[k]) * (s * v[k]) / s**2 * W2[k, c], s, 0), (k, 1, d_ff)),
+                    "limit laws: the sum has a fixed number d_ff of terms, each with a finite limit",
+                    rule=LimitLaws()),
+               Step(block(u[k] * v[k] / 2), "σ(0) = 1/2, so Swish(s·u) = s·u/2 + O(s²)",
+                    rule=Evaluate("the limits"), citation=SHAZEER_2),),
+        assumptions=(Assumption("u_k = (xW)_k and v_k = (xV)_k are the gate and value pre-activations of hidden "
+                                "unit k (no biases); scaling x by s scales both by s; the limit is output c of "
+                                "SwiGLU(s·x)·W₂ divided by s², for any d_model and d_ff"),),
         definitions=_ffn_definitions("swiglu"),
         citations=(SHAZEER_2,),
         checks=(FunctionCheck("numpy SwiGLU vs the per-unit formula, and its s → 0 limit", _swiglu_check),),
         notes=("Three matrices: W and V are d_model × d_ff, W₂ is d_ff × d_model. The gate makes the block "
                "second order near the origin, where a bias-free ReLU FFN is positively homogeneous "
-               "(ffn.relu-homogeneity) and a linear GLU would be exactly bilinear.",),
+               "(ffn.bias-free-homogeneity) and a linear GLU would be exactly bilinear.",),
     )

@@ -18,6 +18,8 @@ Xiong et al. 2020 (Pre-LN).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..core import Assumption, Citation, Derivation, Step
@@ -409,32 +411,31 @@ def residual_zero_init() -> Derivation:
 
     from ..numeric import FunctionCheck
     from ..rules import Substitute
+    from .notation import sym
 
-    n, d = 2, 2
-
-    def entries(name: str, rows: int, cols: int) -> sp.ImmutableMatrix:
-        return sp.ImmutableMatrix(rows, cols, lambda r, c: sp.Symbol(f"{name}_{r + 1}{c + 1}", real=True))
-
-    X, G, W = entries("x", n, d), entries("g", n, d), entries("w", d, d)
-    b = sp.ImmutableMatrix(1, d, lambda r, c: sp.Symbol(f"b_{c + 1}", real=True))
-    ones = sp.ImmutableMatrix.ones(n, 1)
+    n, d, d_in = sym("n"), sym("d_model"), sym("d_in")
+    X, G = sp.MatrixSymbol("X", n, d), sp.MatrixSymbol("G", n, d_in)
+    W, b = sp.MatrixSymbol("W_O", d_in, d), sp.MatrixSymbol("b_O", 1, d)
+    ones = sp.OneMatrix(n, 1)
+    zero_w, zero_b = sp.ZeroMatrix(d_in, d), sp.ZeroMatrix(1, d)
     return Derivation(
         **metadata("residual.zero-init"),
         start=sp.MatAdd(X, sp.MatMul(G, W), sp.MatMul(ones, b)),
         steps=(
-            Step(X, "the sublayer's last projection is initialised to zero, so its output F(X) = G·0 + 1·0 = 0",
-                 rule=Substitute(((W, sp.ImmutableMatrix.zeros(d, d)), (b, sp.ImmutableMatrix.zeros(1, d))),
-                                 "W_O = 0, b_O = 0"),
-                 citation=HE_2016),
+            Step(sp.MatAdd(X, sp.MatMul(G, zero_w), sp.MatMul(ones, zero_b), evaluate=False),
+                 "the sublayer's last projection is initialised to zero: $W_O = 0$, $b_O = 0$",
+                 rule=Substitute(((W, zero_w), (b, zero_b)), "W_O = 0, b_O = 0"), citation=HE_2016),
+            Step(X, "$G \\cdot 0 = 0$ and $\\mathbf{1} \\cdot 0 = 0$, so the sublayer adds nothing: $X + 0 = X$"),
         ),
-        assumptions=(Assumption(f"X (entries x) is {n} tokens × d_model = {d}; G (entries g) is whatever the sublayer "
-                                "computes before its final linear map W_O (entries w), b_O (entries b) its bias"),),
+        assumptions=(Assumption("X is n tokens × d_model, for any n and d_model; G (n × d_in) is whatever the "
+                                "sublayer computes before its final linear map W_O (d_in × d_model), b_O its bias "
+                                "(1 × d_model), 1 the column of n ones"),),
         citations=(HE_2016, VASWANI_31),
-        premises=((W, sp.ImmutableMatrix.zeros(d, d)), (b, sp.ImmutableMatrix.zeros(1, d))),
+        premises=((W, zero_w), (b, zero_b)),
         auto_identity_check=False,  # the premise W_O = 0, b_O = 0 is not something random points respect
         checks=(FunctionCheck("Pre-LN FFN sublayer with zero last projection, in numpy", _zero_init_check),),
-        notes=("The same holds for every shape: X + 0 = X. A deep stack of such blocks starts as the identity map, "
-               "which is why residual networks can be initialised this way and trained deeper.",),
+        notes=("A deep stack of such blocks starts as the identity map, which is why residual networks can be "
+               "initialised this way and trained deeper.",),
     )
 
 
@@ -456,30 +457,54 @@ def _jacobian_check(seed: int) -> tuple[bool, dict, str]:
         f"central differences of x + tanh(xW + b) match I + ∂F/∂x (d = {d}, max error {err:.1e})")
 
 
+def _direction() -> tuple[Any, Any, Any, Any, Any, Any]:
+    """(d_model, a, b, c, t, (x, v)): a point x, a direction v, the step t and component indices."""
+    import sympy as sp
+
+    from .notation import sym, vec
+
+    a, b, c = (sp.Symbol(k, integer=True, positive=True) for k in "abc")
+    return sym("d_model"), a, b, c, sp.Symbol("t", real=True), (vec("x"), vec("v"))
+
+
+def _at_zero(expr: Any, t: Any) -> Any:
+    """d/dt expr at t = 0."""
+    import sympy as sp
+
+    return sp.Subs(sp.Derivative(expr, t), t, 0)
+
+
 @register(
     "residual.jacobian",
     title="The Jacobian of a residual block is I + ∂F/∂X",
-    summary="Y = X + F(X) gives ∂Y_a/∂X_b = δ_ab + ∂F_a/∂X_b: the identity always reaches the gradient.",
+    summary="For Y = X + F(X) of any width, the slope along every direction v is (I + J_F)·v: the identity always "
+            "reaches the gradient.",
 )
 def residual_jacobian() -> Derivation:
     import sympy as sp
 
     from ..numeric import FunctionCheck
-    from ..rules import Evaluate
+    from ..rules import Evaluate, Substitute
 
-    d = 2
-    xs = sp.symbols(f"x_1:{d + 1}", real=True)
-    F = [sp.Function(f"F_{a + 1}")(*xs) for a in range(d)]
-    Y = [xs[a] + F[a] for a in range(d)]
-    start = sp.ImmutableMatrix(d, d, lambda a, c: sp.Derivative(Y[a], xs[c]))
+    d, a, b, _, t, (x, v) = _direction()
+    J = sp.IndexedBase("J_F", real=True)
+    phi = sp.Function("phi")(a, t)  # φ_a(t) = F_a(x + t·v)
+    chain = (_at_zero(phi, t), sp.Sum(J[a, b] * v[b], (b, 1, d)))
     return Derivation(
         **metadata("residual.jacobian"),
-        start=start,
+        start=_at_zero(x[a] + t * v[a] + phi, t),
         steps=(
-            Step(sp.ImmutableMatrix(sp.eye(d) + sp.ImmutableMatrix(d, d, lambda a, c: sp.Derivative(F[a], xs[c]))),
-                 "differentiate term by term: ∂x_a/∂x_b = δ_ab", rule=Evaluate("the derivatives"), citation=HE_2016),
+            Step(v[a] + chain[0], "differentiate term by term: $x_a$ is constant, $t v_a$ has slope $v_a$",
+                 rule=Evaluate("the derivatives"), citation=HE_2016),
+            Step(v[a] + chain[1], "chain rule: the slope of $F_a(x + t v)$ at $t = 0$ is $(J_F v)_a$",
+                 rule=Substitute((chain,), "φ_a′(0) = Σ_b (J_F)_ab v_b")),
         ),
-        assumptions=(Assumption(f"x has {d} components (any width works alike); F is any differentiable sublayer"),),
+        assumptions=(Assumption("x and v are vectors of any width d_model, 1 ≤ a ≤ d_model; Y(x) = x + F(x) with F "
+                                "any differentiable sublayer; moving x along v, component a of Y is "
+                                "x_a + t·v_a + φ_a(t) with φ_a(t) = F_a(x + t·v)"),
+                     Assumption("J_F is the Jacobian of F at x, (J_F)_ab = ∂F_a/∂x_b; the result v_a + (J_F v)_a "
+                                "for every direction v is component a of (I + J_F)·v, so ∂Y/∂x = I + J_F")),
+        definitions=(chain,),
         citations=(HE_2016,),
         auto_identity_check=False,  # undefined functions have no values; the finite differences check it
         checks=(FunctionCheck("finite differences of x + tanh(xW + b)", _jacobian_check),),
@@ -527,30 +552,33 @@ def pre_ln_post_ln() -> Derivation:
     import sympy as sp
 
     from ..numeric import FunctionCheck
-    from ..rules import Evaluate
+    from ..rules import Evaluate, Substitute
 
-    x, u = sp.Symbol("x", real=True), sp.Symbol("u", real=True)
-    LN, F = sp.Function("LN"), sp.Function("F")
-    pre = x + F(LN(x))  # H = X + F(LN(X))
-    post = LN(x + F(x))  # H = LN(X + F(X))
-
-    def slope_at(func, point):  # func'(point), written d/du func(u) at u = point
-        return sp.Subs(sp.Derivative(func(u), u), u, point)
-
-    start = sp.ImmutableMatrix([sp.Derivative(pre, x), sp.Derivative(post, x)])
-    end = sp.ImmutableMatrix([1 + slope_at(F, LN(x)) * sp.Derivative(LN(x), x),
-                              slope_at(LN, x + F(x)) * (1 + sp.Derivative(F(x), x))])
+    d, a, b, c, t, (x, v) = _direction()
+    JF, JLN = sp.IndexedBase("J_F", real=True), sp.IndexedBase("J_LN", real=True)  # Pre-LN: at LN(x), at x
+    KLN, KF = sp.IndexedBase("K_LN", real=True), sp.IndexedBase("K_F", real=True)  # Post-LN: at x + F(x), at x
+    psi = sp.Function("psi")(a, t)  # ψ_a(t) = F_a(LN(x + t·v))
+    chi = sp.Function("chi")(a, t)  # χ_a(t) = LN_a(x + t·v + F(x + t·v))
+    pre_chain = (_at_zero(psi, t), sp.Sum(JF[a, c] * sp.Sum(JLN[c, b] * v[b], (b, 1, d)), (c, 1, d)))
+    post_chain = (_at_zero(chi, t), sp.Sum(KLN[a, c] * (v[c] + sp.Sum(KF[c, b] * v[b], (b, 1, d))), (c, 1, d)))
+    start = sp.ImmutableMatrix([_at_zero(x[a] + t * v[a] + psi, t), _at_zero(chi, t)])
     return Derivation(
         **metadata("norms.pre-ln-post-ln"),
         start=start,
         steps=(
-            Step(end, "chain rule: top row Pre-LN, bottom row Post-LN", rule=Evaluate("the derivatives"),
-                 citation=XIONG_2020),
+            Step(sp.ImmutableMatrix([v[a] + pre_chain[0], post_chain[0]]),
+                 "differentiate term by term (top row Pre-LN, bottom row Post-LN)", rule=Evaluate("the derivatives")),
+            Step(sp.ImmutableMatrix([v[a] + pre_chain[1], post_chain[1]]),
+                 "chain rule through both maps: $(J_F J_{LN} v)_a$ for Pre-LN, $(K_{LN}(v + K_F v))_a$ for Post-LN",
+                 rule=Substitute((pre_chain, post_chain), "chain rule"), citation=XIONG_2020),
         ),
-        assumptions=(Assumption("Post-LN (the original Transformer): H = LN(X + F(X)); Pre-LN: H = X + F(LN(X))"),
-                     Assumption("LN and the sublayer F are arbitrary differentiable maps, written along one "
-                                "coordinate so the formulas stay short; with d_model coordinates each derivative is "
-                                "a Jacobian matrix and 1 becomes I (the numeric check uses d_model = 8)")),
+        assumptions=(Assumption("Post-LN (the original Transformer): H = LN(X + F(X)); Pre-LN: H = X + F(LN(X)); "
+                                "LN and the sublayer F are any differentiable maps of vectors of width d_model, "
+                                "1 ≤ a ≤ d_model, and x moves along any direction v"),
+                     Assumption("Pre-LN: J_F is ∂F/∂u at u = LN(x) and J_LN is ∂LN/∂x at x, so the slope is "
+                                "((I + J_F·J_LN)·v)_a; Post-LN: K_LN is ∂LN/∂u at u = x + F(x) and K_F is ∂F/∂x "
+                                "at x, so the slope is (K_LN·(I + K_F)·v)_a")),
+        definitions=(pre_chain, post_chain),
         citations=(XIONG_2020, VASWANI_31),
         auto_identity_check=False,  # undefined functions have no values; the numeric check below stands in
         checks=(FunctionCheck("Post-LN rows are normalised, Pre-LN rows are not; Pre-LN Jacobian = I + ∂F(LN)/∂x",

@@ -19,6 +19,7 @@ SYMBOLS: dict[str, tuple[dict[str, bool], str, str]] = {
     "d_k": ({"integer": True, "positive": True}, r"d_k", "width of a query/key vector"),
     "d_v": ({"integer": True, "positive": True}, r"d_v", "width of a value vector"),
     "d_ff": ({"integer": True, "positive": True}, r"d_{\text{ff}}", "hidden width of the feed-forward network"),
+    "d_in": ({"integer": True, "positive": True}, r"d_{\text{in}}", "width of the input of a linear map (fan-in)"),
     "n_heads": ({"integer": True, "positive": True}, r"h", "number of attention heads"),
     "n_kv_heads": ({"integer": True, "positive": True}, r"h_{kv}", "number of key/value heads (GQA)"),
     "n_layers": ({"integer": True, "positive": True}, r"N", "number of layers"),

@@ -8,64 +8,21 @@ in :mod:`derive.transformer.softmax_numeric`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
 
 import numpy as np
 
 from ..core import Assumption, Citation, Derivation, Step
 from ..registry import metadata, register
-from ..rules import Rule
 
 VASWANI_321 = Citation("vaswani2017", "§3.2.1")
 
 
-@dataclass(frozen=True)
-class ScaleFraction(Rule):
-    """Multiply numerator and denominator of every fraction by the same non-zero ``factor``.
+def _scores_below_max() -> tuple[Any, Any, Any, Any, Any]:
+    """(z_max, g, T, n, i): scores z_j = z_max − g_j below a maximum, at temperature T."""
+    from .notation import sym, vec
 
-    Reaches inside ``Limit`` objects (the limit of equal functions is the same
-    limit) and matrices; exponentials are merged (e^a·e^b = e^(a+b)).
-
-    Args:
-        factor: a non-zero expression, e.g. ``exp(-z_max/T)``.
-    """
-
-    factor: Any
-    label: str = ""
-    name: str = "scale a fraction"
-
-    def apply(self, expr: Any) -> Any:
-        import sympy as sp
-
-        if self.factor.is_zero is not False or self.factor.is_finite is not True:
-            raise ValueError(f"the factor {self.factor} must be provably finite and non-zero")
-
-        def merge(x: Any) -> Any:
-            x = sp.powsimp(sp.expand(x, power_exp=False))
-            return x.replace(lambda y: isinstance(y, sp.exp), lambda y: sp.exp(sp.expand(y.args[0])))
-
-        def scale(f: Any) -> Any:
-            num, den = sp.fraction(f)
-            return merge(num * self.factor) / merge(den * self.factor)
-
-        def one(e: Any) -> Any:
-            if any(isinstance(x, sp.Limit) for x in sp.preorder_traversal(e)):
-                return e.replace(lambda x: isinstance(x, sp.Limit), lambda x: sp.Limit(scale(x.args[0]), *x.args[1:]))
-            return scale(e)
-
-        return expr.applyfunc(one) if isinstance(expr, sp.MatrixBase) else one(expr)
-
-    def describe(self) -> str:
-        return f"multiply numerator and denominator by {self.label or self.factor}"
-
-
-def _three_scores(gaps: tuple[Any, Any]) -> tuple[Any, list, Any]:
-    """(z_max, [z_max, z_max − g_2, z_max − g_3] with the given gaps, T)."""
-    from .notation import sym
-
-    top = sym("z_max")
-    return top, [top, top - gaps[0], top - gaps[1]], sym("T")
+    return sym("z_max"), vec("g", positive=True), sym("T"), sym("n"), sym("i")
 
 
 def _temperature_limit_check(seed: int) -> tuple[bool, dict, str]:
@@ -89,34 +46,41 @@ def _temperature_limit_check(seed: int) -> tuple[bool, dict, str]:
 @register(
     "softmax.temperature-zero",
     title="As T → 0⁺, softmax(z/T) becomes one-hot on the largest score",
-    summary="With gaps g_2, g_3 > 0 below the maximum, softmax(z/T) → (1, 0, 0) as T → 0⁺.",
+    summary="For n scores with a unique maximum, softmax(z/T) → 1 on the maximum and 0 elsewhere as T → 0⁺.",
 )
 def temperature_zero() -> Derivation:
     import sympy as sp
 
+    from ..kernel.limit_laws import LimitLaws
     from ..numeric import FunctionCheck
     from ..rules import Evaluate
-    from .notation import vec
+    from .notation import sym
 
-    g = vec("g", positive=True)
-    top, z, T = _three_scores((g[2], g[3]))
-    den = sum(sp.exp(x / T) for x in z)
-    den0 = 1 + sp.exp(-g[3] / T) + sp.exp(-g[2] / T)
+    top, g, T, n, i = _scores_below_max()
+    j = sym("j")
+    e = sp.exp
+    rest = sp.Sum(e((top - g[j]) / T), (j, 2, n))
+    scaled = sp.Sum(e(-g[j] / T), (j, 2, n))
+    limit = sp.Sum(sp.Limit(e(-g[j] / T), T, 0, "+"), (j, 2, n))
     return Derivation(
         **metadata("softmax.temperature-zero"),
-        start=sp.ImmutableMatrix([sp.Limit(sp.exp(x / T) / den, T, 0, "+") for x in z]),
+        start=sp.ImmutableMatrix([sp.Limit(e(top / T) / (e(top / T) + rest), T, 0, "+"),
+                                  sp.Limit(e((top - g[i]) / T) / (e(top / T) + rest), T, 0, "+")]),
         steps=(
-            Step(sp.ImmutableMatrix([sp.Limit(e / den0, T, 0, "+")
-                                     for e in (1, sp.exp(-g[2] / T), sp.exp(-g[3] / T))]),
+            Step(sp.ImmutableMatrix([sp.Limit(1 / (1 + scaled), T, 0, "+"),
+                                     sp.Limit(e(-g[i] / T) / (1 + scaled), T, 0, "+")]),
                  "multiply numerator and denominator by $e^{-z_{\\max}/T}$: every exponent becomes "
-                 "$-g/T$ with a gap $g \\ge 0$",
-                 rule=ScaleFraction(sp.exp(-top / T), "e^(−z_max/T)")),
-            Step(sp.ImmutableMatrix([1, 0, 0]),
+                 "$-g_j/T$ with a gap $g_j > 0$"),
+            Step(sp.ImmutableMatrix([1 / (1 + limit), sp.Limit(e(-g[i] / T), T, 0, "+") / (1 + limit)]),
+                 "limit laws: the sum has a fixed number $n - 1$ of terms, each with a finite limit, and the "
+                 "denominator's limit is not 0", rule=LimitLaws()),
+            Step(sp.ImmutableMatrix([1, 0]),
                  "$e^{-g/T} \\to 0$ as $T \\to 0^+$ for every gap $g > 0$", rule=Evaluate("the limits")),
         ),
-        assumptions=(Assumption("z = (z_max, z_max − g_2, z_max − g_3) with gaps g_2, g_3 > 0: the first "
-                                "score is the unique maximum (any order of the entries is the same up to "
-                                "relabelling)"),),
+        assumptions=(Assumption("n ≥ 1 scores with a unique maximum, numbered first: z_1 = z_max and "
+                                "z_j = z_max − g_j with a gap g_j > 0 for j = 2, …, n (any other order is the "
+                                "same up to relabelling); the first entry is the maximum's weight, the second "
+                                "the weight of any other score z_i, 2 ≤ i ≤ n"),),
         citations=(VASWANI_321,),
         auto_identity_check=False,  # sympy cannot take these limits at numeric gaps quickly; see the check
         checks=(FunctionCheck("numeric softmax at tiny and huge T", _temperature_limit_check),),
@@ -128,64 +92,80 @@ def temperature_zero() -> Derivation:
 @register(
     "softmax.temperature-zero-ties",
     title="As T → 0⁺, tied maxima share the weight equally",
-    summary="For z = (z_max, z_max, z_max − g), softmax(z/T) → (1/2, 1/2, 0) as T → 0⁺.",
+    summary="With m of n scores tied for the maximum, softmax(z/T) → 1/m on each of them and 0 elsewhere as T → 0⁺.",
 )
 def temperature_zero_ties() -> Derivation:
     import sympy as sp
 
+    from ..kernel.limit_laws import LimitLaws
     from ..numeric import FunctionCheck
     from ..rules import Evaluate
-    from .notation import vec
+    from .notation import sym
 
-    g = vec("g", positive=True)
-    top, z, T = _three_scores((sp.Integer(0), g[3]))
-    den = sum(sp.exp(x / T) for x in z)
-    den0 = 2 + sp.exp(-g[3] / T)
+    top, g, T, n, i = _scores_below_max()
+    j, m = sym("j"), sym("m")
+    e = sp.exp
+    den = sp.Sum(e(top / T), (j, 1, m)) + sp.Sum(e((top - g[j]) / T), (j, m + 1, n))
+    scaled = sp.Sum(e(-g[j] / T), (j, m + 1, n))
+    limit = sp.Sum(sp.Limit(e(-g[j] / T), T, 0, "+"), (j, m + 1, n))
     return Derivation(
         **metadata("softmax.temperature-zero-ties"),
-        start=sp.ImmutableMatrix([sp.Limit(sp.exp(x / T) / den, T, 0, "+") for x in z]),
+        start=sp.ImmutableMatrix([sp.Limit(e(top / T) / den, T, 0, "+"),
+                                  sp.Limit(e((top - g[i]) / T) / den, T, 0, "+")]),
         steps=(
-            Step(sp.ImmutableMatrix([sp.Limit(e / den0, T, 0, "+") for e in (1, 1, sp.exp(-g[3] / T))]),
-                 "multiply numerator and denominator by $e^{-z_{\\max}/T}$",
-                 rule=ScaleFraction(sp.exp(-top / T), "e^(−z_max/T)")),
-            Step(sp.ImmutableMatrix([sp.Rational(1, 2), sp.Rational(1, 2), 0]),
-                 "$e^{-g_3/T} \\to 0$: the two tied entries keep equal shares of the weight",
+            Step(sp.ImmutableMatrix([sp.Limit(1 / (m + scaled), T, 0, "+"),
+                                     sp.Limit(e(-g[i] / T) / (m + scaled), T, 0, "+")]),
+                 "multiply numerator and denominator by $e^{-z_{\\max}/T}$: each of the $m$ tied terms "
+                 "becomes 1"),
+            Step(sp.ImmutableMatrix([1 / (m + limit), sp.Limit(e(-g[i] / T), T, 0, "+") / (m + limit)]),
+                 "limit laws: a fixed number of terms, each with a finite limit; the denominator's limit is at "
+                 "least $m > 0$", rule=LimitLaws()),
+            Step(sp.ImmutableMatrix([1 / m, 0]),
+                 "$e^{-g/T} \\to 0$: the $m$ tied entries keep equal shares of the weight",
                  rule=Evaluate("the limits")),
         ),
-        assumptions=(Assumption("z = (z_max, z_max, z_max − g_3) with g_3 > 0: two entries tie for the maximum"),),
+        assumptions=(Assumption("n scores of which the first m (1 ≤ m ≤ n) tie for the maximum z_max and "
+                                "z_j = z_max − g_j with g_j > 0 for j = m + 1, …, n; the first entry is the weight "
+                                "of a tied score, the second that of any other score z_i, m < i ≤ n"),),
+        premises=(sp.Le(m, n),),
         citations=(VASWANI_321,),
         auto_identity_check=False,  # as for softmax.temperature-zero
         checks=(FunctionCheck("numeric softmax at tiny and huge T", _temperature_limit_check),),
+        notes=("With m = 1 this is softmax.temperature-zero; with m = n every score ties and the weights are "
+               "1/n at every temperature.",),
     )
 
 
 @register(
     "softmax.temperature-infinity",
     title="As T → ∞, softmax(z/T) becomes uniform",
-    summary="For any real scores, softmax(z/T) → (1/3, 1/3, 1/3) as T → ∞: every score is divided down to 0.",
+    summary="For any n real scores, softmax(z/T)_i → 1/n as T → ∞: every score is divided down to 0.",
 )
 def temperature_infinity() -> Derivation:
     import sympy as sp
 
+    from ..kernel.limit_laws import LimitLaws
     from ..numeric import FunctionCheck
     from ..rules import Evaluate
     from .notation import sym, vec
 
-    z, T = vec("z"), sym("T")
-    zs = [z[1], z[2], z[3]]
-    den = sum(sp.exp(x / T) for x in zs)
+    z, T, n, i, j = vec("z"), sym("T"), sym("n"), sym("i"), sym("j")
+    e = sp.exp
     return Derivation(
         **metadata("softmax.temperature-infinity"),
-        start=sp.ImmutableMatrix([sp.Limit(sp.exp(x / T) / den, T, sp.oo) for x in zs]),
+        start=sp.Limit(e(z[i] / T) / sp.Sum(e(z[j] / T), (j, 1, n)), T, sp.oo),
         steps=(
-            Step(sp.ImmutableMatrix([sp.Rational(1, 3)] * 3),
-                 "each $z_i/T \\to 0$, so each exponential tends to $e^0 = 1$ and each weight to 1/3",
-                 rule=Evaluate("the limits")),
+            Step(sp.Limit(e(z[i] / T), T, sp.oo) / sp.Sum(sp.Limit(e(z[j] / T), T, sp.oo), (j, 1, n)),
+                 "limit laws: a quotient of limits, and the sum has a fixed number n of terms",
+                 rule=LimitLaws()),
+            Step(1 / sp.Sum(1, (j, 1, n)),
+                 "each $z_j/T \\to 0$, so each exponential tends to $e^0 = 1$", rule=Evaluate("the limits")),
+            Step(1 / n, "a sum of n ones is n"),
         ),
-        assumptions=(Assumption("z_1, z_2, z_3 are any real scores (no order or gap needed)"),),
+        assumptions=(Assumption("z is any real vector of length n ≥ 1 (no order or gap needed), 1 ≤ i ≤ n"),),
         citations=(VASWANI_321,),
+        auto_identity_check=False,  # a limit of a sum of symbolic length: the numeric check covers n = 2..8
         checks=(FunctionCheck("numeric softmax at tiny and huge T", _temperature_limit_check),),
-        notes=("For n scores the same argument gives 1/n each; the numeric check covers n = 2..8.",),
     )
 
 
@@ -271,35 +251,51 @@ def _saturation_check(seed: int) -> tuple[bool, dict, str]:
 
 @register(
     "softmax.saturation",
-    title="Scaling the scores up makes the softmax Jacobian vanish",
-    summary="For z = (0, −g) scaled by λ, every Jacobian entry ±s_1 s_2 tends to 0 as λ → ∞: gradients die.",
+    title="With a unique largest score, scaling the scores up makes the softmax Jacobian vanish",
+    summary="For n scores with a unique maximum, scaled by λ, every Jacobian entry s_a(δ_ab − s_b) tends to 0 "
+            "as λ → ∞: gradients die.",
 )
 def saturation() -> Derivation:
     import sympy as sp
 
+    from ..kernel.limit_laws import LimitLaws
     from ..numeric import FunctionCheck
     from ..rules import Evaluate
-    from .notation import sym
+    from .notation import sym, vec
 
-    gain, g = sym("gain"), sp.Symbol("g", positive=True)
-    den = 1 + sp.exp(-gain * g)
-    s1, s2 = 1 / den, sp.exp(-gain * g) / den
-    J = [[s1 * (1 - s1), -s1 * s2], [-s2 * s1, s2 * (1 - s2)]]
+    gain, g, n, i, j, m = sym("gain"), vec("g", positive=True), sym("n"), sym("i"), sym("j"), sym("l")
+    e = sp.exp
+    den = 1 + sp.Sum(e(-gain * g[m]), (m, 2, n))
+    lim_den = 1 + sp.Sum(sp.Limit(e(-gain * g[m]), gain, sp.oo), (m, 2, n))
+    s1, si, sj = 1 / den, e(-gain * g[i]) / den, e(-gain * g[j]) / den
+    delta = sp.KroneckerDelta(i, j)
+    J = [[s1 * (1 - s1), -s1 * sj], [-si * s1, si * (delta - sj)]]
+    L1 = 1 / lim_den
+    Li, Lj = (sp.Limit(e(-gain * g[k]), gain, sp.oo) / lim_den for k in (i, j))
+    pushed = [[L1 * (1 - L1), -L1 * Lj], [-Li * L1, Li * (delta - Lj)]]
     return Derivation(
         **metadata("softmax.saturation"),
         start=sp.ImmutableMatrix([[sp.Limit(x, gain, sp.oo) for x in row] for row in J]),
         steps=(
+            Step(sp.ImmutableMatrix(pushed),
+                 "limit laws: products and quotients of limits; each sum has a fixed number $n - 1$ of terms "
+                 "and the denominator's limit is at least 1", rule=LimitLaws()),
             Step(sp.ImmutableMatrix([[0, 0], [0, 0]]),
-                 "$s_1 \\to 1$ and $s_2 \\to 0$, so every entry $s_i(\\delta_{ij} - s_j)$ tends to 0",
-                 rule=Evaluate("the limits")),
+                 "$e^{-\\lambda g} \\to 0$ for $g > 0$, so $s_1 \\to 1$ and every other $s_i \\to 0$; each "
+                 "entry $s_a(\\delta_{ab} - s_b)$ tends to 0", rule=Evaluate("the limits")),
         ),
-        assumptions=(Assumption("two scores with gap g > 0, written as (0, −g) by shift invariance "
-                                "(softmax.shift-invariance), multiplied by λ > 0; s = softmax(λ·z) and "
-                                "J_ij = s_i(δ_ij − s_j) (softmax.jacobian)"),),
+        assumptions=(Assumption("n ≥ 2 scores with a unique maximum, shifted to 0 by shift invariance "
+                                "(softmax.shift-invariance) and numbered first: z = (0, −g_2, …, −g_n) with gaps "
+                                "g_j > 0, multiplied by λ > 0; s = softmax(λ·z) and J_ab = s_a(δ_ab − s_b) "
+                                "(softmax.jacobian)"),
+                     Assumption("the matrix lists the four kinds of entry: J_11, J_1j, J_i1 and J_ij for any "
+                                "2 ≤ i, j ≤ n")),
         citations=(Citation("vaswani2017", "§3.2.1, footnote 4"),),
-        auto_identity_check=False,  # limits at numeric gaps are slow in sympy; see the numeric check
+        auto_identity_check=False,  # limits of sums of symbolic length: see the numeric check
         checks=(FunctionCheck("Jacobian size at d_k = 512, unscaled vs scaled", _saturation_check),),
         notes=("Unscaled scores have standard deviation √d_k (attention.score-variance), which acts like a "
                "large λ: the softmax saturates and its Jacobian, through which every gradient passes, "
-               "shrinks. Dividing by √d_k keeps the scores at unit variance.",),
+               "shrinks. Dividing by √d_k keeps the scores at unit variance.",
+               "The unique maximum is needed: tied scores (0, 0) give s = (½, ½) at every scale, and the Jacobian "
+               "stays [[¼, −¼], [−¼, ¼]]."),
     )

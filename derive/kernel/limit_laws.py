@@ -1,0 +1,179 @@
+"""The limit laws as a primitive rule: a limit passes through +, ×, ÷, constant powers and finite sums.
+
+Soundness (the algebraic limit theorem). If lim a = A and lim b = B exist and
+are finite, then lim (a + b) = A + B, lim a·b = A·B, lim a/b = A/B when B ≠ 0,
+lim a^k = A^k for a constant integer k (A ≠ 0 when k < 0) and for any constant
+exponent when A > 0 (continuity of t ↦ t^c there). A sum Σ_{j=lo}^{hi} f_j
+whose bounds do not depend on the limit variable has a fixed, finite number of
+terms for every value of its bounds, so induction on the sum law gives
+lim Σ_j f_j = Σ_j lim f_j; a sum of symbolic length n is covered for every n.
+
+The rule pushes each ``Limit`` down to *atoms* (the sub-expressions that are no
+sum, product, constant power or finite sum) and leaves ``Limit(atom)`` there.
+Its side conditions, checked by the kernel on this very expression:
+
+* every atom's limit is found (sympy's ``limit`` proposes a value) and is
+  finite, and mpmath's independent evaluation of the limit (two samplings close
+  to the limit point, at random values of the other symbols) agrees with it;
+* every denominator (a base with a negative exponent), with its atoms replaced
+  by their limits, is proved non-zero; a non-integer exponent's base, positive;
+* a sum's bounds are integers, free of the limit variable, and finite.
+
+A limit that fails one of them is left in place (the rule does not reach into
+it); if no limit could be pushed, the rule is outside its conditions.
+"""
+
+from __future__ import annotations
+
+import zlib
+from dataclasses import dataclass
+from typing import Any
+
+import sympy as sp
+
+from . import limits, witness
+from .rule import Rule
+
+#: CPU seconds one atom's limit may take in sympy (then the atom is not pushed)
+ATOM_SECONDS = 2.0
+
+
+def _finite_bounds(j: Any, lo: Any, hi: Any, x: Any) -> bool:
+    return (j != x and not lo.has(x) and not hi.has(x) and lo.is_integer is True and hi.is_integer is True
+            and not (lo.has(sp.oo, -sp.oo, sp.zoo) or hi.has(sp.oo, -sp.oo, sp.zoo)))
+
+
+def _decompose(f: Any, x: Any, x0: Any, d: Any, found: list) -> tuple[Any, Any] | None:
+    """``(f with the limit pushed to atoms, lim f)``, or ``None`` if no limit of ``f`` is established.
+
+    A node whose parts cannot all be pushed (a part without a finite limit, a denominator whose limit
+    is not proved non-zero) is tried as an atom itself. ``found`` collects the first reason a part failed.
+    """
+    if not f.has(x):
+        return f, f
+    parts = None
+    if isinstance(f, (sp.Add, sp.Mul)):
+        parts = [_decompose(a, x, x0, d, found) for a in f.args]
+        if all(p is not None for p in parts):
+            op = sp.Add if isinstance(f, sp.Add) else sp.Mul
+            return op(*[p[0] for p in parts]), op(*[p[1] for p in parts])
+    elif isinstance(f, sp.Pow) and not f.exp.has(x):
+        base = _decompose(f.base, x, x0, d, found)
+        if base is not None:
+            if f.exp.is_integer is not True:
+                ok = _positive(base[1])
+                why = f"the base {f.base} of a non-integer power is not proved to have a positive limit"
+            elif f.exp.is_nonnegative is not True:
+                ok = _nonzero(base[1])
+                why = f"the denominator {f.base} is not proved to have a non-zero limit"
+            else:
+                ok, why = True, ""
+            if ok:
+                return sp.Pow(base[0], f.exp), sp.Pow(base[1], f.exp)
+            found.append(why)
+    elif isinstance(f, sp.Sum) and len(f.limits) == 1 and _finite_bounds(*f.limits[0], x):
+        j, lo, hi = f.limits[0]
+        inner = _decompose(f.function, x, x0, d, found)
+        if inner is not None:
+            return sp.Sum(inner[0], (j, lo, hi)), sp.Sum(inner[1], (j, lo, hi))
+    value, why = _atom_limit(f, x, x0, d)
+    if value is None:
+        found.append(why)
+        return None
+    return sp.Limit(f, x, x0, d), value
+
+
+def _seed(e: Any) -> int:
+    return zlib.crc32(sp.srepr(e).encode()) & 0x7FFFFFFF
+
+
+def _atom_limit(atom: Any, x: Any, x0: Any, d: Any) -> tuple[Any, str]:
+    """(the atom's limit, "") when found finite and confirmed by mpmath, else (None, why)."""
+    try:
+        ok, value = limits.run_limited(ATOM_SECONDS, "sympy's limit of an atom", sp.limit, atom, x, x0, str(d))
+    except (NotImplementedError, ValueError, TypeError, ArithmeticError, RecursionError) as exc:
+        return None, f"sympy found no limit of {atom} ({type(exc).__name__})"
+    if not ok:
+        return None, f"sympy found no limit of {atom} in time"
+    value = sp.sympify(value)
+    if (value.has(sp.oo, -sp.oo, sp.zoo, sp.nan, sp.Limit, sp.AccumBounds) or value.is_finite is False):
+        return None, f"the limit of {atom} is not a finite value ({value})"
+    w = witness.run(sp.Limit(atom, x, x0, d), value, "=", _seed(atom), digits=witness.CONFIRM_DIGITS, n_random=3,
+                    n_special=8, n_breaks=2, work=20_000)
+    if w.differ is not None or w.agreed == 0:
+        return None, f"mpmath does not confirm lim {atom} = {value} ({w.summary()})"
+    return value, ""
+
+
+def _nonzero(e: Any) -> bool:
+    e = sp.sympify(e)
+    for form in (e, e.doit()):
+        if form.is_positive is True or form.is_negative is True:
+            return True
+    return False
+
+
+def _positive(e: Any) -> bool:
+    e = sp.sympify(e)
+    return any(form.is_positive is True for form in (e, e.doit()))
+
+
+#: side-condition outcomes already found, by Limit node (deterministic: the same node, the same outcome)
+_PUSHABLE: dict[Any, tuple[Any, str]] = {}
+
+
+def _limits_in(expr: Any) -> list:
+    return [n for n in sp.preorder_traversal(expr) if isinstance(n, sp.Limit)]
+
+
+@dataclass(frozen=True)
+class LimitLaws(Rule):
+    """lim (a ∘ b) → lim a ∘ lim b for + × ÷, constant powers and sums of fixed length (see the module).
+
+    Every ``Limit`` of the expression whose side conditions hold is pushed down to
+    its atoms; the next step usually evaluates the atoms' limits (``Evaluate``).
+    """
+
+    name: str = "limit laws"
+
+    def _pushable(self, lim: Any) -> tuple[Any, str]:
+        if lim not in _PUSHABLE:
+            if len(_PUSHABLE) > 4096:
+                _PUSHABLE.clear()
+            _PUSHABLE[lim] = self._conditions(lim)
+        return _PUSHABLE[lim]
+
+    def _conditions(self, lim: Any) -> tuple[Any, str]:
+        """(the pushed form of ``lim``, "") when its side conditions hold, else (None, why)."""
+        f, x, x0, d = lim.args
+        if any(isinstance(n, sp.Limit) for n in sp.preorder_traversal(f)):
+            return None, "a limit inside a limit"
+        found: list = []
+        out = _decompose(f, x, x0, d, found)
+        if out is None:
+            return None, found[0] if found else "no limit established"
+        if out[0] == lim:
+            return None, (found[0] if found else f"{f} is a single atom: nothing to push")
+        return out[0], ""
+
+    def _matrix(self, expr: Any, fn: Any) -> Any:
+        return expr.applyfunc(fn) if isinstance(expr, sp.MatrixBase) else fn(expr)
+
+    def apply(self, expr: Any) -> Any:
+        def one(e: Any) -> Any:
+            return e.replace(lambda n: isinstance(n, sp.Limit) and self._pushable(n)[0] is not None,
+                             lambda n: self._pushable(n)[0])
+
+        return self._matrix(expr, one)
+
+    def describe(self) -> str:
+        return "limit laws: the limit of a sum, product, quotient or finite sum is built from the limits"
+
+    def check(self, expr: Any, ctx: Any, prove_equal: Any) -> str | None:
+        found = [n for e in (list(expr) if isinstance(expr, sp.MatrixBase) else [expr]) for n in _limits_in(e)]
+        if not found:
+            return "the expression has no limit"
+        outcomes = [self._pushable(n) for n in found]
+        if all(pushed is None for pushed, _ in outcomes):
+            return outcomes[0][1]
+        return None
