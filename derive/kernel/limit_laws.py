@@ -3,7 +3,7 @@
 Soundness (the algebraic limit theorem). If lim a = A and lim b = B exist and
 are finite, then lim (a + b) = A + B, lim a·b = A·B, lim a/b = A/B when B ≠ 0,
 lim a^k = A^k for a constant integer k (A ≠ 0 when k < 0) and for any constant
-exponent when A > 0 (continuity of t ↦ t^c there). A sum Σ_{j=lo}^{hi} f_j
+exponent when A > 0 (continuity of t ↦ t^c there). A sum :math:`\\sum_{j=lo}^{hi} f_j`
 whose bounds do not depend on the limit variable has a fixed, finite number of
 terms for every value of its bounds, so induction on the sum law gives
 lim Σ_j f_j = Σ_j lim f_j; a sum of symbolic length n is covered for every n.

@@ -2,7 +2,7 @@
 
 Soundness: if π is a bijection of the integers {lo, …, hi} onto themselves,
 then as j runs over the range so does π(j), once each, and a finite sum does
-not depend on the order of its terms: Σ_{j=lo}^{hi} f(π(j)) = Σ_{j=lo}^{hi} f(j).
+not depend on the order of its terms: :math:`\\sum_{j=lo}^{hi} f(\\pi(j)) = \\sum_{j=lo}^{hi} f(j)`.
 
 A permutation is declared with :func:`permutation`, which names an undefined
 function and the range it permutes; the declaration is a hypothesis of the
