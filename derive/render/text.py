@@ -209,7 +209,7 @@ def derivation_text(derivation: Derivation) -> str:
     if derivation.instance:
         lines[1:1] = [f"Proves an instance only: {u(derivation.instance)}"]
     if derivation.summary:
-        lines += [*textwrap.wrap(u(derivation.summary), WIDTH), ""]
+        lines += [*textwrap.wrap(u(derivation.summary), WIDTH, break_on_hyphens=False), ""]
     exprs = [derivation.start, *(shown_expr(s) for s in derivation.steps)]
     names: list = []
     if any(_width(_form(e)[0]) > WIDTH - 10 for e in exprs):  # large repeats named once, as on the site
@@ -226,7 +226,8 @@ def derivation_text(derivation: Derivation) -> str:
     if derivation.assumptions:
         lines.append("Assumptions:")
         for a in derivation.assumptions:
-            lines += textwrap.wrap(u(a.text), WIDTH, initial_indent="  - ", subsequent_indent="    ")
+            lines += textwrap.wrap(u(a.text), WIDTH, initial_indent="  - ", subsequent_indent="    ",
+                                   break_on_hyphens=False)
         lines.append("")
     if derivation.premises:
         rel = {"=": "=", "<=": "≤", "<": "<", ">=": "≥", ">": ">", "!=": "≠"}
@@ -248,13 +249,15 @@ def derivation_text(derivation: Derivation) -> str:
             why += f"  [rule: {readable(step.rule.describe())}]"
         if step.citation is not None:
             why += f"  [{step.citation}]"
-        lines += textwrap.wrap(why, WIDTH, initial_indent="        by: ", subsequent_indent=" " * 12)
+        lines += textwrap.wrap(why, WIDTH, initial_indent="        by: ", subsequent_indent=" " * 12,
+                               break_on_hyphens=False)
     if derivation.citations:
         lines += ["", "Sources: " + "; ".join(str(c) for c in derivation.citations)]
     if derivation.notes:
         lines.append("")
         for n in derivation.notes:
-            lines += textwrap.wrap(u(n), WIDTH, initial_indent="Note: ", subsequent_indent="      ")
+            lines += textwrap.wrap(u(n), WIDTH, initial_indent="Note: ", subsequent_indent="      ",
+                                   break_on_hyphens=False)
     return "\n".join(line.rstrip() for line in lines)
 
 
