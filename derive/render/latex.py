@@ -7,7 +7,7 @@ validates its options the way sympy's printers validate theirs::
     >>> registry.load_catalog()
     >>> d = registry.get("softmax.max-trick")
     >>> print(claim_latex(d))
-    \sum_{j=1}^{n} e^{- c + {z}_{j}} \le n
+    \sum_{j=1}^{n} e^{{z}_{j} - c} \le n
 
 Every other target that shows formulas (Beamer, Markdown slides, SVG,
 MathML) takes its LaTeX from here, so the notation is the same everywhere.
