@@ -26,14 +26,15 @@ _STYLE = ("<style>.derive-nb table.derive-nb-chain{border-collapse:collapse;marg
 
 
 def _tex(tex: str, inline: bool = True) -> str:
-    """One formula as MathML (rendered by the browser, no script), or ``\\(...\\)`` for MathJax without
-    ziamath."""
+    """One formula as MathML (rendered by the browser, no script), or ``\\(...\\)`` for the notebook's
+    MathJax without ziamath; ``inline=False`` typesets it in display style (a cell of the chain)."""
     from .mathml import latex_to_mathml
 
+    body = tex if inline else r"\displaystyle " + tex
     try:
-        return latex_to_mathml(r"\displaystyle " + tex if not inline else tex, "inline")
+        return latex_to_mathml(body, "inline")
     except MissingDependencyError:
-        return html.escape(rf"\({tex}\)")
+        return html.escape(rf"\({body}\)")
     except Exception:  # noqa: BLE001 - a construct the converter cannot take: its source, readable
         return f"<code>{html.escape(tex)}</code>"
 
@@ -106,7 +107,7 @@ def chain_rows(derivation: Derivation, report: Report | None = None, budget: flo
 def derivation_html(derivation: Derivation, report: Report | None = None) -> str:
     """Title, name and verdict, summary, assumptions and the aligned chain (a table of MathML cells) as an
     HTML fragment for Jupyter; ``report`` (from :func:`derive.cache.cached_verify`) gives the verdict."""
-    out = [_STYLE, "<div class='derive-nb'>", f"<h3>{words_html(derivation.title)}</h3>",
+    out = [f"<h3>{words_html(derivation.title)}</h3>", _STYLE, "<div class='derive-nb'>",
            f"<p><code>{html.escape(derivation.name)}</code> · {verdict_html(report)}</p>"]
     if derivation.summary:
         out.append(f"<p>{words_html(derivation.summary)}</p>")

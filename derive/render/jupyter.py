@@ -17,10 +17,10 @@ from ..core import Derivation
 
 
 def repr_latex(derivation: Derivation) -> str:
-    """The chain as one ``$$\\begin{aligned} ... \\end{aligned}$$`` block, steps numbered (text: ``str``)."""
+    """The chain as one ``$$\\begin{aligned} ... \\end{aligned}$$`` block (text: ``str``)."""
     from .latex import derivation_latex
 
-    return "$$" + derivation_latex(derivation, environment="aligned", math_in_text=False, numbering=True) + "$$"
+    return "$$" + derivation_latex(derivation, environment="aligned", math_in_text=False) + "$$"
 
 
 def repr_markdown(derivation: Derivation) -> str:

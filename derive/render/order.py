@@ -80,6 +80,8 @@ def fraction_times_sum(expr: Any) -> tuple[Any, Any] | None:
     if len(sums) != 1:
         return None
     rest = [f for f in factors if f is not sums[0]]
+    if not rest:  # 1/S * (...): one bar is narrower, and there is no fraction to repeat
+        return None
     return Mul(*rest) / denom, sums[0]
 
 
