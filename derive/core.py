@@ -91,6 +91,11 @@ class Step:
         relation: one of ``"="``, ``"<="``, ``"<"``, ``">="``, ``">"``: how
             ``expr`` relates to the previous expression.
         citation: the source of the step, if it has one.
+        display: an expression shown instead of ``expr`` on every surface,
+            when sympy's evaluated form reads badly (``Add(a, -b, evaluate=False)``
+            keeps ``a - b`` as written). The kernel proves it equal to ``expr``
+            (without sympy's ``doit()``); if it cannot, the step is undecided, so a
+            display form can never show another claim than the one proved.
     """
 
     expr: Any
@@ -98,6 +103,7 @@ class Step:
     rule: Rule | None = None
     relation: str = "="
     citation: Citation | None = None
+    display: Any = None
 
     def __post_init__(self) -> None:
         if isinstance(self.expr, (str, bytes)):
@@ -113,6 +119,9 @@ class Step:
             )
         if not isinstance(self.justification, str) or not self.justification.strip():
             raise DerivationDefinitionError("every step needs a justification in words")
+        if self.display is not None and (isinstance(self.display, (str, bytes)) or not _is_expression(self.display)):
+            raise DerivationDefinitionError(
+                f"a step's display form must be a sympy expression, not {type(self.display).__name__}")
 
 
 @dataclass(frozen=True)

@@ -175,6 +175,10 @@ def test_course_parts_quizzes_exercises_glossary(site):
         assert term in terms, term
     linked = [name for name, text in pages.items() if name.startswith("chapters/") and 'glossary.html#term-' in text]
     assert len(linked) >= 8
+    chapters = "".join(text for name, text in pages.items() if name.startswith("chapters/"))
+    for term in ("block", "multi-head-attention", "residual-connection", "LayerNorm", "RMSNorm", "Post-LN",
+                 "Pre-LN", "FFN", "SwiGLU", "warm-up"):  # lecture 002's nine terms, each linked from a chapter
+        assert f'glossary.html#term-{term}"' in chapters, term
     for name in ("attention", "softmax", "multihead", "positional", "block", "parameters", "modern-variants"):
         text = pages[f"chapters/{name}.html"]
         assert "Before you start:" in text and 'id="where-to-go-next"' in text, name
@@ -187,6 +191,10 @@ def test_three_practice_cells_with_prompts(site):
     assert sorted(cells) == ["chapters/attention.html", "chapters/parameters.html", "chapters/positional.html"]
     assert all(len(found) == 1 for found in cells.values())
     assert 'data-packages="numpy"' in cells["chapters/attention.html"][0]
+    # the calculator runs derive.params: the cell installs the wheel the build wrote next to the pages
+    calculator = cells["chapters/parameters.html"][0]
+    wheel = re.search(r'data-derive-wheel="\.\./(_static/derive-[^"]+\.whl)"', calculator)
+    assert 'data-packages="derive sympy"' in calculator and wheel and (site / wheel.group(1)).is_file()
     for name in cells:
         assert "Try it yourself:" in pages[name] and "derive-cells.js" in pages[name]
     assert '<span class="derive-value">3,150,336</span>' in pages["chapters/parameters.html"]

@@ -100,3 +100,59 @@ def test_catalog_laws_are_general_or_say_they_are_instances(catalog):
         d = catalog.get(name)
         if d.instance:
             assert " for " in d.title, (name, d.title)
+
+
+def _verdict(before, after, rule):
+    return verify_step(before, Step(after, "test", rule=rule), budget=4.0).verdict
+
+
+def test_merge_sums_joins_adjacent_ranges_only():
+    from derive.kernel.sum_moves import MergeSums
+
+    k = sp.Symbol("k", integer=True, positive=True)
+    f = sp.exp(z[j])
+    assert _verdict(sp.Sum(f, (j, 1, k - 1)) + f.subs(j, k) + sp.Sum(f, (j, k + 1, n)), sp.Sum(f, (j, 1, n)),
+                    MergeSums()) is Verdict.PROVED
+    assert _verdict(sp.Sum(f, (j, 1, k)) + sp.Sum(f, (j, k + 1, n)), sp.Sum(f, (j, 1, n)),
+                    MergeSums()) is Verdict.PROVED
+    # a gap between the ranges, or different summands
+    assert _verdict(sp.Sum(f, (j, 1, k)) + sp.Sum(f, (j, k + 2, n)), sp.Sum(f, (j, 1, n)),
+                    MergeSums()) is not Verdict.PROVED
+    assert _verdict(sp.Sum(f, (j, 1, k)) + sp.Sum(2 * f, (j, k + 1, n)), sp.Sum(f, (j, 1, n)),
+                    MergeSums()) is not Verdict.PROVED
+
+
+def test_exchange_sums_needs_independent_ranges():
+    from derive.kernel.sum_moves import ExchangeSums
+
+    b, c, i = (sp.Symbol(s, integer=True, positive=True) for s in "bci")
+    d_v = sp.Symbol("d_v", integer=True, positive=True)
+    A, dO, V = (sp.IndexedBase(s, real=True) for s in ("A", "dO", "V"))
+    before = sp.Sum(A[i, b] * sp.Sum(dO[i, c] * V[b, c], (c, 1, d_v)), (b, 1, n))
+    after = sp.Sum(sp.Sum(A[i, b] * dO[i, c] * V[b, c], (b, 1, n)), (c, 1, d_v))
+    assert _verdict(before, after, ExchangeSums(b)) is Verdict.PROVED
+    # a triangle is not a rectangle: Σ_b Σ_{c ≤ b} is not Σ_c Σ_b with the same bounds
+    tri = sp.Sum(sp.Sum(z[c], (c, 1, b)), (b, 1, n))
+    assert _verdict(tri, sp.Sum(sp.Sum(z[c], (b, 1, n)), (c, 1, b)), ExchangeSums(b)) is not Verdict.PROVED
+
+
+def test_range_cases_use_the_range_of_a_sum_that_is_not_reversed():
+    from derive.kernel.sum_moves import RangeCases
+
+    p, r = (sp.Symbol(s, integer=True, positive=True) for s in "pr")
+    q, l_ = sp.Symbol("q", integer=True), sp.Symbol("l", integer=True)
+    masked = sp.exp(sp.Piecewise((z[l_], l_ <= p), (-sp.oo, True)))
+    assert _verdict(sp.Sum(masked, (l_, p + 1, p + r)), sp.Integer(0), RangeCases()) is Verdict.PROVED
+    assert _verdict(sp.Sum(masked, (l_, 1, p)), sp.Sum(sp.exp(z[l_]), (l_, 1, p)), RangeCases()) is Verdict.PROVED
+    # the range reaches past p: not every term is visible
+    assert _verdict(sp.Sum(masked, (l_, 1, p + 1)), sp.Sum(sp.exp(z[l_]), (l_, 1, p + 1)),
+                    RangeCases()) is not Verdict.PROVED
+    # q..p may be reversed (q > p + 1), and a reversed Karr sum runs over p + 1..q − 1
+    assert _verdict(sp.Sum(masked, (l_, q, p)), sp.Sum(sp.exp(z[l_]), (l_, q, p)), RangeCases()) is not Verdict.PROVED
+
+
+def test_a_display_form_must_equal_the_step():
+    a, b = sp.symbols("a b", real=True)
+    assert verify_step(a - b, Step(a - b, "same", display=sp.Add(a, -b, evaluate=False))).verdict is Verdict.PROVED
+    shown_wrong = verify_step(a - b, Step(a - b, "same", display=sp.Add(b, -a, evaluate=False)))
+    assert shown_wrong.verdict is Verdict.UNDECIDED and "display form" in shown_wrong.detail

@@ -78,6 +78,14 @@ def _decide(before: Any, step: Any, budget: float, seed: int, ctx: primitives.Co
             done: Any) -> StepResult:
     claimed, relation, rule = step.expr, step.relation, step.rule
     vacuous = _structurally_same(before, claimed)
+    display = getattr(step, "display", None)
+    if display is not None:
+        phase[0] = "the display form"
+        shown = strategies.prove(display, claimed, "=", 0.1 * budget)
+        if not (shown.proved and not shown.used_doit):
+            return done(Verdict.UNDECIDED, "display form not proved equal",
+                        detail="the step's display form is not proved equal to its expression, so the step would "
+                               "show another claim than the one checked; not proved", vacuous=vacuous)
     prefix = ""
     notes: list[str] = []
     target, lhs_for_witness = before, before

@@ -87,15 +87,31 @@ def _seed(e: Any) -> int:
     return zlib.crc32(sp.srepr(e).encode()) & 0x7FFFFFFF
 
 
+#: atoms' limits already established or refused, by (atom, variable, point, direction)
+_ATOMS: dict[tuple, tuple[Any, str]] = {}
+
+
 def _atom_limit(atom: Any, x: Any, x0: Any, d: Any) -> tuple[Any, str]:
-    """(the atom's limit, "") when found finite and confirmed by mpmath, else (None, why)."""
+    """(the atom's limit, "") when found finite and confirmed by mpmath, else (None, why); remembered."""
+    key = (atom, x, x0, d)
+    if key not in _ATOMS:
+        if len(_ATOMS) > 4096:
+            _ATOMS.clear()
+        found = _find_atom_limit(atom, x, x0, d)
+        if found[1].endswith(" in time"):  # a time-out depends on the machine: not remembered
+            return found
+        _ATOMS[key] = found
+    return _ATOMS[key]
+
+
+def _find_atom_limit(atom: Any, x: Any, x0: Any, d: Any) -> tuple[Any, str]:
     try:
         ok, value = limits.run_limited(ATOM_SECONDS, "sympy's limit of an atom", sp.limit, atom, x, x0, str(d))
     except (NotImplementedError, ValueError, TypeError, ArithmeticError, RecursionError) as exc:
         return None, f"sympy found no limit of {atom} ({type(exc).__name__})"
     if not ok:
         return None, f"sympy found no limit of {atom} in time"
-    value = sp.sympify(value)
+    value = sp.sympify(value, strict=True)
     if (value.has(sp.oo, -sp.oo, sp.zoo, sp.nan, sp.Limit, sp.AccumBounds) or value.is_finite is False):
         return None, f"the limit of {atom} is not a finite value ({value})"
     w = witness.run(sp.Limit(atom, x, x0, d), value, "=", _seed(atom), digits=witness.CONFIRM_DIGITS, n_random=3,
@@ -106,7 +122,7 @@ def _atom_limit(atom: Any, x: Any, x0: Any, d: Any) -> tuple[Any, str]:
 
 
 def _nonzero(e: Any) -> bool:
-    e = sp.sympify(e)
+    e = sp.sympify(e, strict=True)
     for form in (e, e.doit()):
         if form.is_positive is True or form.is_negative is True:
             return True
@@ -114,7 +130,7 @@ def _nonzero(e: Any) -> bool:
 
 
 def _positive(e: Any) -> bool:
-    e = sp.sympify(e)
+    e = sp.sympify(e, strict=True)
     return any(form.is_positive is True for form in (e, e.doit()))
 
 

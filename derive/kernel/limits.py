@@ -25,6 +25,7 @@ returns: a known limit, documented in "What *proved* means".
 from __future__ import annotations
 
 import contextlib
+import gc
 import signal
 import threading
 import time
@@ -87,8 +88,24 @@ def _arm() -> None:
     signal.setitimer(signal.ITIMER_REAL, wall_left)
 
 
+#: True while the garbage collector runs: an exception raised in a finalizer is printed and lost
+_IN_GC = [False]
+
+
+def _gc_phase(phase: str, info: dict) -> None:
+    _IN_GC[0] = phase == "start"
+
+
+gc.callbacks.append(_gc_phase)
+
+
 def _handler(signum: int, frame: Any) -> None:
     if not _stack:  # a late signal after the last limit ended: nothing to stop
+        return
+    if _IN_GC[0]:  # raise after the collection (the timer fires again in REFIRE seconds)
+        if available():
+            signal.setitimer(signal.ITIMER_PROF, REFIRE)
+            signal.setitimer(signal.ITIMER_REAL, REFIRE)
         return
     now_cpu, now_wall = cpu_time(), time.monotonic()
     # the outermost expired frame wins: its whole block must stop

@@ -27,7 +27,10 @@ The list (each class's docstring states its soundness argument and its side cond
   (bounds free of the limit variable) are built from the limits of the parts; each part's limit is finite
   (sympy proposes it, mpmath confirms it), denominators' limits are non-zero;
 * ``Reindex`` (:mod:`derive.kernel.permutations`) — Σ_j f(π(j)) = Σ_j f(j); π is declared a permutation of
-  exactly the sum's range, and the summand depends on j only through π(j).
+  exactly the sum's range, and the summand depends on j only through π(j);
+* ``MergeSums``, ``ExchangeSums``, ``RangeCases`` (:mod:`derive.kernel.sum_moves`) — Σ_a^c f + Σ_{c+1}^b f =
+  Σ_a^b f; Σ_b g·Σ_c f = Σ_c Σ_b g·f over independent ranges; a Piecewise condition on the index decided by
+  the (not reversed) range of its sum.
 
 No rule rewrites a summand that binds its own index again inside.
 
@@ -46,6 +49,7 @@ import sympy as sp
 from .limit_laws import LimitLaws
 from .permutations import Reindex
 from .rule import Rule
+from .sum_moves import ExchangeSums, MergeSums, RangeCases
 
 # ----------------------------------------------------------------------------
 # what the derivation declares
@@ -659,7 +663,7 @@ class Moments(Rule):
 #: The primitive rules, by exact class.
 PRIMITIVES: tuple[type, ...] = (Substitute, SplitSumAt, DropNonnegative, SiftDelta, ExpandSquare, SplitDiagonal,
                                 VarianceDefinition, Linearity, Independence, Moments, LimitLaws,
-                                Reindex)
+                                Reindex, MergeSums, ExchangeSums, RangeCases)
 
 
 def is_primitive(rule: Any) -> bool:
@@ -681,5 +685,7 @@ def apply(rule: Any, expr: Any, ctx: Context) -> Any:
     """The primitive's own application (the class's method, never an override)."""
     if type(rule) is DropNonnegative:
         return DropNonnegative.apply(rule, expr, ctx)
+    if type(rule) is RangeCases:
+        return RangeCases.apply(rule, expr, ctx)
     return type(rule).apply(rule, expr)
 

@@ -74,10 +74,13 @@ def exact_floats(e: Any) -> Any:
 def explicit(x: Any) -> Any:
     """Matrix expressions as explicit matrices where the shape is known."""
     if isinstance(x, sp.MatrixExpr) and not isinstance(x, sp.MatrixBase):
-        try:  # the matrix algebra only: the entries' operators (limits, sums) are left to the strategies
-            done = x.doit(deep=False)
+        try:
+            done = x.doit()
         except (ValueError, TypeError, NotImplementedError, AttributeError):
-            return x
+            try:  # an entry's operator failed (a limit sympy cannot take): the matrix algebra only
+                done = x.doit(deep=False)
+            except (ValueError, TypeError, NotImplementedError, AttributeError):
+                return x
         try:
             return sp.ImmutableMatrix(done)
         except (ValueError, TypeError):

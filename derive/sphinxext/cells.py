@@ -18,7 +18,16 @@ adds ``pyodide.js`` from the configured location, says so while it loads
 with ``print`` captured, and shows the output or the traceback. When the
 runtime cannot be fetched (no network, or a wrong location) the status line
 says so in one sentence instead of waiting forever (after
-``derive_pyodide_timeout`` seconds at most).
+``derive_pyodide_timeout`` seconds at most); so does a package the runtime
+does not have (numpy on a self-hosted core runtime).
+
+``:packages:`` names packages of the Pyodide distribution (``numpy``,
+``sympy``: loaded with ``pyodide.loadPackage``, their dependencies with them)
+and ``derive`` itself: the build writes derive's pure-Python wheel to
+``_static/`` (module ``derive.sphinxext.wheel``, only when a page asks for it) and
+the cell installs it with micropip (``deps=False``: :mod:`derive.params` needs
+neither numpy nor sympy; name ``sympy`` too for the formulas, and ``sympy numpy`` for building and
+checking catalog derivations, whose numeric cross-checks import numpy).
 
 Configuration values:
 
@@ -26,7 +35,9 @@ Configuration values:
     the folder holding ``pyodide.js`` (ending in ``/``); by default the official
     distribution of :data:`PYODIDE_VERSION`. Point it at a self-hosted copy for a
     site that must work offline (the npm package ``pyodide`` holds the core
-    runtime, without numpy).
+    runtime only: no numpy and no package files, not even micropip; a self-hosted
+    folder needs the full distribution of the same version, or the wheels a page
+    uses added with their ``pyodide-lock.json`` entries).
 ``derive_pyodide_timeout`` (int)
     seconds to wait for the runtime before saying it could not be loaded (default 60).
 """
@@ -39,12 +50,19 @@ from typing import Any, ClassVar
 from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
+from sphinx.util.osutil import relative_uri
+
+from .wheel import build_wheel, wheel_name
 
 STATIC = Path(__file__).parent / "static"
 
 #: the Pyodide release the default location points at (the npm package of the same version is the core runtime)
 PYODIDE_VERSION = "314.0.8"
+#: the official full distribution (the URL scheme of Pyodide's "Downloading and deploying" page; it is also the
+#: ``cdnUrl`` that the npm package's own ``pyodide.js`` builds for this version)
 DEFAULT_URL = f"https://cdn.jsdelivr.net/pyodide/v{PYODIDE_VERSION}/full/"
+#: the ``:packages:`` name that installs derive's own wheel (the others are loaded from the Pyodide distribution)
+DERIVE = "derive"
 
 
 class cell_node(nodes.General, nodes.Element):  # noqa: N801 - docutils naming
@@ -55,10 +73,13 @@ def _visit_cell(self: Any, node: cell_node) -> None:
     attrs = {"CLASS": "derive-cell", "data-pyodide": node["pyodide"], "data-timeout": str(node["timeout"])}
     if node["packages"]:
         attrs["data-packages"] = " ".join(node["packages"])
+    if DERIVE in node["packages"]:
+        here = self.builder.get_target_uri(self.builder.current_docname)
+        attrs["data-derive-wheel"] = relative_uri(here, "_static/" + wheel_name())
     self.body.append(self.starttag(node, "div", **attrs))
     code = self.encode(node["code"])
     rows = min(max(node["code"].count("\n") + 2, 3), 30)
-    self.body.append(f'<textarea class="derive-cell-code" rows="{rows}" spellcheck="false" '
+    self.body.append(f'<textarea class="derive-cell-code" rows="{rows}" spellcheck="false" wrap="off" '
                      f'aria-label="Python code (editable)">{code}</textarea>\n')
 
 
@@ -90,6 +111,10 @@ class CellDirective(SphinxDirective):
                          pyodide=self.config.derive_pyodide_url, timeout=self.config.derive_pyodide_timeout,
                          classes=["derive-cell"])
         self.set_source_info(node)
+        if DERIVE in node["packages"]:
+            wanted = getattr(self.env, "derive_wheel_pages", set())
+            wanted.add(self.env.docname)
+            self.env.derive_wheel_pages = wanted
         prompt = self.options.get("prompt")
         if prompt:
             text_nodes, messages = self.state.inline_text(prompt, self.lineno)
@@ -104,6 +129,16 @@ def _copy_assets(app: Any, exc: Exception | None) -> None:
         from sphinx.util.fileutil import copy_asset_file
 
         copy_asset_file(STATIC / "derive-cells.js", Path(app.outdir) / "_static", force=True)
+        if getattr(app.env, "derive_wheel_pages", None):
+            build_wheel(Path(app.outdir) / "_static")
+
+
+def _purge(app: Any, env: Any, docname: str) -> None:
+    getattr(env, "derive_wheel_pages", set()).discard(docname)
+
+
+def _merge(app: Any, env: Any, docnames: Any, other: Any) -> None:
+    env.derive_wheel_pages = getattr(env, "derive_wheel_pages", set()) | getattr(other, "derive_wheel_pages", set())
 
 
 def setup(app: Any) -> None:
@@ -115,3 +150,5 @@ def setup(app: Any) -> None:
     app.add_directive("derive-cell", CellDirective)
     app.add_js_file("derive-cells.js", loading_method="defer")
     app.connect("build-finished", _copy_assets)
+    app.connect("env-purge-doc", _purge)
+    app.connect("env-merge-info", _merge)

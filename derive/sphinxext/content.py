@@ -148,11 +148,15 @@ def verdict_badge(verdict: str) -> nodes.inline:
 
 
 def scope_badge(derivation: Derivation) -> list[nodes.Node]:
-    """"for this instance only (…)" beside the verdict of a derivation that proves an instance of a law."""
-    if not derivation.instance:
+    """Beside the verdict: "for this instance only (…)" for a law proved at fixed sizes, "worked example"
+    for ``example.*``; nothing for a law proved at symbolic sizes."""
+    if derivation.instance:
+        text, kind = f"for this instance only ({derivation.instance})", "derive-instance"
+    elif derivation.name.startswith("example."):
+        text, kind = "worked example: these numbers", "derive-instance derive-example"
+    else:
         return []
-    text = f"for this instance only ({derivation.instance})"
-    return [nodes.Text(" "), nodes.inline(text, text, classes=["derive-instance"])]
+    return [nodes.Text(" "), nodes.inline(text, text, classes=kind.split())]
 
 
 def citation_nodes(cites: tuple[Citation, ...], cite: CiteFn) -> list[nodes.Node]:

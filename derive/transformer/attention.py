@@ -352,8 +352,8 @@ def permutation_equivariance() -> Derivation:
         ),
         assumptions=(
             Assumption("n tokens, for any n, reordered by a permutation π of 1..n: the new token r is the old "
-                       "token π(r). With projections applied row by row, the scaled scores become "
-                       "S′_rc = S_π(r)π(c) and the values V′_c = V_π(c)"),
+                       "token π(r). With projections applied row by row, the reordered tokens have the scaled scores "
+                       "S_π(r)π(c) and the values V_π(c)"),
             Assumption("the expression is entry (r, e) of the attention output of the reordered tokens; the result "
                        "is entry (π(r), e) of the original output, i.e. the output rows are reordered the same way"),
         ),

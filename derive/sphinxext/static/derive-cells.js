@@ -36,6 +36,48 @@
     return runtime;
   }
 
+  var installedDerive = null; // one promise per page: derive's wheel installed with micropip
+
+  // Load the cell's packages: names of the Pyodide distribution with loadPackage (which resolves their
+  // dependencies from pyodide-lock.json), "derive" from the site's own wheel with micropip (deps=False).
+  // A package the runtime does not have ends in one sentence, not a hang or a console-only warning.
+  function loadPackages(py, cell, packages, url, say) {
+    var wantDerive = packages.indexOf("derive") >= 0;
+    var names = packages.filter(function (name) { return name !== "derive"; });
+    if (wantDerive) { names.push("micropip"); }
+    var todo = names.filter(function (name) { return !py.loadedPackages[name]; });
+    var loaded = Promise.resolve();
+    if (todo.length) {
+      say("Loading " + todo.join(", ") + "…");
+      var errors = [];
+      var note = function (message) { errors.push(message); };
+      loaded = py.loadPackage(todo, { messageCallback: function () {}, errorCallback: note })
+        .catch(function (err) { note(String(err.message || err)); })
+        .then(function () {
+          var missing = todo.filter(function (name) { return !py.loadedPackages[name]; });
+          if (missing.length) {
+            throw new Error(missing.join(", ") + " could not be loaded from " + url + " (offline, or a runtime " +
+                            "without " + (missing.length > 1 ? "them" : "it") + "; the official full " +
+                            "Pyodide distribution has " + (missing.length > 1 ? "them" : "it") + ").");
+          }
+        });
+    }
+    if (!wantDerive) { return loaded.then(function () { return py; }); }
+    return loaded.then(function () {
+      if (!installedDerive) {
+        var wheel = new URL(cell.getAttribute("data-derive-wheel"), document.baseURI).href;
+        say("Installing derive…");
+        installedDerive = py.runPythonAsync("import micropip\nawait micropip.install(" + JSON.stringify(wheel) +
+                                            ", deps=False)");
+        installedDerive.catch(function () { installedDerive = null; });
+      }
+      return installedDerive.then(function () { return py; }, function (err) {
+        throw new Error("derive's wheel could not be installed from this site: " +
+                        String(err.message || err).trim().split("\n").pop());
+      });
+    });
+  }
+
   function setUp(cell) {
     var button = cell.querySelector(".derive-cell-run");
     var status = cell.querySelector(".derive-cell-status");
@@ -43,13 +85,18 @@
     var code = cell.querySelector(".derive-cell-code");
     var packages = (cell.getAttribute("data-packages") || "").split(/\s+/).filter(Boolean);
     var timeout = parseInt(cell.getAttribute("data-timeout") || "60", 10);
+    var url = cell.getAttribute("data-pyodide");
     function say(text) { status.textContent = text; }
+    function finish(state) {
+      cell.setAttribute("data-state", state); // "done", "error" (the code raised) or "offline"
+      button.disabled = false;
+    }
     button.addEventListener("click", function () {
       button.disabled = true;
-      loadRuntime(cell.getAttribute("data-pyodide"), timeout, say).then(function (py) {
-        if (!packages.length) { return py; }
-        say("Loading " + packages.join(", ") + "…");
-        return py.loadPackage(packages).then(function () { return py; });
+      cell.setAttribute("data-state", "running");
+      var state = "done";
+      loadRuntime(url, timeout, say).then(function (py) {
+        return loadPackages(py, cell, packages, url, say);
       }).then(function (py) {
         say("Running…");
         var lines = [];
@@ -62,12 +109,14 @@
         }, function (err) {
           output.textContent = lines.concat([String(err.message || err)]).join("\n");
           output.hidden = false;
+          state = "error";
           say("The code raised an error (shown below).");
         });
       }).catch(function (err) {
         say(String(err.message || err));
+        state = "offline";
         cell.classList.add("derive-cell-offline");
-      }).then(function () { button.disabled = false; });
+      }).then(function () { finish(state); });
     });
   }
 
