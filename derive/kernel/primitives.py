@@ -28,9 +28,9 @@ The list (each class's docstring states its soundness argument and its side cond
   (sympy proposes it, mpmath confirms it), denominators' limits are non-zero;
 * ``Reindex`` (:mod:`derive.kernel.permutations`) — Σ_j f(π(j)) = Σ_j f(j); π is declared a permutation of
   exactly the sum's range, and the summand depends on j only through π(j);
-* ``MergeSums``, ``ExchangeSums``, ``RangeCases`` (:mod:`derive.kernel.sum_moves`) — Σ_a^c f + Σ_{c+1}^b f =
-  Σ_a^b f; Σ_b g·Σ_c f = Σ_c Σ_b g·f over independent ranges; a Piecewise condition on the index decided by
-  the (not reversed) range of its sum.
+* ``MergeSums``, ``ExchangeSums``, ``RangeCases`` (:mod:`derive.kernel.sum_moves`) —
+  :math:`\\sum_a^c f + \\sum_{c+1}^b f = \\sum_a^b f`; Σ_b g·Σ_c f = Σ_c Σ_b g·f over independent ranges;
+  a Piecewise condition on the index decided by the (not reversed) range of its sum.
 
 No rule rewrites a summand that binds its own index again inside.
 
