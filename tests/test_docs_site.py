@@ -54,7 +54,8 @@ def test_every_registered_derivation_is_on_a_numbered_page(site):
 def test_pages_have_plots_bibliography_cli_and_api(site):
     pages = _pages(site)
     for plot in ("pe-heatmap", "pe-waves", "softmax-temperature", "qk-histogram", "param-share", "residual-variance",
-                 "layernorm-gradient", "rope-offset", "alibi-bias", "online-softmax", "compute-optimal"):
+                 "layernorm-gradient", "rope-offset", "alibi-bias", "online-softmax", "compute-optimal",
+                 "softmax-jacobian-scale", "norm-geometry", "gelu-swish-relu"):
         assert (site / "_images" / f"{plot}.png").stat().st_size > 5_000, plot
     bib = pages["bibliography.html"]
     for author in ("Vaswani", "Ba,", "He,", "Xiong", "Zhang", "Shazeer", "Brown", "Touvron", "Glorot", "Dao,",
@@ -260,3 +261,59 @@ def test_no_raw_tex_outside_math_in_page_text(site):
         if hits:
             found[page.name] = hits
     assert found == {}, found
+
+
+_DARK = """<script>
+window.addEventListener("load", function () {
+  document.body.dataset.theme = "dark";
+  function rgb(s) { return s.match(/[0-9.]+/g).slice(0, 3).map(Number); }
+  function lum(c) {
+    var v = c.map(function (x) { x /= 255; return x <= 0.03928 ? x / 12.92 : Math.pow((x + 0.055) / 1.055, 2.4); });
+    return 0.2126 * v[0] + 0.7152 * v[1] + 0.0722 * v[2];
+  }
+  var out = [];
+  document.querySelectorAll(".derive-derivation").forEach(function (box) {
+    var bg = lum(rgb(getComputedStyle(box).backgroundColor));
+    ["p.derive-step", ".derive-claim-label", "p.derive-meta"].forEach(function (sel) {
+      var el = box.querySelector(sel);
+      if (!el) return;
+      var fg = lum(rgb(getComputedStyle(el).color));
+      out.push(((Math.max(fg, bg) + 0.05) / (Math.min(fg, bg) + 0.05)).toFixed(2));
+    });
+  });
+  var pre = document.createElement("pre");
+  pre.id = "probe";
+  pre.textContent = out.join(" ");
+  document.body.appendChild(pre);
+});
+</script>"""
+
+
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium package is not installed")
+def test_dark_mode_keeps_the_derivations_legible(site, tmp_path):
+    """Furo's dark theme: every derivation box's words stand out from its background (WCAG contrast >= 4.5)."""
+    page = site / "chapters" / "softmax.html"
+    probe = page.with_name("_dark_probe.html")
+    probe.write_text(page.read_text().replace("</body>", _DARK + "</body>"))
+    try:
+        dom = _dom(probe.as_uri(), tmp_path)
+    finally:
+        probe.unlink()
+    found = re.search(r'<pre id="probe">(.*?)</pre>', dom, flags=re.S)
+    assert found, "the probe did not run"
+    ratios = [float(r) for r in found.group(1).split()]
+    assert len(ratios) >= 20
+    assert min(ratios) >= 4.5, sorted(ratios)[:5]
+
+
+def test_on_this_page_lists_the_derivations_and_names_in_notes_link(site):
+    page = (site / "chapters" / "softmax.html").read_text()
+    toc = page.split('class="toc-tree"', 1)[1].split("</nav>", 1)[0]
+    entries = re.findall(r'derive-toc-entry"><a class="reference internal" href="#derivation-([^"]+)">([^<]+)<', toc)
+    names = [n for n, _ in entries]
+    assert "softmax.jacobian" in names and "softmax.max-trick" in names and len(names) >= 8
+    assert dict(entries)["softmax.jacobian"] == "The softmax Jacobian: ∂sᵢ/∂zⱼ = sᵢ(δᵢⱼ − sⱼ)"  # Unicode, no TeX
+    assert not re.search(r"\d+\.\d+\.\d+\. The softmax Jacobian", toc)  # no section number on a derivation
+    links = re.findall(r'<a class="derive-name-link[^"]*" href="([^"]+)"', page)
+    assert "#derivation-softmax.max-trick" in links
+    assert any(h.startswith("attention.html#derivation-attention.score-variance") for h in links)

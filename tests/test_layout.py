@@ -55,6 +55,8 @@ def test_jupyter_reprs_work_on_a_fresh_derivation():
     latex, markdown, html = json.loads(subprocess.run(
         [sys.executable, "-c", code], capture_output=True, text=True, check=True, cwd=PACKAGE.parent).stdout)
     assert latex == "$$\\begin{aligned}\n2 x &= 2 x && \\text{collect}\n\\end{aligned}$$"
-    assert markdown.startswith("### Twice\n\n`mine.twice`\n\n**Claim.**\n\n$$\n2 x = 2 x\n$$\n")
-    assert "1. collect" in markdown
-    assert html.startswith("<h3>Twice</h3>\n<p><code>mine.twice</code></p>")
+    assert markdown.startswith("### Twice\n\n`mine.twice` · **✓ proved**: 1 of 1 steps proved symbolically")
+    assert "**Claim.**\n\n$$\n2 x = 2 x\n$$\n" in markdown
+    assert "1. collect — proved by `structural`" in markdown
+    assert html.startswith("<h3>Twice</h3>\n<style>")
+    assert "<code>mine.twice</code> · <span class='derive-nb-verdict derive-proved'" in html

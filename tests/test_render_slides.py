@@ -54,7 +54,7 @@ def test_bad_settings_raise_input_error(softmax, module, func, bad, message):
 def test_claim_and_single_step(softmax, catalog):
     from derive.render.latex import claim_latex, step_latex
 
-    assert claim_latex(softmax) == (r"\frac{e^{- c + {z}_{i}}}{\sum_{j=1}^{n} e^{- c + {z}_{j}}} = "
+    assert claim_latex(softmax) == (r"\frac{e^{{z}_{i} - c}}{\sum_{j=1}^{n} e^{{z}_{j} - c}} = "
                                     r"\frac{e^{{z}_{i}}}{\sum_{j=1}^{n} e^{{z}_{j}}}")
     assert claim_latex(catalog.get("softmax.max-trick")).endswith(r"\le n")
     one = step_latex(softmax, 3, environment="align", numbering=True)

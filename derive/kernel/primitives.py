@@ -12,12 +12,13 @@ The list (each class's docstring states its soundness argument and its side cond
 
 * ``Substitute`` — replace a symbol, subexpression or head by what it equals; the pair is declared
   (a definition or an ``Eq`` premise), follows from declared definitions, renames a bound index, or is proved;
-* ``SplitSumAt`` — Σ_a^b f = Σ_a^{m−1} f + f(m) + Σ_{m+1}^b f; m is an integer;
+* ``SplitSumAt`` — :math:`\\sum_a^b f = \\sum_a^{m-1} f + f(m) + \\sum_{m+1}^b f`; m is an integer;
 * ``DropNonnegative`` — S + Σ f ≥ S; f ≥ 0 over the range (index written lo + k, k ≥ 0), the range is
   not reversed, the step's relation is ≥;
 * ``SiftDelta`` — Σ_l f(l) δ_jl = f(j); j is an integer and lo ≤ j ≤ hi is proved (assumptions or premises);
 * ``ExpandSquare`` — (Σ_i f_i)² = Σ_i Σ_j f_i f_j; j is fresh;
-* ``SplitDiagonal`` — Σ_i Σ_j g = Σ_i g_ii + Σ_i (Σ_{j<i} + Σ_{j>i}) g; both ranges are the same;
+* ``SplitDiagonal`` — :math:`\\sum_i \\sum_j g = \\sum_i g_{ii} + \\sum_i (\\sum_{j<i} + \\sum_{j>i}) g`;
+  both ranges are the same;
 * ``VarianceDefinition`` — Var X = E[X²] − E[X]²;
 * ``Linearity`` — E is linear; constants contain no random element of the model;
 * ``Independence`` — E[XY] = E[X] E[Y]; the indices are provably different;
@@ -27,9 +28,9 @@ The list (each class's docstring states its soundness argument and its side cond
   (sympy proposes it, mpmath confirms it), denominators' limits are non-zero;
 * ``Reindex`` (:mod:`derive.kernel.permutations`) — Σ_j f(π(j)) = Σ_j f(j); π is declared a permutation of
   exactly the sum's range, and the summand depends on j only through π(j);
-* ``MergeSums``, ``ExchangeSums``, ``RangeCases`` (:mod:`derive.kernel.sum_moves`) — Σ_a^c f + Σ_{c+1}^b f =
-  Σ_a^b f; Σ_b g·Σ_c f = Σ_c Σ_b g·f over independent ranges; a Piecewise condition on the index decided by
-  the (not reversed) range of its sum.
+* ``MergeSums``, ``ExchangeSums``, ``RangeCases`` (:mod:`derive.kernel.sum_moves`) —
+  :math:`\\sum_a^c f + \\sum_{c+1}^b f = \\sum_a^b f`; Σ_b g·Σ_c f = Σ_c Σ_b g·f over independent ranges;
+  a Piecewise condition on the index decided by the (not reversed) range of its sum.
 
 No rule rewrites a summand that binds its own index again inside.
 
@@ -233,10 +234,10 @@ def _same(a: Any, b: Any) -> bool:
 
 @dataclass(frozen=True)
 class SplitSumAt(Rule):
-    """Σ_{j=a}^{b} f(j) → Σ_{j=a}^{m−1} f(j) + f(m) + Σ_{j=m+1}^{b} f(j).
+    """:math:`\\sum_{j=a}^{b} f(j) \\to \\sum_{j=a}^{m-1} f(j) + f(m) + \\sum_{j=m+1}^{b} f(j)`.
 
     Soundness: with Karr's convention for sums (sympy's: a reversed range sums
-    to minus the complementary range), Σ_a^c + Σ_{c+1}^b = Σ_a^b holds for
+    to minus the complementary range), :math:`\\sum_a^c + \\sum_{c+1}^b = \\sum_a^b` holds for
     all integers a, b, c; applied twice it gives the split for every integer
     m, inside or outside the range. Side condition: m is an integer.
 
@@ -485,7 +486,8 @@ class ExpandSquare(Rule):
 
 @dataclass(frozen=True)
 class SplitDiagonal(Rule):
-    """Σ_i Σ_j g(i, j) over one range → Σ_i g(i, i) + Σ_i (Σ_{j=lo}^{i−1} g + Σ_{j=i+1}^{hi} g).
+    """:math:`\\sum_i \\sum_j g(i, j)` over one range →
+    :math:`\\sum_i g(i, i) + \\sum_i (\\sum_{j=lo}^{i-1} g + \\sum_{j=i+1}^{hi} g)`.
 
     Soundness: for each integer i the inner sum splits at j = i
     (:class:`SplitSumAt`'s argument: Karr additivity holds for every integer
@@ -577,7 +579,7 @@ class Independence(Rule):
     product of expectations. Factors are grouped by variable (family and
     index); two elements of one family are treated as different variables only
     when their indices provably differ (different numbers, or an enclosing
-    range such as Σ_{j=i+1}^{n}); otherwise the expectation is left unchanged.
+    range such as :math:`\\sum_{j=i+1}^{n}`); otherwise the expectation is left unchanged.
     """
 
     model: RandomModel

@@ -136,7 +136,7 @@ def _canon_dummy(height: int, kind: str) -> Any:
 def canonical_indices(e: Any) -> Any:
     """Sum and product indices renamed to canonical dummies whose assumptions come from the *range*.
 
-    The index of Σ_{j=lo}^{hi} is an integer; it is known ≥ lo only when the
+    The index of :math:`\\sum_{j=lo}^{hi}` is an integer; it is known ≥ lo only when the
     range is not reversed (hi − lo + 1 ≥ 0 proved; Karr's convention sums a
     reversed range over other values). The index symbol's own assumptions
     (``j`` declared positive) are dropped: they are not evidence about the range.

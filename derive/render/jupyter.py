@@ -24,17 +24,31 @@ def repr_latex(derivation: Derivation) -> str:
 
 
 def repr_markdown(derivation: Derivation) -> str:
-    """The derivation as Markdown with ``$$`` math (:func:`derive.render.markdown.derivation_markdown`)."""
+    """The derivation as Markdown with ``$$`` math and its verdict (:func:`derive.render.markdown.derivation_markdown`),
+    for front ends that prefer Markdown to HTML."""
     from .markdown import derivation_markdown
 
-    return derivation_markdown(derivation)
+    return derivation_markdown(derivation, notebook_report(derivation))
+
+
+def notebook_report(derivation: Derivation) -> Any:
+    """The derivation's report for its display: served from the cache when it passed before
+    (:func:`derive.cache.cached_verify`), else verified now; ``None`` if verification itself failed."""
+    from ..cache import cached_verify
+
+    try:
+        return cached_verify(derivation)
+    except Exception:  # noqa: BLE001 - a display must show the derivation even when its check breaks
+        return None
 
 
 def repr_html(derivation: Derivation) -> str:
-    """The derivation as an HTML fragment with MathML (:func:`derive.render.html.derivation_html`)."""
+    """Verdict, text and the chain as an HTML table of MathML cells, relation signs in one column
+    (:func:`derive.render.html.derivation_html`): browsers draw MathML without a script, and a table
+    column aligns where MathML's own column alignment is ignored (Chromium)."""
     from .html import derivation_html
 
-    return derivation_html(derivation)
+    return derivation_html(derivation, notebook_report(derivation))
 
 
 #: IPython's method name -> the function above

@@ -7,7 +7,7 @@ validates its options the way sympy's printers validate theirs::
     >>> registry.load_catalog()
     >>> d = registry.get("softmax.max-trick")
     >>> print(claim_latex(d))
-    \sum_{j=1}^{n} e^{- c + {z}_{j}} \le n
+    \sum_{j=1}^{n} e^{{z}_{j} - c} \le n
 
 Every other target that shows formulas (Beamer, Markdown slides, SVG,
 MathML) takes its LaTeX from here, so the notation is the same everywhere.
@@ -43,7 +43,7 @@ UNICODE_TEX = {
     "∀": r"$\forall$", "∃": r"$\exists$", "≪": r"$\ll$", "≫": r"$\gg$", "⟨": r"$\langle$", "⟩": r"$\rangle$",
     "‖": r"$\|$", "°": r"$^\circ$", "³": r"$^3$", "¹": r"$^1$", "⁻": r"$^-$", "ᵀ": r"$^\top$",
     "δ": r"$\delta$", "η": r"$\eta$", "ρ": r"$\rho$", "τ": r"$\tau$", "φ": r"$\phi$", "ψ": r"$\psi$",
-    "ζ": r"$\zeta$", "κ": r"$\kappa$", "ν": r"$\nu$", "ξ": r"$\xi$", "χ": r"$\chi$",
+    "ζ": r"$\zeta$", "′": "$'$", "″": "$''$", "κ": r"$\kappa$", "ν": r"$\nu$", "ξ": r"$\xi$", "χ": r"$\chi$",
     "Σ": r"$\Sigma$", "Δ": r"$\Delta$", "Θ": r"$\Theta$", "Λ": r"$\Lambda$", "Π": r"$\Pi$", "Ω": r"$\Omega$",
     "Φ": r"$\Phi$", "Ψ": r"$\Psi$", "Γ": r"$\Gamma$", "\u00a0": "~", "∓": r"$\mp$", "⁺": r"$^+$",
     **{ch: f"$^{k}$" for k, ch in enumerate("⁰¹²³⁴⁵⁶⁷⁸⁹")},
@@ -181,8 +181,9 @@ def expr_latex(expr: Any, symbol_names: dict | None = None) -> str:
     present = expr.atoms(sp.Symbol) if isinstance(expr, sp.Basic) else set()
     used = {s: n for s, n in names.items() if s in present}
     from .layout import fold_exponent_fractions
+    from .order import display_latex
 
-    return fold_exponent_fractions(sp.latex(expr, symbol_names=used))
+    return fold_exponent_fractions(display_latex(expr, symbol_names=used))
 
 
 def escape_text(text: str) -> str:
@@ -242,7 +243,9 @@ def _annotation(step: Step, number: int | None, s: LatexSettings) -> str:
 
 def step_line(step: Step, settings: LatexSettings, number: int | None = None) -> str:
     """One line of the chain: ``&= expr``, its annotation and its tag."""
-    line = f"&{REL_TEX[step.relation]} {expr_latex(step.expr, settings.symbol_names)}"
+    from .order import shown_expr
+
+    line = f"&{REL_TEX[step.relation]} {expr_latex(shown_expr(step), settings.symbol_names)}"
     line += _annotation(step, number, settings)
     if settings.numbering and number is not None and settings.environment != "aligned":
         line += rf" \tag{{{number}}}"
@@ -267,9 +270,11 @@ def start_alone(start_tex: str, first_tex: str) -> bool:
 
 def chain_lines(derivation: Derivation, s: LatexSettings) -> list[str]:
     """The lines of the chain: the start expression on the first one, or alone above when long."""
+    from .order import shown_expr
+
     start = expr_latex(derivation.start, s.symbol_names)
     first = step_line(derivation.steps[0], s, 1)
-    if start_alone(start, expr_latex(derivation.steps[0].expr, s.symbol_names)):
+    if start_alone(start, expr_latex(shown_expr(derivation.steps[0]), s.symbol_names)):
         lines = [f"&{start}", first]
     else:
         lines = [start + " " + first]
@@ -282,7 +287,7 @@ def derivation_latex(derivation: Derivation, **settings: Any) -> str:
 
     Args:
         derivation: what to render.
-        **settings: fields of :class:`LatexSettings` (``environment``,
+        settings: keyword arguments, the fields of :class:`LatexSettings` (``environment``,
             ``justifications``, ``annotation``, ``numbering``, ``symbol_names``).
 
     Returns:
@@ -311,8 +316,11 @@ def step_latex(derivation: Derivation, index: int, **settings: Any) -> str:
 
 def claim_latex(derivation: Derivation, symbol_names: dict | None = None) -> str:
     """The claim alone, ``start R end``, as LaTeX math without an environment."""
+    from .order import shown_expr
+
     rel = REL_TEX[derivation.relation]
-    return f"{expr_latex(derivation.start, symbol_names)} {rel} {expr_latex(derivation.end, symbol_names)}"
+    end = shown_expr(derivation.steps[-1])
+    return f"{expr_latex(derivation.start, symbol_names)} {rel} {expr_latex(end, symbol_names)}"
 
 
 def definitions_latex(derivation: Derivation, symbol_names: dict | None = None) -> list[str]:

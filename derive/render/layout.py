@@ -412,7 +412,7 @@ class Breaker:
     """
 
     def __init__(self, budget: float, symbol_names: dict | None = None) -> None:
-        from sympy.printing.latex import LatexPrinter
+        from .order import DisplayLatexPrinter as LatexPrinter  # the author's order (derive.render.order)
 
         self.budget = budget
         self.printer = LatexPrinter({"symbol_names": symbol_names or {}})

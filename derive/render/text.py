@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from typing import Any
 
@@ -18,40 +19,181 @@ def expr_text(expr: Any) -> str:
     return sp.sstr(expr)
 
 
-#: columns of the terminal that ``derive show`` fills before sympy's pretty printer wraps a formula
+#: columns of the terminal that ``derive show`` fills before a formula is broken into rows
 WIDTH = 100
 
 
+def _form(expr: Any) -> tuple[list[str], int]:
+    """The unwrapped pretty print of ``expr`` (display order) as lines, and the row of its baseline."""
+    from .order import DisplayPrettyPrinter
+
+    form = DisplayPrettyPrinter({"use_unicode": True, "wrap_line": False})._print(expr)
+    lines = form.render(wrap_line=False).split("\n")
+    return lines, form.baseline if 0 <= form.baseline < len(lines) else 0
+
+
+def _width(lines: list[str]) -> int:
+    return max((len(line) for line in lines), default=0)
+
+
+def _beside(parts: list[tuple[list[str], int]]) -> tuple[list[str], int]:
+    """Blocks side by side, their baselines on one row."""
+    above = max(b for _, b in parts)
+    below = max(len(ls) - b for ls, b in parts)
+    rows = ["" for _ in range(above + below)]
+    for ls, b in parts:
+        w = _width(ls)
+        for r in range(above + below):
+            k = r - (above - b)
+            rows[r] += (ls[k] if 0 <= k < len(ls) else "").ljust(w)
+    return rows, above
+
+
+_SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
+
+
+def readable(text: str) -> str:
+    """sympy's ``str`` inside words, for the terminal: ``mu_k**2*sigma_q**2`` -> ``mu_k²⋅sigma_q²``."""
+    import re
+
+    text = re.sub(r"\*\*(-?\d+)", lambda m: m.group(1).translate(_SUPERSCRIPT), text)
+    text = re.sub(r"\*\*\(([^()]*)\)", r"^(\1)", text).replace("**", "^")
+    return re.sub(r"(?<=\S)\*(?=\S)", "⋅", text)
+
+
+def _one_line(expr: Any) -> str:
+    """The pretty print of ``expr`` if it fits on one line, else its ``str`` made readable."""
+    lines, _ = _form(expr)
+    return lines[0] if len(lines) == 1 else readable(expr_text(expr))
+
+
+def _text(word: str) -> tuple[list[str], int]:
+    return [word], 0
+
+
+def pretty_rows(expr: Any, width: int = WIDTH) -> list[tuple[list[str], int]]:
+    """``expr`` pretty-printed in rows no wider than ``width`` where its shape allows: a sum split at its
+    ``+``/``−`` signs (the 2nd and later rows start with the sign), an explicit matrix entry by entry;
+    anything else as sympy wraps it. Each row is ``(lines, baseline)``."""
+    import sympy as sp
+
+    from .order import DisplayPrettyPrinter
+
+    lines, base = _form(expr)
+    if _width(lines) <= width:
+        return [(lines, base)]
+    if isinstance(expr, sp.Add):
+        terms = DisplayPrettyPrinter({"use_unicode": True})._as_ordered_terms(expr)
+        rows: list[tuple[list[str], int]] = []
+        current: list[tuple[list[str], int]] = []
+        for k, term in enumerate(terms):
+            sign = "" if k == 0 else ("− " if term.could_extract_minus_sign() else "+ ")
+            shown = -term if sign == "− " else term
+            piece = _form(shown)
+            if isinstance(shown, sp.Add):
+                piece = _beside([_text("("), piece, _text(")")])
+            parts = [_text(sign), piece] if sign else [piece]
+            trial = _beside([*current, _text(" "), *parts] if current else parts)
+            if _width(_beside(parts)[0]) > width:  # one term wider than the line: broken on rows of its own
+                if current:
+                    rows.append(_beside(current))
+                    current = []
+                sub = pretty_rows(shown, width - 2)
+                rows += [_beside([_text(sign), sub[0]]) if sign else sub[0], *sub[1:]]
+            elif current and _width(trial[0]) > width:
+                rows.append(_beside(current))
+                current = parts
+            else:
+                current = [*current, _text(" "), *parts] if current else parts
+        if current:
+            rows.append(_beside(current))
+        return rows
+    if isinstance(expr, sp.Mul):  # a product around one wide sum: the other factors, then the sum broken
+        wide = [a for a in expr.args if isinstance(a, sp.Add) and _width(_form(a)[0]) > width // 2]
+        if len(wide) == 1:
+            others = [a for a in expr.args if a is not wide[0]]
+            with sp.evaluate(False):
+                rest = sp.Mul(*others)
+            prefix = (_form(rest)[0][0] if _form(rest)[0] and len(_form(rest)[0]) == 1 else "") + "⋅("
+            if prefix != "⋅(" or rest == 1:
+                prefix = "(" if rest == 1 else prefix
+                sub = pretty_rows(wide[0], width - len(prefix) - 1)
+                ls, b = sub[-1]
+                sub[-1] = _beside([(ls, b), _text(")")])
+                return [_beside([_text(prefix), sub[0]]), *sub[1:]]
+    if isinstance(expr, sp.MatrixBase) and expr.rows * expr.cols > 1:
+        rows = [_text(f"the {expr.rows}×{expr.cols} matrix with entries")]
+        for i in range(expr.rows):
+            for j in range(expr.cols):
+                for k, (ls, b) in enumerate(pretty_rows(expr[i, j], width - 9)):
+                    label = f"  [{i + 1},{j + 1}]: " if k == 0 else " " * 9
+                    rows.append(_beside([_text(label), (ls, b)]))
+        return rows
+    call = _call_rows(expr, width)
+    if call is not None:
+        return call
+    from .order import display_pretty
+
+    wrapped = display_pretty(expr, use_unicode=True, wrap_line=True, num_columns=max(width, 20))
+    return [(wrapped.splitlines() or [""], 0)]
+
+
+def _call_rows(expr: Any, width: int) -> list[tuple[list[str], int]] | None:
+    """A product or an operator too wide for a line, as a tree: ``name(`` then each argument (or factor)
+    indented on rows of its own, then ``)``."""
+    import sympy as sp
+
+    from .order import OPERATOR_NAMES
+
+    if not isinstance(expr, sp.Basic) or not expr.args or isinstance(expr, (sp.Add, sp.MatrixBase)):
+        return None
+    if isinstance(expr, (sp.Mul, sp.MatMul)):
+        rows: list[tuple[list[str], int]] = []
+        for k, factor in enumerate(expr.args):
+            sub = pretty_rows(factor, width - 2)
+            lead = "  " if k == 0 else "⋅ "
+            rows += [_beside([_text(lead), sub[0]]), *[_beside([_text("  "), r]) for r in sub[1:]]]
+        return rows
+    name = type(expr).__name__
+    if isinstance(expr, sp.Sum) and len(expr.limits) == 1:  # Σ on the first row, its wide term broken beside it
+        sigma = _form(sp.Sum(sp.Symbol("( "), *expr.limits))
+        sub = pretty_rows(expr.function, width - _width(sigma[0]) - 2)
+        if len(sub) > 1:
+            pad = " " * (_width(sigma[0]) + 1)
+            last_lines, last_base = sub[-1]
+            sub[-1] = _beside([(last_lines, last_base), _text(")")])
+            return [_beside([sigma, sub[0]]), *[_beside([_text(pad), r]) for r in sub[1:]]]
+    if name in ("Sum", "Limit", "Derivative", "Integral", "Pow"):
+        return None
+    name = OPERATOR_NAMES.get(name, name.lower() if name in ("Max", "Min") else name)
+    rows = [_text(f"{name}(")] if name != "HStack" else [_text("[")]
+    for k, arg in enumerate(expr.args):
+        sub = pretty_rows(arg, width - 4)
+        tail = "," if k < len(expr.args) - 1 and name != "HStack" else ""
+        if name == "HStack" and k:
+            rows.append(_text("  │"))
+        sub[-1] = _beside([sub[-1], _text(tail)])
+        rows += [_beside([_text("    "), r]) for r in sub]
+    rows.append(_text(")" if name != "HStack" else "]"))
+    return rows
+
+
 def pretty_lines(expr: Any, width: int = WIDTH) -> list[str]:
-    """sympy's Unicode pretty print of ``expr`` (fractions, roots, sums and matrices drawn over lines)."""
-    import sympy as sp
-
-    text = sp.pretty(expr, use_unicode=True, wrap_line=True, num_columns=max(width, 20))
-    return text.splitlines() or [""]
-
-
-def _baseline(expr: Any, lines: list[str]) -> int:
-    """The row of a pretty print on which its relation sign goes (the row of the main fraction bar or axis)."""
-    import sympy as sp
-    from sympy.printing.pretty.pretty import PrettyPrinter
-
-    try:
-        form = PrettyPrinter({"use_unicode": True, "wrap_line": False})._print(expr)
-        if len(lines) == form.height():
-            return form.baseline
-    except Exception:  # noqa: BLE001 - a printer quirk must not stop 'derive show'; put the sign on top
-        return 0
-    del sp
-    return 0
+    """sympy's Unicode pretty print of ``expr`` (fractions, roots, sums and matrices drawn over lines),
+    in the author's order (:mod:`derive.render.order`), broken into rows of at most ``width`` columns."""
+    return [line for ls, _ in pretty_rows(expr, width) for line in ls]
 
 
 def relation_block(label: str, relation: str, expr: Any, indent: int) -> list[str]:
-    """``label R expr`` with ``expr`` pretty-printed and the relation on its baseline, ``indent`` columns in."""
-    lines = pretty_lines(expr, WIDTH - indent - 4)
-    row = _baseline(expr, lines)
+    """``label R expr`` with ``expr`` pretty-printed and the relation on its baseline, ``indent`` columns in;
+    the further rows of a broken expression are indented two more columns."""
     head = f"{label:>{indent}}{relation} " if relation else " " * (indent + 2)
     pad = " " * len(head)
-    return [(head if k == row else pad) + line for k, line in enumerate(lines)]
+    out: list[str] = []
+    for k, (lines, row) in enumerate(pretty_rows(expr, WIDTH - indent - 4)):
+        for r, line in enumerate(lines):
+            out.append((head if k == 0 and r == row else pad + ("  " if k else "")) + line)
+    return out
 
 
 def derivation_text(derivation: Derivation) -> str:
@@ -60,43 +202,62 @@ def derivation_text(derivation: Derivation) -> str:
     Words are shown with their ``$...$`` math as Unicode (:func:`derive.render.textmath.unicode_text`);
     formulas with sympy's Unicode pretty printer, relation signs in one column.
     """
+    from .order import shown_expr
     from .textmath import unicode_text as u
 
     lines = [f"{u(derivation.title)}  [{derivation.name}]", ""]
     if derivation.instance:
         lines[1:1] = [f"Proves an instance only: {u(derivation.instance)}"]
     if derivation.summary:
-        lines += [u(derivation.summary), ""]
+        lines += [*textwrap.wrap(u(derivation.summary), WIDTH, break_on_hyphens=False), ""]
+    exprs = [derivation.start, *(shown_expr(s) for s in derivation.steps)]
+    names: list = []
+    if any(_width(_form(e)[0]) > WIDTH - 10 for e in exprs):  # large repeats named once, as on the site
+        from .layout import name_repeats
+
+        exprs, names = name_repeats(exprs)
     rel = _REL[derivation.relation]
-    lines += ["Claim:", *relation_block("", "", derivation.start, 4),
-              *relation_block("", rel, derivation.end, 4), ""]
+    lines += ["Claim:", *relation_block("", "", exprs[0], 4), *relation_block("", rel, exprs[-1], 4), ""]
+    if names:
+        lines.append("where (subexpressions that repeat, named once):")
+        for name, value in names:
+            lines += [f"    {_form(name)[0][0]}", *relation_block("", "=", value, 4)]
+        lines.append("")
     if derivation.assumptions:
         lines.append("Assumptions:")
-        lines += [f"  - {u(a.text)}" for a in derivation.assumptions]
+        for a in derivation.assumptions:
+            lines += textwrap.wrap(u(a.text), WIDTH, initial_indent="  - ", subsequent_indent="    ",
+                                   break_on_hyphens=False)
         lines.append("")
     if derivation.premises:
         rel = {"=": "=", "<=": "≤", "<": "<", ">=": "≥", ">": ">", "!=": "≠"}
         lines.append("Under the premises:")
-        lines += [f"    {expr_text(a)} {rel[r]} {expr_text(b)}" for a, r, b in derivation.premise_relations]
+        for a, r, b in derivation.premise_relations:
+            rows, _ = _beside([_form(a), _text(f" {rel[r]} "), _form(b)])
+            lines += ["    " + row for row in rows]
         lines.append("")
     if derivation.definitions:
         lines.append("Where:")
         for lhs, rhs in derivation.definitions:
-            lines += [f"    {expr_text(lhs)}", *relation_block("", "=", rhs, 4)]
+            lines += [f"    {_one_line(lhs)}", *relation_block("", "=", rhs, 4)]
         lines.append("")
-    lines += ["Steps:", *relation_block("", "", derivation.start, 6)]
-    for k, step in enumerate(derivation.steps, 1):
-        lines += relation_block(f"({k}) ", _REL[step.relation], step.expr, 6)
+    lines += ["Steps:", *relation_block("", "", exprs[0], 6)]
+    for k, (step, expr) in enumerate(zip(derivation.steps, exprs[1:], strict=True), 1):
+        lines += relation_block(f"({k}) ", _REL[step.relation], expr, 6)
         why = u(step.justification)
         if step.rule is not None:
-            why += f"  [rule: {step.rule.describe()}]"
+            why += f"  [rule: {readable(step.rule.describe())}]"
         if step.citation is not None:
             why += f"  [{step.citation}]"
-        lines.append(f"        by: {why}")
+        lines += textwrap.wrap(why, WIDTH, initial_indent="        by: ", subsequent_indent=" " * 12,
+                               break_on_hyphens=False)
     if derivation.citations:
         lines += ["", "Sources: " + "; ".join(str(c) for c in derivation.citations)]
     if derivation.notes:
-        lines += [""] + [f"Note: {u(n)}" for n in derivation.notes]
+        lines.append("")
+        for n in derivation.notes:
+            lines += textwrap.wrap(u(n), WIDTH, initial_indent="Note: ", subsequent_indent="      ",
+                                   break_on_hyphens=False)
     return "\n".join(line.rstrip() for line in lines)
 
 

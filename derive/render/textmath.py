@@ -147,4 +147,4 @@ def unicode_text(text: str) -> str:
     parts = mark_math(text).split("$")
     if len(parts) % 2 == 0:
         return text
-    return "".join(tex_unicode(p) if k % 2 else p for k, p in enumerate(parts))
+    return "".join(tex_unicode(p) if k % 2 else re.sub(r"(?<=\w)\*(?=\w)", "·", p) for k, p in enumerate(parts))

@@ -231,7 +231,17 @@ def setup(app: Any) -> dict[str, Any]:
     from ..verify import STEP_BUDGET
     from . import cells, cli_reference, exercise, params, plots, quiz
     from .directives import DerivationDirective, DerivationsDirective
-    from .nodes import VISITORS, derivation_fold, derivation_node, derivation_title, derivation_unnumbered, title_of
+    from .nodes import (
+        VISITORS,
+        derivation_fold,
+        derivation_node,
+        derivation_title,
+        derivation_unnumbered,
+        link_derivation_names,
+        title_of,
+        toc_derivations,
+        unnumber_toc_derivations,
+    )
 
     app.setup_extension("sphinxcontrib.bibtex")
     app.add_config_value("derive_seed", DEFAULT_SEED, "env", types=frozenset({int}))
@@ -260,5 +270,8 @@ def setup(app: Any) -> dict[str, Any]:
     app.connect("missing-reference", _step_ref)
     app.connect("env-merge-info", _merge_info)
     app.connect("env-check-consistency", _check_consistency)
+    app.connect("doctree-read", toc_derivations, priority=900)  # after the TOC collector (500)
+    app.connect("env-get-updated", unnumber_toc_derivations, priority=900)  # after Sphinx numbers the TOC
+    app.connect("doctree-resolved", link_derivation_names)
     return {"version": __version__, "parallel_read_safe": True, "parallel_write_safe": True,
             "env_version": 2}

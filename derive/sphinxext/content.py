@@ -46,6 +46,41 @@ def inline(text: str) -> list[nodes.Node]:
     return out
 
 
+def _name_pattern() -> Any:
+    """A regex matching every registered derivation name as a whole word (longest first)."""
+    import re
+
+    from .. import registry
+
+    names = sorted((e.name for e in registry.entries()), key=len, reverse=True)
+    if not names:
+        return None
+    return re.compile(r"(?<![\w.])(" + "|".join(map(re.escape, names)) + r")(?![\w-])")
+
+
+def linked(text: str) -> list[nodes.Node]:
+    """:func:`inline`, with every registered derivation name in the words as a ``derive-name-ref`` literal;
+    :func:`derive.sphinxext.nodes.link_derivation_names` makes it a link to the derivation's box when
+    the site shows that derivation numbered, and leaves the name as code otherwise."""
+    import re
+
+    pattern = _name_pattern()
+    out: list[nodes.Node] = []
+    for node in inline(text):
+        if pattern is None or not isinstance(node, nodes.Text):
+            out.append(node)
+            continue
+        words, last = re.sub(r"(?<=\w)\*(?=\w)", "·", str(node)), 0  # 4*d_model in words: 4·d_model
+        for m in pattern.finditer(words):
+            if m.start() > last:
+                out.append(nodes.Text(words[last:m.start()]))
+            out.append(nodes.literal(m.group(1), m.group(1), classes=["derive-name-ref"]))
+            last = m.end()
+        if last < len(words):
+            out.append(nodes.Text(words[last:]))
+    return out
+
+
 def paragraph(*children: nodes.Node | str, classes: tuple[str, ...] = ()) -> nodes.paragraph:
     para = nodes.paragraph(classes=list(classes))
     for child in children:
@@ -94,76 +129,7 @@ def claim_latex(derivation: Derivation) -> str:
     return _claim(derivation)
 
 
-#: Widest line of a chain on the site, in em of the math font (:func:`derive.render.layout.tex_width`):
-#: about the text column of the theme at 1400 px, less the step numbers and the box's padding.
-SITE_BUDGET = 36.0
-
-
-class ChainLayout:
-    """A derivation's formulas broken into lines for the site, with large repeats named once.
-
-    Attributes:
-        start, exprs: the (possibly renamed) start and step expressions.
-        names: ``[(symbol, value), ...]`` of the "where" list (:func:`~derive.render.layout.name_repeats`).
-        alone: the start has a row of its own (it is too wide to share one with step 1).
-    """
-
-    def __init__(self, derivation: Derivation, budget: float = SITE_BUDGET) -> None:
-        from ..render.layout import Breaker, name_repeats, tex_width
-        from ..transformer.notation import latex_names
-
-        self.budget = budget
-        symbols = latex_names()
-        self.breaker = Breaker(budget, symbols)
-        exprs = [derivation.start, *(s.expr for s in derivation.steps)]  # the end is the last step's
-        widest = max(tex_width(self.breaker.tex(e)) for e in exprs)
-        self.names: list = []
-        if widest > budget:
-            exprs, self.names = name_repeats(exprs, symbol_names=symbols)
-        self.start, self.end, self.exprs = exprs[0], exprs[-1], exprs[1:]
-        start_tex = self.breaker.tex(self.start)
-        self.alone = tex_width(start_tex) > budget / 3 or any(
-            tex_width(self.breaker.tex(e)) + tex_width(start_tex) > budget for e in self.exprs[:1])
-        self.lhs = "" if self.alone else start_tex
-
-    def block(self, relation: str, expr, budget: float | None = None) -> str:
-        r"""``\begin{aligned}&= line 1 \\ &\quad line 2 ...\end{aligned}`` (or one line)."""
-        from ..render.layout import aligned_lines
-
-        budget = (self.budget - (self.lhs_width if not self.alone else 0)) if budget is None else budget
-        lines = self.breaker.lines(expr, budget - 2.0)
-        rows = aligned_lines(lines, relation)
-        if len(rows) == 1:
-            return rows[0].lstrip("&")
-        return "\\begin{aligned}" + " \\\\\n".join(rows) + "\\end{aligned}"
-
-    def claim(self, relation: str) -> str:
-        """``start R end``, broken into an ``aligned`` block when it is wider than the budget."""
-        from ..render.layout import aligned_lines, tex_width
-
-        start, end = self.breaker.tex(self.start), self.breaker.tex(self.end)
-        if tex_width(start) + tex_width(end) + 1.5 <= self.budget:
-            return f"{start} {relation} {end}"
-        rows = aligned_lines(self.breaker.lines(self.start, self.budget))
-        rows += aligned_lines(self.breaker.lines(self.end, self.budget - 2.0), relation)
-        return "\\begin{aligned}" + " \\\\\n".join(rows) + "\\end{aligned}"
-
-    @property
-    def lhs_width(self) -> float:
-        from ..render.layout import tex_width
-
-        return tex_width(self.lhs)
-
-    def where(self) -> str:
-        """The "where" list as one ``aligned`` block (empty without names)."""
-        from ..render.layout import aligned_lines
-
-        rows: list[str] = []
-        for name, value in self.names:
-            lines = aligned_lines(self.breaker.lines(value, self.budget - 6.0), "=", r"\qquad")
-            rows.append(self.breaker.tex(name) + " " + lines[0])
-            rows += lines[1:]
-        return "\\begin{aligned}" + " \\\\\n".join(rows) + "\\end{aligned}" if rows else ""
+from ..render.chain import SITE_BUDGET, ChainLayout  # noqa: E402,F401 - the site's layout of a chain
 
 
 def step_latex(derivation: Derivation, index: int) -> str:
@@ -220,7 +186,7 @@ def header(derivation: Derivation, report: Report | None, *, claim_only: bool,
                             "when this page was built")]
     out.append(paragraph(*meta, classes=("derive-meta",)))
     if derivation.summary:
-        out.append(paragraph(*inline(derivation.summary)))
+        out.append(paragraph(*linked(derivation.summary)))
     out.append(labelled("Claim.", [], ("derive-claim-label",)))
     out.append(display(layout.claim(_REL_TEX[derivation.relation]), ("derive-claim",)))
     if layout.names:
@@ -232,7 +198,7 @@ def header(derivation: Derivation, report: Report | None, *, claim_only: bool,
         items = nodes.bullet_list()
         for a in derivation.assumptions:
             item = nodes.list_item()
-            item += paragraph(*inline(a.text))
+            item += paragraph(*linked(a.text))
             items += item
         out.append(labelled("Assumptions.", [], ("derive-assumptions",)))
         out.append(items)
@@ -286,7 +252,7 @@ def step_caption(derivation: Derivation, report: Report, index: int, cite: CiteF
     step = derivation.steps[index - 1]
     result = report.steps[index - 1]
     para = paragraph(classes=("derive-step",))
-    for child in inline(step.justification):
+    for child in linked(step.justification):
         para += child
     if step.citation is not None:
         para += nodes.Text(" (")
@@ -335,11 +301,24 @@ def _readable(text: str) -> str:
     return re.sub(r"(?<=\S)\*(?=\S)", "·", text)
 
 
+def number_tex(value: Any) -> str:
+    r"""A number for math: ``8.81618923611111e-5`` as ``8.81618923611111 \times 10^{-5}`` (in math, ``e-5``
+    would read as the letter e minus 5)."""
+    import re
+
+    text = str(value)
+    m = re.fullmatch(r"([-+]?\d+(?:\.\d*)?)[eE]([-+]?)0*(\d+)", text.strip())
+    if not m:
+        return text
+    sign = "-" if m.group(2) == "-" else ""
+    return rf"{m.group(1)} \times 10^{{{sign}{m.group(3)}}}"
+
+
 def _value_cell(check: Any, result: CheckResult) -> list[nodes.Node]:
     """Exact value beside the rounded one: ``exact ≈ 0.0900316 → 0.0900 (printed 0.0900)``."""
     from ..render.latex import expr_latex
 
-    tex = f"{expr_latex(check.exact)} \\approx {result.figures.get('value', '')}"
+    tex = f"{expr_latex(check.exact)} \\approx {number_tex(result.figures.get('value', ''))}"
     out: list[nodes.Node] = [nodes.math(tex, tex), nodes.Text(" rounds to "),
                              nodes.literal(result.figures["rounded"], result.figures["rounded"]),
                              nodes.Text(f"; printed {result.figures['printed']}")]
@@ -397,5 +376,5 @@ def footer(derivation: Derivation, report: Report, cite: CiteFn, *, show_checks:
     if derivation.citations:
         out.append(labelled("Sources.", citation_nodes(derivation.citations, cite), ("derive-sources",)))
     for note in derivation.notes:
-        out.append(labelled("Note.", inline(note), ("derive-note",)))
+        out.append(labelled("Note.", linked(note), ("derive-note",)))
     return out

@@ -61,7 +61,7 @@ def pe_waves() -> Any:
         ax.plot(pos, pe[:, 2 * i], label=f"dimension {2 * i} (pair i = {i})")
     ax.set_xlabel("position")
     ax.set_ylabel("PE")
-    ax.legend(loc="lower left", fontsize=8, ncols=2)
+    fig.legend(loc="outside upper center", fontsize=8, ncols=2)
     return fig
 
 
@@ -79,7 +79,8 @@ def softmax_temperature() -> Any:
     ax.set_xticks(x, [f"z = {v:g}" for v in z])
     ax.set_ylabel("probability")
     ax.set_ylim(0, 1)
-    ax.legend(fontsize=8)
+    ax.set_xlabel("score")
+    fig.legend(loc="outside upper center", fontsize=8, ncols=5)
     return fig
 
 
@@ -102,13 +103,16 @@ def qk_histogram() -> Any:
     """Histogram of q·k and of q·k/√d_k at d_k = 512."""
     dots, d_k = qk_samples()
     fig, (left, right) = _figure(7.0, 3.2, ncols=2)
-    left.hist(dots, bins=60, color="tab:red")
+    left.hist(dots, bins=60, color="tab:red", label="q·k")
     left.set_title(f"q·k, std {dots.std():.1f} (√{d_k} ≈ {np.sqrt(d_k):.1f})", fontsize=9)
     scaled = dots / np.sqrt(d_k)
-    right.hist(scaled, bins=60, color="tab:blue")
+    right.hist(scaled, bins=60, color="tab:blue", label="q·k / √d_k")
     right.set_title(f"q·k / √d_k, std {scaled.std():.2f}", fontsize=9)
+    left.set_xlabel("score q·k")
+    right.set_xlabel("scaled score q·k / √d_k")
     for ax in (left, right):
-        ax.set_yticks([])
+        ax.set_ylabel("count (of 20,000 draws)")
+    fig.legend(loc="outside upper center", fontsize=8, ncols=2)
     return fig
 
 
@@ -170,6 +174,9 @@ PLOTS: dict[str, Callable[[], Any]] = {
     "online-softmax": plots_positions.online_softmax_running,
     "compute-optimal": plots_positions.compute_optimal_split,
 }
+from .plots_more import MORE_PLOTS  # noqa: E402 - the figures of issue 12, in their own module
+
+PLOTS.update(MORE_PLOTS)
 
 
 def png_bytes(name: str, dpi: int = 110) -> bytes:
@@ -200,7 +207,8 @@ class PlotDirective(SphinxDirective):
         write_if_changed(Path(self.env.srcdir) / rel, png_bytes(name))
         from . import note_module_dependencies
 
-        note_module_dependencies(self, __name__, "derive.params", "derive.transformer.positional",
+        note_module_dependencies(self, __name__, "derive.sphinxext.plots_more", "derive.params",
+                                 "derive.transformer.positional",
                                  "derive.transformer.softmax_numeric")
         figure = nodes.figure(classes=["derive-plot"])
         figure += nodes.image(uri="/" + rel, alt=self.options.get("alt", name))
