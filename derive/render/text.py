@@ -155,9 +155,10 @@ def _call_rows(expr: Any, width: int) -> list[tuple[list[str], int]] | None:
             rows += [_beside([_text(lead), sub[0]]), *[_beside([_text("  "), r]) for r in sub[1:]]]
         return rows
     name = type(expr).__name__
-    if isinstance(expr, sp.Sum) and len(expr.limits) == 1:  # Σ on the first row, its wide term broken beside it
-        sigma = _form(sp.Sum(sp.Symbol("( "), *expr.limits))
-        sub = pretty_rows(expr.function, width - _width(sigma[0]) - 2)
+    if isinstance(expr, sp.Sum):  # Σ on the first row, its wide term broken beside it (a double Σ: the outer)
+        sigma = _form(sp.Sum(sp.Symbol("( "), expr.limits[-1]))
+        term = sp.Sum(expr.function, *expr.limits[:-1]) if len(expr.limits) > 1 else expr.function
+        sub = pretty_rows(term, width - _width(sigma[0]) - 2)
         if len(sub) > 1:
             pad = " " * (_width(sigma[0]) + 1)
             last_lines, last_base = sub[-1]

@@ -246,7 +246,7 @@ def online_softmax_step() -> Derivation:
         start=end,
         steps=(
             Step(e(mp - mj) * prev + e(z[j] - mj), "the previous running sum $d_{j-1}$",
-                 rule=Substitute(((dp, prev),), "d_{j−1}"), citation=MILAKOV_3),
+                 rule=Substitute(((dp, prev),), "d_(j−1)"), citation=MILAKOV_3),
             Step(sp.Sum(f, (i, 1, j - 1)) + f.xreplace({i: j}), "$e^{m_{j-1} - m_j}e^{z_i - m_{j-1}} = e^{z_i - m_j}$: "
                  "the factor moves into the sum and the old maximum cancels"),
             Step(sp.Sum(f, (i, 1, j - 1)) + sp.Sum(f, (i, j, j)), "the newest term is a sum with the single index "
