@@ -12,6 +12,7 @@ The formulas come from :mod:`derive.render.latex`.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -152,7 +153,7 @@ def _tail_height(derivation: Derivation, s: BeamerSettings) -> float:
 def _head_height(derivation: Derivation, s: BeamerSettings) -> float:
     """The first frame's claim and assumptions."""
     out = 1.1 + DISPLAY + height(_claim_rows(derivation, s))
-    return out + sum(_words_height(a.text, 100) for a in derivation.assumptions)
+    return out + sum(_words_height(a.text, 80) for a in derivation.assumptions)
 
 
 #: a step's previous expression is repeated at the top of a continued frame when it is at most this share of it
@@ -292,6 +293,18 @@ def _frame_head(derivation: Derivation, title: str, c: int) -> list[str]:
             rf"\framesubtitle{{\texttt{{{escape_text(derivation.name)}}}}}"]
 
 
+def frame_fit(title: str) -> str:
+    r"""The end of a frame's content box: shown as it is or, when the height estimate of the pagination
+    fell short, scaled to the room under the title (``title`` in TeX, about 55 characters a line), with a
+    ``derive-fit`` line in the log (the tests read the scale)."""
+    plain = len(re.sub(r"\\[a-zA-Z]+|[{}$]", "", title))
+    room = 4.0 + 1.3 * (plain // 55)
+    return (r"\end{minipage}}\dimen4=\ht1\advance\dimen4 by \dp1"
+            rf"\dimen6=\dimexpr\textheight-{room:.1f}em\relax"
+            r"\ifdim\dimen4>\dimen6\typeout{derive-fit: frame \the\dimexpr\dimen4\relax\space"
+            r"\the\dimexpr\dimen6\relax}\resizebox*{!}{\dimen6}{\usebox1}\else\usebox1\fi")
+
+
 def frame(derivation: Derivation, s: BeamerSettings) -> str:
     """The frame(s) of one derivation (see :func:`beamer_frame`)."""
     parts = chunks(derivation, s)
@@ -300,6 +313,7 @@ def frame(derivation: Derivation, s: BeamerSettings) -> str:
     for c, chunk in enumerate(parts):
         title = escape_text(derivation.title) + (r" \emph{(continued)}" if c else "")
         out = _frame_head(derivation, title, c)
+        out.append(r"\sbox1{\begin{minipage}{\linewidth}")  # the whole content, measured below
         if c == 0:  # the first overlay: the claim and the assumptions
             out += [r"{\small\textbf{Claim.}}", fit_to_width(_claim(derivation, s), max_height=r"0.9\textheight")]
             if derivation.assumptions:
@@ -322,6 +336,7 @@ def frame(derivation: Derivation, s: BeamerSettings) -> str:
             if derivation.citations:
                 out.append(r"\par{\small Source: "
                            + escape_text("; ".join(str(cite) for cite in derivation.citations)) + "}")
+        out.append(frame_fit(title))
         out.append(r"\end{frame}")
         frames.append("\n".join(out))
     return "\n".join(frames + _where_frames(derivation, s))

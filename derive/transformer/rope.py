@@ -142,9 +142,9 @@ def relative_dot_product() -> Derivation:
                  citation=SU_34),
         ),
         assumptions=(
-            Assumption("head width d = 2m with m ≥ 1 pairs, m symbolic; q, k real vectors indexed from 0; the "
-                       "query at position m and the key at position n, both real; any real frequencies $\\theta_i$ "
-                       "(RoFormer: $\\theta_i = 10000^{-2i/d}$)"),
+            Assumption("an even head width d with d/2 ≥ 1 pairs (symbolic); q, k real, indexed from 0; the query "
+                       "at position m, the key at n; any real frequencies $\\theta_i$ (RoFormer: "
+                       "$\\theta_i = 10000^{-2i/d}$)"),
             Assumption("R(p) rotates pair i, $(x_{2i}, x_{2i+1})$, by the angle $p\\theta_i$ (RoFormer eq. (13))"),
         ),
         definitions=((sp.Symbol(r"\langle R(m)q,\,R(n)k\rangle"),
@@ -196,7 +196,7 @@ def norm_preserved() -> Derivation:
                  "square each component: the cross terms $\\mp 2x_{2i}x_{2i+1}\\sin\\cos$ cancel", citation=SU_32),
             Step(end, "Pythagoras, $\\cos^2 + \\sin^2 = 1$, in every pair"),
         ),
-        assumptions=(Assumption("head width d = 2m, m symbolic; x real, indexed from 0; p and θ_i real"),),
+        assumptions=(Assumption("an even head width d with d/2 pairs (symbolic); x real, indexed from 0; p and θ_i real"),),
         definitions=((sp.Symbol(r"\lVert x \rVert^2"), end),),
         citations=(SU_32,),
         auto_identity_check=False,
