@@ -196,7 +196,8 @@ def norm_preserved() -> Derivation:
                  "square each component: the cross terms $\\mp 2x_{2i}x_{2i+1}\\sin\\cos$ cancel", citation=SU_32),
             Step(end, "Pythagoras, $\\cos^2 + \\sin^2 = 1$, in every pair"),
         ),
-        assumptions=(Assumption("an even head width d with d/2 pairs (symbolic); x real, indexed from 0; p and θ_i real"),),
+        assumptions=(Assumption("an even head width d with d/2 pairs (symbolic); x real, indexed from 0; "
+                                "p and θ_i real"),),
         definitions=((sp.Symbol(r"\lVert x \rVert^2"), end),),
         citations=(SU_32,),
         auto_identity_check=False,
