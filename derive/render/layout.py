@@ -108,8 +108,8 @@ def _split_top(text: str, sep: str) -> list[str]:
     return out
 
 
-def _environment(r: _Reader, name: str) -> float:
-    """Width of ``\\begin{name} ... \\end{name}``: columns of their widest cells (one line for aligned)."""
+def _env_body(r: _Reader, name: str) -> str:
+    """The body of ``\\begin{name} ... \\end{name}`` (the reader just after the name); the reader moves past the end."""
     end = r"\end{" + name + "}"
     depth, start = 1, r.i
     while r.i < len(r.s) and depth:
@@ -122,6 +122,12 @@ def _environment(r: _Reader, name: str) -> float:
         r.i += 1
     body = r.s[start:r.i]
     r.i += len(end)
+    return body
+
+
+def _environment(r: _Reader, name: str) -> float:
+    """Width of ``\\begin{name} ... \\end{name}``: columns of their widest cells (one line for aligned)."""
+    body = _env_body(r, name)
     if name.startswith("aligned") or name in ("gathered", "split"):
         rows = [tex_width(row.replace("&", " ")) for row in _split_top(body, r"\\")]
         return max(rows, default=0.0)
@@ -188,18 +194,7 @@ _AXIS = 0.25
 
 def _env_height(r: _Reader, name: str, scale: float) -> tuple[float, float]:
     """Height of a ``matrix``/``aligned`` environment: its rows stacked, centred on the math axis."""
-    end = r"\end{" + name + "}"
-    depth, start = 1, r.i
-    while r.i < len(r.s) and depth:
-        if r.s.startswith(r"\begin{", r.i):
-            depth += 1
-        elif r.s.startswith(r"\end{", r.i):
-            depth -= 1
-            if depth == 0:
-                break
-        r.i += 1
-    body = r.s[start:r.i]
-    r.i += len(end)
+    body = _env_body(r, name)
     total = 0.0
     for row in _split_top(body, r"\\"):
         aligned = name.startswith("aligned") or name in ("gathered", "split")  # else an array: text style
