@@ -92,14 +92,18 @@ def _unevaluated_number_first(expr: Any) -> bool:
         args[0] is S.One or any(a.is_Number for a in args[1:]))
 
 
-class DisplayLatexPrinter(LatexPrinter):
-    """sympy's LaTeX printer with the three changes of the module docstring."""
-
-    printmethod = "_latex"
+class _AuthorOrder:
+    """The terms of a sum in the author's order (:func:`display_terms`), for both printers below."""
 
     def _as_ordered_terms(self, expr: Any, order: Any = None) -> list[Any]:
         ordered = super()._as_ordered_terms(expr, order=order)
         return display_terms(expr, ordered) if isinstance(expr, Add) else ordered
+
+
+class DisplayLatexPrinter(_AuthorOrder, LatexPrinter):
+    """sympy's LaTeX printer with the three changes of the module docstring."""
+
+    printmethod = "_latex"
 
     def _print_Mul(self, expr: Any) -> str:
         split = fraction_times_sum(expr)
@@ -118,12 +122,8 @@ class DisplayLatexPrinter(LatexPrinter):
 OPERATOR_NAMES = {"RowSoftmax": "softmax", "CausalMask": "mask", "MultiHead": "MHA"}
 
 
-class DisplayPrettyPrinter(PrettyPrinter):
+class DisplayPrettyPrinter(_AuthorOrder, PrettyPrinter):
     """sympy's Unicode pretty printer (the terminal) with the same order as :class:`DisplayLatexPrinter`."""
-
-    def _as_ordered_terms(self, expr: Any, order: Any = None) -> list[Any]:
-        ordered = super()._as_ordered_terms(expr, order=order)
-        return display_terms(expr, ordered) if isinstance(expr, Add) else ordered
 
     def _print_Mul(self, product: Any) -> Any:
         split = fraction_times_sum(product)
