@@ -212,15 +212,18 @@ class ReferenceDecoder:
         return np.stack(out, axis=1), cnt
 
 
-#: The sizes the cross-checks run at: MHA with a GELU FFN, MQA, and GQA with SwiGLU.
+#: The sizes the cross-checks run at: MHA with a GELU FFN, MQA with GELU, GQA with SwiGLU (head_dim ≠
+#: d_model/n_heads) and MHA with SwiGLU.
 SIZES = (
     ReferenceConfig(d_model=8, n_heads=2, n_kv_heads=2, head_dim=4, d_ff=32, n_layers=1, vocab_size=11),
     ReferenceConfig(d_model=12, n_heads=3, n_kv_heads=1, head_dim=4, d_ff=20, n_layers=2, vocab_size=17),
     ReferenceConfig(d_model=16, n_heads=4, n_kv_heads=2, head_dim=6, d_ff=24, n_layers=3, vocab_size=23,
                     ffn="swiglu"),
+    ReferenceConfig(d_model=20, n_heads=5, n_kv_heads=5, head_dim=4, d_ff=36, n_layers=2, vocab_size=29,
+                    ffn="swiglu"),
 )
 #: Tokens decoded at each size, and the batch.
-LENGTHS = (5, 7, 9)
+LENGTHS = (5, 7, 9, 6)
 BATCH = 2
 
 

@@ -343,8 +343,8 @@ def without_cache_total() -> Any:
 def counted_decoding(cached: bool) -> Any:
     """A cross-check: the closed form against the multiply-adds counted in a real decoding loop.
 
-    The reference decoder of :mod:`derive.params.reference` decodes n tokens of a batch at three sizes
-    (MHA, MQA, GQA with SwiGLU), with a KV cache or rerunning the prefix; its counter's FLOPs of the
+    The reference decoder of :mod:`derive.params.reference` decodes n tokens of a batch at four sizes
+    (MHA and MQA with GELU, GQA and MHA with SwiGLU), with a KV cache or rerunning the prefix; its counter's FLOPs of the
     layers' products (weights, qKᵀ, A·V; the LM head left out as in the assumptions) per sequence must
     equal the closed form with N = the layers' matrix entries.
     """
@@ -372,7 +372,7 @@ def counted_decoding(cached: bool) -> Any:
                                     f"KV cache, numpy): {text}" if ok else f"disagreement: {rows}")
 
     how = "a real KV-cache decoding loop" if cached else "rerunning the prefix at every step"
-    return FunctionCheck(f"checked against the multiply-adds counted in a numpy decoder ({how}), three sizes",
+    return FunctionCheck(f"checked against the multiply-adds counted in a numpy decoder ({how}), four sizes",
                          check)
 
 

@@ -1,0 +1,136 @@
+"""Cross-checks of the modelled FLOPs, KV-cache bytes and training memory against the reference decoder.
+
+Each function returns a :class:`~derive.crosscheck.FunctionCheck` for one derivation of
+:mod:`derive.transformer.compute`; it runs :mod:`derive.params.reference` (four sizes: MHA and MQA with a
+GELU FFN, GQA and MHA with SwiGLU; a batch of 2 sequences) and compares what the run really did — the
+multiply-adds its counter recorded, the bytes of the K/V arrays its cached loop holds, the bytes of the
+arrays a mixed-precision Adam step holds — with the closed form evaluated at the same sizes. The rows of
+every comparison are in the check's figures.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..crosscheck import FunctionCheck
+from .reference import ReferenceDecoder, adam_step_bytes, runs
+
+
+def _values(run: Any, **extra: int) -> dict:
+    """Notation symbol -> Integer for the run's sizes, plus ``extra`` (notation names)."""
+    import sympy as sp
+
+    from ..transformer.notation import sym
+    from .shapes import symbol_values
+
+    vals = symbol_values(run.config.architecture())
+    vals.update({sym(k): sp.Integer(v) for k, v in extra.items()})
+    return vals
+
+
+def _size(run: Any) -> str:
+    c = run.config
+    return f"d_model {c.d_model}, h {c.n_heads}/{c.n_kv_heads} KV, d_k {c.head_dim}, {c.ffn} d_ff {c.d_ff}, " \
+           f"{c.n_layers} layer{'s' if c.n_layers > 1 else ''}"
+
+
+def flops_exact(closed: Any) -> FunctionCheck:
+    """``params.flops-exact``: FLOPs of each cached decoding step t equal the closed form at n_ctx = t.
+
+    The closed form is the LLaMA layout's (SwiGLU); at the GELU sizes the same count built from the
+    shapes (:func:`~derive.params.flops.symbolic_forward_flops`, the derivation's start) is compared.
+    """
+
+    def check(seed: int) -> tuple[bool, dict, str]:
+        from .flops import forward_flops, symbolic_forward_flops
+
+        rows = []
+        for r in runs():
+            arch = r.config.architecture()
+            form = closed if r.config.ffn == "swiglu" else symbolic_forward_flops(arch)
+            for t, counted in enumerate(r.step_flops, start=1):
+                rows.append({"size": _size(r), "n_ctx": t, "counted": counted // r.batch,
+                             "closed_form": int(form.xreplace(_values(r, n_ctx=t))),
+                             "derive_params": forward_flops(arch, t)})
+        ok = all(x["counted"] == x["closed_form"] == x["derive_params"] for x in rows)
+        sizes = len(runs())
+        return ok, {"rows": rows}, (
+            f"{len(rows)} decoding steps at {sizes} sizes: the FLOPs counted in the numpy forward pass (the LM head "
+            "included) = this closed form at n_ctx = t (the shape-built count at the GELU sizes) = "
+            "derive.params.flops.forward_flops" if ok
+            else f"disagreement: {[x for x in rows if len(set(list(x.values())[2:])) > 1]}")
+
+    return FunctionCheck("checked against the multiply-adds counted in a numpy decoder, every step of a cached "
+                         "decoding loop at four sizes", check)
+
+
+def flops_kaplan() -> FunctionCheck:
+    """``params.flops-kaplan``: the weights cost 2N per token; Kaplan's context row is the qKᵀ products alone."""
+
+    def check(seed: int) -> tuple[bool, dict, str]:
+        rows = []
+        for r in runs():
+            c, steps = r.config, r.n * r.batch
+            context = sum(2 * c.n_layers * t * c.n_heads * c.head_dim for t in range(1, r.n + 1))
+            rows.append({"size": _size(r), "tokens": r.n, "2N": 2 * r.n_matrix_weights,
+                         "counted_weights": r.cached.flops("weights") // steps,
+                         "kaplan_context_row": context, "counted_qk": r.cached.flops("qk") // r.batch,
+                         "counted_av": r.cached.flops("av") // r.batch})
+        ok = all(x["2N"] == x["counted_weights"] and x["kaplan_context_row"] == x["counted_qk"] == x["counted_av"]
+                 for x in rows)
+        return ok, {"rows": rows}, (
+            "4 sizes: counted weight FLOPs per token = 2N; Kaplan's 2·n_layers·t·d_attn summed over the steps = "
+            "the counted FLOPs of qKᵀ, and the weighted sum of V costs as much again (so the exact attention term "
+            "is 4·n_layers·n_ctx·d_attn)" if ok else f"disagreement: {rows}")
+
+    return FunctionCheck("checked against the multiply-adds counted in a numpy decoder (weights, qKᵀ and A·V "
+                         "apart), four sizes", check)
+
+
+def kv_cache(per_token: Any, batch_total: Any | None = None) -> FunctionCheck:
+    """``params.kv-cache-token`` / ``params.kv-cache``: the bytes of the K/V arrays a cached loop holds (fp16)."""
+
+    def check(seed: int) -> tuple[bool, dict, str]:
+        from .memory import kv_cache_bytes_per_token
+
+        rows = []
+        for r in runs():
+            row = {"size": _size(r), "batch": r.batch, "tokens": r.n, "held_bytes": r.cache_bytes,
+                   "closed_form": int(r.batch * r.n * per_token.xreplace(_values(r, bytes_per_value=2))),
+                   "derive_params": r.batch * r.n * kv_cache_bytes_per_token(r.config.architecture(), 2)}
+            if batch_total is not None:
+                row["closed_form"] = int(batch_total.xreplace(_values(r, bytes_per_value=2, batch_size=r.batch,
+                                                                      n_ctx=r.n)))
+            rows.append(row)
+        ok = all(x["held_bytes"] == x["closed_form"] == x["derive_params"] for x in rows)
+        return ok, {"rows": rows}, (
+            "4 sizes (MHA, MQA, GQA): bytes of the fp16 K and V arrays held by a numpy KV-cache decoding loop "
+            f"after {', '.join(str(r.n) for r in runs())} tokens of {runs()[0].batch} sequences = this closed form "
+            "= derive.params.memory" if ok else f"disagreement: {rows}")
+
+    return FunctionCheck("checked against the K and V arrays a numpy KV-cache decoding loop holds, four sizes",
+                         check)
+
+
+def adam_memory(closed: Any) -> FunctionCheck:
+    """``params.adam-memory``: the bytes of the arrays a mixed-precision Adam step holds = 16·(parameters)."""
+
+    def check(seed: int) -> tuple[bool, dict, str]:
+        from ..transformer.notation import sym
+        from .shapes import count
+
+        rows = []
+        for r in runs():
+            model = ReferenceDecoder(r.config, seed)
+            held, parts = adam_step_bytes(model, seed)
+            n = sum(p.size for p in model.parameters())
+            rows.append({"size": _size(r), "parameters": n, "derive_params_count": count(r.config.architecture()),
+                         "held_bytes": held, "closed_form": int(closed.xreplace({sym("n_params"): n})),
+                         "parts": parts})
+        ok = all(x["parameters"] == x["derive_params_count"] and x["held_bytes"] == x["closed_form"] for x in rows)
+        return ok, {"rows": rows}, (
+            "4 sizes: one mixed-precision Adam step in numpy holds fp16 weights and gradients, an fp32 master copy "
+            "and fp32 m and v: their bytes = 16 × the parameters, and the parameters = derive.params.shapes.count"
+            if ok else f"disagreement: {rows}")
+
+    return FunctionCheck("checked against the arrays a numpy mixed-precision Adam step holds, four sizes", check)
