@@ -153,6 +153,8 @@ def test_transformers_4_differs_exactly_where_the_notes_say():
             expected += a.vocab_size * a.d_model + a.dims()["decoder_vocab_size"] * a.d_model
         if a.lm_head_linear_bias:  # transformers 4: the decoder's bias is the head's bias
             expected += a.vocab_size
+        if a.head_uses_decoder_vocab:  # transformers 4: the decoder's table copied the encoder's vocab_size rows
+            expected += (a.dims()["decoder_vocab_size"] - a.vocab_size) * a.d_model
         assert gap == expected, f"{key}: transformers 5 − 4 = {gap}, notes say {expected}"
 
 

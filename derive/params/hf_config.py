@@ -43,6 +43,8 @@ Where transformers 4 (4.57) built the same file otherwise, the counted notes say
   ``lm_head``); transformers 4 pointed both stacks at ``shared``;
 * an untied ``BertForMaskedLM``: transformers 5's ``decoder`` is a Linear with its own bias beside the
   head's ``bias`` (two vocabulary-sized biases); transformers 4 linked them (one);
+* Marian with ``share_encoder_decoder_embeddings: false``: transformers 5's decoder table has
+  ``decoder_vocab_size`` rows; transformers 4 copied the encoder's table (``vocab_size`` rows) for it;
 * T5 v1.1 / Flan-T5 (gated FFN, ``tie_word_embeddings: false``) is the one exception: counted with the
   separate ``lm_head`` the checkpoints store, as transformers 4 builds it; transformers 5 forces
   ``T5Config.tie_word_embeddings`` to true and builds a tied head (vocab_size·d_model fewer).
@@ -338,9 +340,12 @@ def _marian(c: _Config, cls: str) -> tuple[dict, list[str]]:
     kw = _seq2seq(c, cls, notes, share=share, position="sinusoidal_table",
                   decoder_vocab_size=dec_vocab if dec_vocab != vocab else None)
     if not share:
+        gap = (dec_vocab - vocab) * kw["d_model"]
         notes.append(f"share_encoder_decoder_embeddings false: encoder table {vocab:,} rows, decoder table "
                      f"{dec_vocab:,} rows (decoder_vocab_size); the LM head projects onto the decoder's "
-                     f"{dec_vocab:,}" + (", tied to the decoder table" if kw["tie_word_embeddings"] else ""))
+                     f"{dec_vocab:,}" + (", tied to the decoder table" if kw["tie_word_embeddings"] else "")
+                     + ("" if not gap else f" (transformers 4 copied the encoder's table for the decoder, "
+                                           f"{vocab:,} rows: {gap:+,} here)"))
     elif dec_vocab != vocab:
         notes.append(f"decoder_vocab_size {dec_vocab:,} ≠ vocab_size {vocab:,} with shared embeddings: "
                      + ("the decoder's table is tied to the shared one" if kw["tie_word_embeddings"] else
