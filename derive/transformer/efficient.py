@@ -345,8 +345,8 @@ def counted_decoding(cached: bool) -> Any:
 
     The reference decoder of :mod:`derive.params.reference` decodes n tokens of a batch at four sizes
     (MHA and MQA with GELU, GQA and MHA with SwiGLU), with a KV cache or rerunning the prefix; its
-    counter's FLOPs of the layers' products (weights, qKᵀ, A·V; the LM head left out as in the assumptions) per sequence must
-    equal the closed form with N = the layers' matrix entries.
+    counter's FLOPs of the layers' products (weights, qKᵀ, A·V; the LM head left out as in the
+    assumptions) per sequence must equal the closed form with N = the layers' matrix entries.
     """
     from ..crosscheck import FunctionCheck
 
