@@ -302,3 +302,169 @@ def adam_step_bytes(model: ReferenceDecoder, seed: int = 0) -> tuple[int, dict[s
     if any(a.dtype != np.float32 for a in m + v + master):
         raise AssertionError("the optimiser state left fp32")
     return sum(parts.values()), parts
+
+
+def _gelu_grad(x: np.ndarray) -> np.ndarray:
+    c = 0.7978845608028654
+    inner = c * (x + 0.044715 * x**3)
+    t = np.tanh(inner)
+    return 0.5 * (1 + t) + 0.5 * x * (1 - t * t) * c * (1 + 3 * 0.044715 * x * x)
+
+
+def _rms_backward(x: np.ndarray, gain: np.ndarray, dy: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Gradients of y = x/r·gain, r = √(mean(x²) + 1e-6), with respect to x and gain (elementwise, no products)."""
+    r = np.sqrt(np.mean(x * x, axis=-1, keepdims=True) + 1e-6)
+    dyg = dy * gain
+    dx = dyg / r - x * np.mean(dyg * x, axis=-1, keepdims=True) / r**3
+    return dx, (dy * x / r).reshape(-1, x.shape[-1]).sum(axis=0)
+
+
+class TrainingStep:
+    """One training step of :class:`ReferenceDecoder` on a batch: the forward pass over every position, the
+    next-token cross-entropy, and the backward pass to every weight, all products counted.
+
+    The forward pass is causal with masked work skipped (position s scores s keys), as in
+    :meth:`ReferenceDecoder.decode_uncached`; the backward pass computes, for every product, the gradient
+    with respect to each of its two operands (for y = xW: ∂L/∂x = (∂L/∂y)Wᵀ and ∂L/∂W = xᵀ(∂L/∂y)), so the
+    embedding's gradient reaches the first layer's input too. Counters: ``forward`` and ``backward``.
+    """
+
+    def __init__(self, model: ReferenceDecoder) -> None:
+        self.model = model
+        self.forward, self.backward = Counter(), Counter()
+
+    def loss(self, tokens: np.ndarray, targets: np.ndarray, cnt: Counter | None = None) -> tuple[float, dict]:
+        """Mean cross-entropy of ``targets`` (B, T) given ``tokens`` (B, T), and the saved activations."""
+        m, c = self.model, self.model.config
+        cnt = cnt or self.forward
+        b, t_len = tokens.shape
+        kvh, grp, dk = c.n_kv_heads, c.n_heads // c.n_kv_heads, c.head_dim
+        x = m.embedding[tokens].reshape(b * t_len, c.d_model)
+        saved: dict = {"layers": [], "tokens": tokens, "targets": targets}
+        for layer in m.layers:
+            s: dict = {"x": x}
+            h1 = _rms(x) * layer["g_1"]
+            q = cnt.linear(h1, layer["W_Q"]).reshape(b, t_len, kvh, grp, dk)
+            k = cnt.linear(h1, layer["W_K"]).reshape(b, t_len, kvh, dk)
+            v = cnt.linear(h1, layer["W_V"]).reshape(b, t_len, kvh, dk)
+            heads, probs = np.zeros_like(q), []
+            for pos in range(t_len):  # query pos attends over keys 0..pos
+                sc = cnt.einsum("bkgd,btkd->bkgt", q[:, pos], k[:, :pos + 1], "qk") / np.sqrt(dk)
+                a = np.exp(sc - sc.max(axis=-1, keepdims=True))
+                a /= a.sum(axis=-1, keepdims=True)
+                probs.append(a)
+                heads[:, pos] = cnt.einsum("bkgt,btkd->bkgd", a, v[:, :pos + 1], "av")
+            concat = heads.reshape(b * t_len, c.n_heads * dk)
+            x2 = x + cnt.linear(concat, layer["W_O"])
+            h2 = _rms(x2) * layer["g_2"]
+            if "W_gate" in layer:
+                gate, up = cnt.linear(h2, layer["W_gate"]), cnt.linear(h2, layer["W_up"])
+                sig = 1 / (1 + np.exp(-gate))
+                act = gate * sig * up
+                x = x2 + cnt.linear(act, layer["W_down"])
+                s.update(gate=gate, up=up, sig=sig)
+            else:
+                pre = cnt.linear(h2, layer["W_1"])
+                act = _gelu(pre)
+                x = x2 + cnt.linear(act, layer["W_2"])
+                s["pre"] = pre
+            s.update(h1=h1, q=q, k=k, v=v, probs=probs, concat=concat, x2=x2, h2=h2, act=act)
+            saved["layers"].append(s)
+        hf = _rms(x) * m.final_gain
+        logits = cnt.linear(hf, m.lm_head, "lm_head")
+        z = logits - logits.max(axis=-1, keepdims=True)
+        logp = z - np.log(np.exp(z).sum(axis=-1, keepdims=True))
+        flat = targets.reshape(-1)
+        saved.update(x_final=x, hf=hf, p=np.exp(logp), n=flat.size)
+        return float(-logp[np.arange(flat.size), flat].mean()), saved
+
+    def gradients(self, saved: dict) -> dict[str, np.ndarray]:
+        """Gradients of the loss with respect to every weight (keys ``"embedding"``, ``"lm_head"``,
+        ``"final_gain"``, ``"<layer>.<name>"``), the products counted in ``backward``."""
+        m, c, cnt = self.model, self.model.config, self.backward
+        b, t_len = saved["tokens"].shape
+        kvh, grp, dk = c.n_kv_heads, c.n_heads // c.n_kv_heads, c.head_dim
+        flat = saved["targets"].reshape(-1)
+        dlogits = saved["p"].copy()
+        dlogits[np.arange(flat.size), flat] -= 1
+        dlogits /= saved["n"]
+        grads: dict[str, np.ndarray] = {}
+        grads["lm_head"] = cnt.einsum("bi,bo->io", saved["hf"], dlogits, "lm_head")
+        dhf = cnt.einsum("bo,io->bi", dlogits, m.lm_head, "lm_head")
+        dx, grads["final_gain"] = _rms_backward(saved["x_final"], m.final_gain, dhf)
+        for idx in reversed(range(len(m.layers))):
+            layer, s = m.layers[idx], saved["layers"][idx]
+            # FFN branch: x = x2 + FFN(h2)
+            if "W_gate" in layer:
+                grads[f"{idx}.W_down"] = cnt.einsum("bi,bo->io", s["act"], dx, "weights")
+                dact = cnt.einsum("bo,io->bi", dx, layer["W_down"], "weights")
+                sig, gate = s["sig"], s["gate"]
+                dgate = dact * s["up"] * sig * (1 + gate * (1 - sig))
+                dup = dact * gate * sig
+                grads[f"{idx}.W_gate"] = cnt.einsum("bi,bo->io", s["h2"], dgate, "weights")
+                grads[f"{idx}.W_up"] = cnt.einsum("bi,bo->io", s["h2"], dup, "weights")
+                dh2 = (cnt.einsum("bo,io->bi", dgate, layer["W_gate"], "weights")
+                       + cnt.einsum("bo,io->bi", dup, layer["W_up"], "weights"))
+            else:
+                grads[f"{idx}.W_2"] = cnt.einsum("bi,bo->io", s["act"], dx, "weights")
+                dpre = cnt.einsum("bo,io->bi", dx, layer["W_2"], "weights") * _gelu_grad(s["pre"])
+                grads[f"{idx}.W_1"] = cnt.einsum("bi,bo->io", s["h2"], dpre, "weights")
+                dh2 = cnt.einsum("bo,io->bi", dpre, layer["W_1"], "weights")
+            dnorm, grads[f"{idx}.g_2"] = _rms_backward(s["x2"], layer["g_2"], dh2)
+            dx2 = dx + dnorm
+            # attention branch: x2 = x + concat·W_O
+            grads[f"{idx}.W_O"] = cnt.einsum("bi,bo->io", s["concat"], dx2, "weights")
+            dheads = cnt.einsum("bo,io->bi", dx2, layer["W_O"], "weights").reshape(b, t_len, kvh, grp, dk)
+            q, k, v = s["q"], s["k"], s["v"]
+            dq, dk_, dv = np.zeros_like(q), np.zeros_like(k), np.zeros_like(v)
+            for pos in range(t_len):
+                a, do = s["probs"][pos], dheads[:, pos]
+                da = cnt.einsum("bkgd,btkd->bkgt", do, v[:, :pos + 1], "av")
+                dv[:, :pos + 1] += cnt.einsum("bkgt,bkgd->btkd", a, do, "av")
+                dsc = a * (da - (da * a).sum(axis=-1, keepdims=True)) / np.sqrt(dk)
+                dq[:, pos] = cnt.einsum("bkgt,btkd->bkgd", dsc, k[:, :pos + 1], "qk")
+                dk_[:, :pos + 1] += cnt.einsum("bkgt,bkgd->btkd", dsc, q[:, pos], "qk")
+            dh1 = 0
+            for name, dproj in (("W_Q", dq), ("W_K", dk_), ("W_V", dv)):
+                dproj = dproj.reshape(b * t_len, -1)
+                grads[f"{idx}.{name}"] = cnt.einsum("bi,bo->io", s["h1"], dproj, "weights")
+                dh1 = dh1 + cnt.einsum("bo,io->bi", dproj, layer[name], "weights")
+            dnorm, grads[f"{idx}.g_1"] = _rms_backward(s["x"], layer["g_1"], dh1)
+            dx = dx2 + dnorm
+        demb = np.zeros_like(m.embedding)
+        np.add.at(demb, saved["tokens"].reshape(-1), dx)  # a lookup's gradient: a scatter-add, no product
+        grads["embedding"] = demb
+        return grads
+
+
+def gradient_check(config: ReferenceConfig, seed: int = 0, probes: int = 12) -> float:
+    """Largest relative gap between :class:`TrainingStep`'s gradients and central finite differences.
+
+    ``probes`` entries drawn from the weight matrices, the token table and the gains; step 1e-5 in float64.
+    """
+    model = ReferenceDecoder(config, seed)
+    rng = np.random.default_rng(seed + 2)
+    tokens = rng.integers(0, config.vocab_size, size=(2, 4))
+    targets = rng.integers(0, config.vocab_size, size=(2, 4))
+    step = TrainingStep(model)
+    _, saved = step.loss(tokens, targets)
+    grads = step.gradients(saved)
+    arrays = {"embedding": model.embedding, "lm_head": model.lm_head, "final_gain": model.final_gain,
+              **{f"{i}.{k}": w for i, layer in enumerate(model.layers) for k, w in layer.items()}}
+    keys = sorted(arrays)
+    worst, h = 0.0, 1e-5
+    for _ in range(probes):
+        key = keys[int(rng.integers(len(keys)))]
+        w = arrays[key]
+        pos = tuple(int(rng.integers(n)) for n in w.shape)
+        if key == "embedding":
+            pos = (int(tokens[0, 0]),) + pos[1:]  # a row the batch uses
+        old = w[pos]
+        w[pos] = old + h
+        up, _ = step.loss(tokens, targets, Counter())
+        w[pos] = old - h
+        down, _ = step.loss(tokens, targets, Counter())
+        w[pos] = old
+        numeric = (up - down) / (2 * h)
+        worst = max(worst, abs(numeric - grads[key][pos]) / max(1e-8, abs(numeric) + abs(grads[key][pos])))
+    return worst

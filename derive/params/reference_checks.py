@@ -29,9 +29,7 @@ def _values(run: Any, **extra: int) -> dict:
 
 
 def _size(run: Any) -> str:
-    c = run.config
-    return f"d_model {c.d_model}, h {c.n_heads}/{c.n_kv_heads} KV, d_k {c.head_dim}, {c.ffn} d_ff {c.d_ff}, " \
-           f"{c.n_layers} layer{'s' if c.n_layers > 1 else ''}"
+    return _size_of(run.config)
 
 
 def flops_exact(closed: Any) -> FunctionCheck:
@@ -134,3 +132,56 @@ def adam_memory(closed: Any) -> FunctionCheck:
             if ok else f"disagreement: {rows}")
 
     return FunctionCheck("checked against the arrays a numpy mixed-precision Adam step holds, four sizes", check)
+
+
+def flops_training(closed: Any) -> FunctionCheck:
+    """``params.flops-training``: a counted training step (forward, loss, backward) is 3× its forward pass."""
+
+    def check(seed: int) -> tuple[bool, dict, str]:
+        import numpy as np
+
+        from ..transformer.notation import sym
+        from .reference import SIZES, TrainingStep, gradient_check
+
+        rows = []
+        for config in SIZES:
+            model = ReferenceDecoder(config, seed)
+            rng = np.random.default_rng(seed + 1)
+            batch, length = 2, 6
+            tokens = rng.integers(0, config.vocab_size, size=(batch, length))
+            targets = rng.integers(0, config.vocab_size, size=(batch, length))
+            step = TrainingStep(model)
+            _, saved = step.loss(tokens, targets)
+            step.gradients(saved)
+            fwd, bwd = step.forward, step.backward
+            n = model.non_embedding_matrices()
+            c = config
+            context = sum(int(closed.xreplace({sym("n_params"): 0, sym("n_layers"): c.n_layers, sym("n_ctx"): s,
+                                               sym("n_heads"): c.n_heads, sym("d_k"): c.head_dim}))
+                          for s in range(1, length + 1)) * batch
+            rows.append({"size": _size_of(config), "tokens": batch * length,
+                         "forward": fwd.flops(), "backward": bwd.flops(),
+                         "backward_per_label": {k: bwd.flops(k) for k in sorted(bwd.macs)},
+                         "forward_per_label": {k: fwd.flops(k) for k in sorted(fwd.macs)},
+                         "weights_per_token": (fwd.flops("weights") + bwd.flops("weights")) // (batch * length),
+                         "6N": int(closed.xreplace({sym("n_params"): n, sym("n_ctx"): 0})),
+                         "counted_context": fwd.flops("qk", "av") + bwd.flops("qk", "av"),
+                         "closed_context": context,
+                         "gradient_gap": gradient_check(config, seed)})
+        ok = all(all(r["backward_per_label"][k] == 2 * r["forward_per_label"][k] for k in r["forward_per_label"])
+                 and r["weights_per_token"] == r["6N"] and r["counted_context"] == 2 * r["closed_context"]
+                 and r["gradient_gap"] < 1e-6 for r in rows)
+        return ok, {"rows": rows}, (
+            f"{len(rows)} sizes, a batch of 2 × 6 tokens: the backward pass (gradients checked against finite "
+            "differences) counts exactly 2× the forward's FLOPs for every product, so a training step is 3× the "
+            "forward; the weights cost 6N per token; the context products cost 12·n_layers·s·d_attn for the token "
+            "at position s, twice this closed form's 6·n_layers·n_ctx·d_attn (Kaplan's row counts qKᵀ only)"
+            if ok else f"disagreement: {rows}")
+
+    return FunctionCheck("checked against the multiply-adds counted in a numpy training step (forward, "
+                         "cross-entropy, backward), four sizes", check)
+
+
+def _size_of(c: Any) -> str:
+    return f"d_model {c.d_model}, h {c.n_heads}/{c.n_kv_heads} KV, d_k {c.head_dim}, {c.ffn} d_ff {c.d_ff}, " \
+           f"{c.n_layers} layer{'s' if c.n_layers > 1 else ''}"

@@ -177,7 +177,12 @@ def flops_training() -> Derivation:
             ValueCheck("GPT-3 175B (174.6B parameters) trained on 300B tokens, 6N·D in PF-days (8.64e19 FLOPs each)",
                        _at(6 * n, n_params=174_600_000_000) * 300_000_000_000 / 86_400 / 10**15, "3.64e3",
                        "Brown et al. 2020, Table D.1 (3.64e3 PF-days)"),
+            reference_checks.flops_training(6 * n + 6 * L * c * h * dk),
         ),
+        notes=("Counted in a real training step (the cross-check), the backward pass is exactly twice the forward "
+               "for every product, weights and attention alike; the context term of a step is then "
+               "12·n_layers·n_ctx·d_attn, because the forward's attention costs 4·n_layers·n_ctx·d_attn "
+               "(params.flops-exact), not Kaplan's 2·n_layers·n_ctx·d_attn.",),
     )
 
 
