@@ -113,10 +113,10 @@ def symbolic_forward_flops(arch: Architecture, evaluate: bool = True) -> Any:
             if c.copies is not None:
                 term = sp.Mul(sym(SYMBOL_OF[c.copies]), term, evaluate=evaluate)
             terms.append(term)
-    from .shapes import EMBED, HEAD_VOCAB
+    from .shapes import embed_axis, head_vocab_axis
 
     if arch.lm_head and arch.tie_word_embeddings:
-        terms.append(sp.Mul(2, sym(SYMBOL_OF[EMBED(arch)[0]]), sym(SYMBOL_OF[HEAD_VOCAB(arch)[0]]),
+        terms.append(sp.Mul(2, sym(SYMBOL_OF[embed_axis(arch)[0]]), sym(SYMBOL_OF[head_vocab_axis(arch)[0]]),
                             evaluate=evaluate))
     ctx, h, dk = sym("n_ctx"), sym("n_heads"), sym("d_k")
     blocks = [(sym("n_layers"), 1)] + ([(sym("n_decoder_layers"), 2)] if arch.encoder_decoder else [])

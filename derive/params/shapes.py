@@ -159,12 +159,12 @@ KV_OUT: Axis = ("n_kv_heads", "head_dim")
 FF: Axis = ("d_ff",)
 
 
-def EMBED(arch: Architecture) -> Axis:  # noqa: N802 - an axis, named like the constants above
+def embed_axis(arch: Architecture) -> Axis:
     """Width of the token table and of the LM head's input: d_model, or OPT's word_embed_proj_dim."""
     return ("word_embed_proj_dim",) if arch.projected else D
 
 
-def HEAD_VOCAB(arch: Architecture) -> Axis:  # noqa: N802
+def head_vocab_axis(arch: Architecture) -> Axis:
     """The vocabulary the LM head projects onto: the decoder's with unshared encoder-decoder embeddings."""
     return ("decoder_vocab_size",) if arch.head_uses_decoder_vocab else ("vocab_size",)
 
@@ -184,19 +184,19 @@ def expert_weights(arch: Architecture) -> tuple[Weight, ...]:
     return tuple(Weight(w.name, (("n_experts",), *w.shape)) for w in ffn_weights(arch))
 
 
-def ffn_weights(arch: Architecture, FF: Axis = FF) -> tuple[Weight, ...]:  # noqa: N803 - the axis constant
+def ffn_weights(arch: Architecture, ff: Axis = FF) -> tuple[Weight, ...]:
     """W_1 (d_model × d_ff), W_2 (d_ff × d_model), biases; gated: W_gate, W_up, W_down.
 
-    ``FF``: the hidden axis (``("decoder_d_ff",)`` for a decoder of another width).
+    ``ff``: the hidden axis (``("decoder_d_ff",)`` for a decoder of another width).
     """
     if arch.gated:
-        ws = [_w("W_gate", D, FF), _w("W_up", D, FF), _w("W_down", FF, D)]
+        ws = [_w("W_gate", D, ff), _w("W_up", D, ff), _w("W_down", ff, D)]
         if arch.mlp_bias:
-            ws += [_w("b_gate", FF), _w("b_up", FF), _w("b_down", D)]
+            ws += [_w("b_gate", ff), _w("b_up", ff), _w("b_down", D)]
     else:
-        ws = [_w("W_1", D, FF), _w("W_2", FF, D)]
+        ws = [_w("W_1", D, ff), _w("W_2", ff, D)]
         if arch.mlp_bias:
-            ws = [ws[0], _w("b_1", FF), ws[1], _w("b_2", D)]
+            ws = [ws[0], _w("b_1", ff), ws[1], _w("b_2", D)]
     return tuple(ws)
 
 
@@ -272,7 +272,7 @@ def components(arch: Architecture) -> list[Component]:
     if arch.vocab_size is not None:
         words = "token embedding" if not arch.encoder_decoder else (
             "shared token embedding" if arch.share_encoder_decoder_embeddings else "encoder token embedding")
-        out.append(Component("token_embedding", words, "embedding", (_w("E", ("vocab_size",), EMBED(arch)),),
+        out.append(Component("token_embedding", words, "embedding", (_w("E", ("vocab_size",), embed_axis(arch)),),
                              embedding=True))
         if arch.stack_token_tables:
             out.append(Component("encoder.token_embedding", "encoder token embedding (untied from the shared one)",
@@ -302,12 +302,12 @@ def components(arch: Architecture) -> list[Component]:
         out.append(Component("lm_head_transform", "LM head transform", "head",
                              (_w("W_t", D, D), _w("b_t", D), *norm_weights(arch, "t"))))
     if arch.lm_head and not arch.tie_word_embeddings:
-        weights = (_w("W_vocab", EMBED(arch), HEAD_VOCAB(arch)),)
+        weights = (_w("W_vocab", embed_axis(arch), head_vocab_axis(arch)),)
         if arch.lm_head_linear_bias:
-            weights += (_w("b_vocab_linear", HEAD_VOCAB(arch)),)
+            weights += (_w("b_vocab_linear", head_vocab_axis(arch)),)
         out.append(Component("lm_head", "LM head (untied)", "head", weights, embedding=True))
     if arch.lm_head and arch.lm_head_bias:
-        out.append(Component("lm_head_bias", "LM head bias", "head", (_w("b_vocab", HEAD_VOCAB(arch)),),
+        out.append(Component("lm_head_bias", "LM head bias", "head", (_w("b_vocab", head_vocab_axis(arch)),),
                              embedding=True))
     if arch.pooler:
         out.append(Component("pooler", "pooler", "head", (_w("W_pool", D, D), _w("b_pool", D))))
