@@ -72,6 +72,8 @@ def test_class_decides_heads():
           "ffn_dim": 4096, "num_hidden_layers": 24, "vocab_size": 50272, "max_position_embeddings": 2048,
           "layer_norm_elementwise_affine": False},
          r"layer_norm_elementwise_affine false \(LayerNorm without weights\) is not supported$"),
+        (_gpt2(add_cross_attention=True),
+         r"add_cross_attention true \(a cross-attention block in every layer of a gpt2 model\) is not supported$"),
         ({"model_type": "bart", "d_model": 16, "encoder_attention_heads": 2, "decoder_attention_heads": 5,
           "encoder_ffn_dim": 8, "decoder_ffn_dim": 8},
          r"decoder_attention_heads = 5 does not divide d_model = 16$"),

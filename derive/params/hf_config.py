@@ -125,7 +125,15 @@ class _Config:
         return value
 
 
+def _no_cross_attention(c: _Config) -> None:
+    """GPT-2 and BERT grow a cross-attention block in every layer with ``add_cross_attention``: not counted."""
+    if c.flag("add_cross_attention", False):
+        raise InputError(f"{c.source}: add_cross_attention true (a cross-attention block in every layer of a "
+                         f"{c.model_type} model) is not supported")
+
+
 def _gpt2(c: _Config, cls: str) -> tuple[dict, list[str]]:
+    _no_cross_attention(c)
     d = c.size("n_embd")
     inner = c.size("n_inner", None)
     kw = dict(d_model=d, n_heads=c.size("n_head"), d_ff=inner or 4 * d, n_layers=c.size("n_layer"),
@@ -140,6 +148,7 @@ def _bert(c: _Config, cls: str) -> tuple[dict, list[str]]:
     if c.text("position_embedding_type", "absolute") != "absolute":
         raise InputError(f"{c.source}: position_embedding_type {c.data['position_embedding_type']!r:.40} "
                          "is not supported (only 'absolute')")
+    _no_cross_attention(c)
     mlm = cls == "BertForMaskedLM"
     tied = c.flag("tie_word_embeddings", True)
     kw = dict(d_model=c.size("hidden_size"), n_heads=c.size("num_attention_heads"),
