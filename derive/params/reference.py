@@ -127,6 +127,8 @@ class ReferenceDecoder:
         self.lm_head = mat(c.d_model, c.vocab_size)
         self.final_gain = np.ones(c.d_model)
         self.step_flops: list[int] = []  # FLOPs of each step of the last decode_cached
+        self.step_attention_flops: list[int] = []  # of which qKᵀ and A·V
+        self.step_cache_bytes: list[int] = []  # bytes of K and V held after each step
 
     def parameters(self) -> list[np.ndarray]:
         """Every weight array (the token table, per-layer matrices and gains, final gain, LM head)."""
@@ -186,11 +188,13 @@ class ReferenceDecoder:
             cache the loop holds at the end (per layer K and V of shape (B, n, h_kv, d_k)).
         """
         cnt, cache = Counter(), [{} for _ in self.layers]
-        out, self.step_flops = [], []
+        out, self.step_flops, self.step_attention_flops, self.step_cache_bytes = [], [], [], []
         for t in range(tokens.shape[1]):
-            before = cnt.flops()
+            before, attention = cnt.flops(), cnt.flops("qk", "av")
             out.append(self.step(tokens[:, t], cache, cnt, cache_dtype))
             self.step_flops.append(cnt.flops() - before)
+            self.step_attention_flops.append(cnt.flops("qk", "av") - attention)
+            self.step_cache_bytes.append(sum(kv["K"].nbytes + kv["V"].nbytes for kv in cache))
         return np.stack(out, axis=1), cnt, cache
 
     def decode_uncached(self, tokens: np.ndarray) -> tuple[np.ndarray, Counter]:
@@ -236,6 +240,7 @@ class Run:
         n_matrix_weights: entries of the layers' weight matrices (Kaplan's N of this model).
         cached, uncached: the counters of the cached loop and of the rerun-the-prefix loop.
         step_flops: FLOPs of each cached step t = 1..n, all sequences of the batch (LM head included).
+        intensity: per step, the FLOPs of qKᵀ and A·V over the bytes of the fp16 K and V arrays they read.
         cache_bytes: bytes of the K and V arrays the cached loop holds at the end (cache dtype float16).
         max_logit_gap: largest |cached − uncached| logit (the cache changes the cost, not the result).
     """
@@ -247,6 +252,7 @@ class Run:
     cached: Counter
     uncached: Counter
     step_flops: tuple[int, ...]
+    intensity: tuple[float, ...]
     cache_bytes: int
     max_logit_gap: float
 
@@ -260,8 +266,9 @@ def run(config: ReferenceConfig, n: int, batch: int = BATCH, seed: int = 0) -> R
     without, cnt_u = model.decode_uncached(tokens)
     _, _, half = model.decode_cached(tokens, cache_dtype=np.float16)
     cache_bytes = sum(kv["K"].nbytes + kv["V"].nbytes for kv in half)
+    intensity = tuple(f / b for f, b in zip(model.step_attention_flops, model.step_cache_bytes, strict=True))
     gap = float(np.max(np.abs(with_cache - without)))
-    return Run(config, n, batch, model.non_embedding_matrices(), cnt_c, cnt_u, steps, cache_bytes, gap)
+    return Run(config, n, batch, model.non_embedding_matrices(), cnt_c, cnt_u, steps, intensity, cache_bytes, gap)
 
 
 @lru_cache(maxsize=4)

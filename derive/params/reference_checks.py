@@ -185,3 +185,27 @@ def flops_training(closed: Any) -> FunctionCheck:
 def _size_of(c: Any) -> str:
     return f"d_model {c.d_model}, h {c.n_heads}/{c.n_kv_heads} KV, d_k {c.head_dim}, {c.ffn} d_ff {c.d_ff}, " \
            f"{c.n_layers} layer{'s' if c.n_layers > 1 else ''}"
+
+
+def decoding_intensity(closed: Any) -> FunctionCheck:
+    """``efficient.decoding-intensity``: FLOPs of qKᵀ and A·V per byte of the fp16 cache each step reads."""
+
+    def check(seed: int) -> tuple[bool, dict, str]:
+        from ..transformer.notation import sym
+
+        rows = []
+        for r in runs():
+            c = r.config
+            want = float(closed.xreplace({sym("n_heads"): c.n_heads, sym("n_kv_heads"): c.n_kv_heads,
+                                          sym("bytes_per_value"): 2}))
+            rows.append({"size": _size(r), "steps": r.n, "counted": sorted(set(r.intensity)), "closed_form": want})
+        ok = all(x["counted"] == [x["closed_form"]] for x in rows)
+        return ok, {"rows": rows}, (
+            "4 sizes, every step t of a numpy KV-cache decoding loop: counted FLOPs of qKᵀ and A·V over the bytes of "
+            "the fp16 K and V arrays held = 2h/(h_kv·b): " + ", ".join(
+                f"h {r.config.n_heads}/h_kv {r.config.n_kv_heads} → {x['closed_form']:g}" for r, x in zip(runs(), rows,
+                                                                                                   strict=True))
+            if ok else f"disagreement: {rows}")
+
+    return FunctionCheck("checked against the FLOPs and the cache bytes of a numpy KV-cache decoding loop, "
+                         "four sizes", check)

@@ -376,6 +376,12 @@ def counted_decoding(cached: bool) -> Any:
                          check)
 
 
+def _intensity_check(end: Any) -> Any:
+    from ..params.reference_checks import decoding_intensity
+
+    return decoding_intensity(end)
+
+
 CACHED_CHECK = counted_decoding(cached=True)
 UNCACHED_CHECK = counted_decoding(cached=False)
 
@@ -501,6 +507,7 @@ def decoding_intensity() -> Derivation:
                                                                        bytes_per_value=2), "8", "derived"),
             ValueCheck("Falcon-7B, MQA: 71 heads, 1 KV head, bf16", _at(end, n_heads=71, n_kv_heads=1,
                                                                          bytes_per_value=2), "71", "derived"),
+            _intensity_check(end),
         ),
         notes=("An accelerator does a few hundred FLOPs in the time it reads one byte from memory, so at 1 FLOP "
                "per byte decoding attention is bound by memory bandwidth; the h/h_kv = 8 of GQA raises the "
