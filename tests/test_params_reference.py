@@ -69,7 +69,7 @@ def test_adam_step_holds_sixteen_bytes_per_parameter():
 
 @pytest.mark.parametrize("name", ["params.flops-exact", "params.flops-kaplan", "params.flops-training",
                                   "params.kv-cache-token", "params.kv-cache", "params.adam-memory",
-                                  "efficient.kv-cache-flops", "efficient.no-cache-flops",
+                                  "params.kv-cache-gqa", "efficient.kv-cache-flops", "efficient.no-cache-flops",
                                   "efficient.decoding-intensity"])
 def test_each_modelled_quantity_is_checked_against_the_reference(catalog, name):
     checks = [c for c in catalog.get(name).checks if c.name.startswith("checked against")]

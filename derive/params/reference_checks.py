@@ -209,3 +209,42 @@ def decoding_intensity(closed: Any) -> FunctionCheck:
 
     return FunctionCheck("checked against the FLOPs and the cache bytes of a numpy KV-cache decoding loop, "
                          "four sizes", check)
+
+
+def kv_cache_gqa(closed: Any) -> FunctionCheck:
+    """``params.kv-cache-gqa``: the K/V bytes a cached loop holds with h K/V heads over those with h_kv."""
+
+    def check(seed: int) -> tuple[bool, dict, str]:
+        from dataclasses import replace
+
+        from ..transformer.notation import sym
+        from .reference import run
+
+        rows = []
+        for config, n in zip(SIZES_GQA, (4, 5, 3), strict=True):
+            mha = run(replace(config, n_kv_heads=config.n_heads), n, seed=seed)
+            gqa = run(config, n, seed=seed)
+            rows.append({"n_heads": config.n_heads, "n_kv_heads": config.n_kv_heads, "tokens": n,
+                         "mha_bytes": mha.cache_bytes, "gqa_bytes": gqa.cache_bytes,
+                         "closed_form": int(closed.xreplace({sym("n_heads"): config.n_heads,
+                                                             sym("n_kv_heads"): config.n_kv_heads}))})
+        ok = all(x["mha_bytes"] == x["closed_form"] * x["gqa_bytes"] for x in rows)
+        return ok, {"rows": rows}, (
+            "3 models decoded with h K/V heads and with h_kv: the K and V arrays held shrink by exactly h/h_kv ("
+            + ", ".join(f"{x['mha_bytes']} / {x['gqa_bytes']} bytes = {x['closed_form']}" for x in rows) + ")"
+            if ok else f"disagreement: {rows}")
+
+    return FunctionCheck("checked against the K and V arrays a numpy KV-cache decoding loop holds, MHA against "
+                         "GQA and MQA", check)
+
+
+def _gqa_sizes() -> tuple:
+    from .reference import ReferenceConfig
+
+    return (ReferenceConfig(d_model=16, n_heads=4, n_kv_heads=2, head_dim=4, d_ff=16, n_layers=2, vocab_size=13),
+            ReferenceConfig(d_model=16, n_heads=8, n_kv_heads=1, head_dim=2, d_ff=16, n_layers=1, vocab_size=13),
+            ReferenceConfig(d_model=12, n_heads=6, n_kv_heads=3, head_dim=4, d_ff=8, n_layers=3, vocab_size=13,
+                            ffn="swiglu"))
+
+
+SIZES_GQA = _gqa_sizes()

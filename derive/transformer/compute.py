@@ -435,6 +435,7 @@ def kv_cache_gqa() -> Derivation:
                        "Jiang et al. 2023, Table 1"),
             ValueCheck("Falcon-7B, MQA (71 heads, 1 KV head)", _at(h / hkv, n_heads=71, n_kv_heads=1), "71",
                        "HF tiiuae/falcon-7b config.json"),
+            reference_checks.kv_cache_gqa(h / hkv),
         ),
     )
 
