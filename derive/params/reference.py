@@ -226,8 +226,9 @@ SIZES = (
     ReferenceConfig(d_model=20, n_heads=5, n_kv_heads=5, head_dim=4, d_ff=36, n_layers=2, vocab_size=29,
                     ffn="swiglu"),
 )
-#: Tokens decoded at each size, and the batch.
+#: Tokens decoded at each size of :data:`SIZES`.
 LENGTHS = (5, 7, 9, 6)
+#: Sequences decoded together at each size.
 BATCH = 2
 
 
@@ -242,7 +243,8 @@ class Run:
         step_flops: FLOPs of each cached step t = 1..n, all sequences of the batch (LM head included).
         intensity: per step, the FLOPs of qKᵀ and A·V over the bytes of the fp16 K and V arrays they read.
         cache_bytes: bytes of the K and V arrays the cached loop holds at the end (cache dtype float16).
-        max_logit_gap: largest |cached − uncached| logit (the cache changes the cost, not the result).
+        max_logit_gap: largest absolute gap between a cached and an uncached logit (the cache changes the
+            cost, not the result).
     """
 
     config: ReferenceConfig
