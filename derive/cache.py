@@ -290,6 +290,10 @@ def derivation_key(derivation: Derivation, *, seed: int, budget: float, numeric:
             "steps": [[_fingerprint(s.expr), s.relation, _fingerprint(s.rule)] for s in d.steps],
             "checks": [_fingerprint(c) for c in d.checks],
             "auto_identity_check": d.auto_identity_check,
+            # the hypotheses are part of the claim: a changed premise, definition or model re-verifies
+            "premises": [_fingerprint(p) for p in d.premises],
+            "definitions": [_fingerprint(p) for p in d.definitions],
+            "models": [_fingerprint(m) for m in d.models],
         }
         modules = set(_MODULES.get() or ())
     finally:

@@ -195,6 +195,10 @@ class Derivation:
             ``Substitute`` use an ``Eq`` premise and a side condition (the index
             of ``SiftDelta`` inside its range) use an inequality premise; the
             claim is then proved *under* them, and every surface shows them.
+        models: the random models (:class:`derive.expectation.RandomModel`) the claim's expectations are
+            taken under, when no probability rule of its own steps names them (a derivation that only
+            cites a claim about expectations, at an instance of its model). The models of its rules and
+            these must give each random family one mean and one variance.
         instance: for a derivation that proves a law only at fixed sizes, which
             ones (``"n = 3 tokens, P a 3-cycle"``); its title must say "for …"
             too. Empty for a law proved at symbolic sizes and for worked
@@ -215,6 +219,7 @@ class Derivation:
     auto_identity_check: bool = True
     premises: tuple[Any, ...] = ()
     instance: str = ""
+    models: tuple = ()
     meta: dict = field(default_factory=dict, compare=False, hash=False)
 
     def __post_init__(self) -> None:
@@ -223,7 +228,7 @@ class Derivation:
                 f"derivation name {self.name!r} must be dotted lower-case words, "
                 "e.g. 'softmax.shift-invariance'"
             )
-        for attr in ("steps", "assumptions", "definitions", "citations", "checks", "notes", "premises"):
+        for attr in ("steps", "assumptions", "definitions", "citations", "checks", "notes", "premises", "models"):
             value = getattr(self, attr)
             if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
                 raise DerivationDefinitionError(f"{self.name}: {attr} must be a tuple")

@@ -62,8 +62,11 @@ def verify_step(before: Any, step: Step, *, index: int = 1, seed: int = DEFAULT_
     from .kernel.decide import check_step
     from .kernel.primitives import Context
 
-    ctx = (Context(derivation.definitions, derivation.premises, citations) if derivation is not None
-           else Context(citations=citations))
+    if derivation is None:
+        return check_step(before, step, index=index, seed=seed, budget=budget, ctx=Context(citations=citations))
+    models = tuple(dict.fromkeys((*derivation.models,
+                                  *(m for s in derivation.steps if (m := getattr(s.rule, "model", None)) is not None))))
+    ctx = Context(derivation.definitions, derivation.premises, models, citations)
     return check_step(before, step, index=index, seed=seed, budget=budget, ctx=ctx)
 
 

@@ -24,10 +24,12 @@ Side conditions, checked by the kernel on every use (:func:`check`):
    :class:`~derive.kernel.primitives.Context` (``citations``) and a missing status is "not proved";
 2. the citation is not circular (the running layer refuses a cycle before any step is checked; a
    cycle's status is "not proved" here too);
-3. the instance: ``where`` names the images of some of the claim's free symbols; the others are found by
-   matching the claim's start (or end) against a subexpression of the previous expression, and must all
-   be determined;
+3. the instance: ``where`` names the images of some of the claim's free symbols; each other symbol is its
+   own image, or, if that instance does not occur, its image is found by matching the claim's start (or
+   end) against a subexpression of the previous expression;
 4. (a), (b), (c) above, proved with the same kernel strategies (``prove_equal``) or sympy's assumptions;
+   a claim about expectations also holds only under its random model (the families and moments of its
+   probability rules): the instance of that model must be a model of the citing derivation's own rules;
 5. the instance occurs in the previous expression (alpha-equivalence: bound indices may be renamed) or
    the whole previous expression is proved equal to it.
 
@@ -123,11 +125,14 @@ def instance(rule: Lemma, d: Any, expr: Any) -> tuple[dict, Any, Any, str]:
     free = _free(start) | _free(end)
     sigma = {_key(free, k): sp.sympify(v, strict=True) for k, v in rule.where}
     rest = [s for s in free if s not in sigma]
-    if rest:
-        sigma.update(_match(start, end, sigma, rest, expr, relation))
-    missing = sorted(str(s) for s in free if s not in sigma)
-    if missing:
-        raise ValueError(f"the instance of {', '.join(missing)} could not be found in the expression (give where=)")
+    same = {**sigma, **{s: s for s in rest}}  # a symbol left alone is its own image (always an instance)
+    lhs, rhs = start.xreplace(same), end.xreplace(same)
+    if not rest or _occurs(expr, lhs) or (relation == "=" and _occurs(expr, rhs)):
+        return same, lhs, rhs, relation
+    found = _match(start, end, sigma, rest, expr, relation)
+    if not found:
+        return same, lhs, rhs, relation  # the check then says the instance does not occur
+    sigma.update(found)
     return sigma, start.xreplace(sigma), end.xreplace(sigma), relation
 
 
@@ -250,6 +255,14 @@ def check(rule: Lemma, expr: Any, ctx: Any, prove_equal: Any, relation: str = "=
         bad = _keeps(image, s, ctx)
         if bad is not None:
             return bad
+    clash = _clash(getattr(ctx, "models", ()))
+    if clash:
+        return clash
+    for model in _models(d):
+        wanted = [(b.xreplace(sigma), m.xreplace(sigma), v.xreplace(sigma)) for b, m, v in model.moments]
+        if not any(_same_model(wanted, have, prove_equal) for have in getattr(ctx, "models", ())):
+            return (f"the claim of {d.name} holds under its random model ({_families(wanted)}), which this "
+                    "derivation's probability rules do not use")
     for p in (*d.premises, *((a, b) for a, b in d.definitions if not isinstance(a, sp.Symbol))):
         if not _holds(p, sigma, ctx, prove_equal):
             shown = p if not isinstance(p, tuple) else f"{p[0]} = {p[1]}"
@@ -260,6 +273,36 @@ def check(rule: Lemma, expr: Any, ctx: Any, prove_equal: Any, relation: str = "=
     elif _same(expr, lhs) or prove_equal(expr, lhs):
         return None
     return f"the instance {lhs} of {d.name}'s claim does not occur in the expression"
+
+
+def _models(d: Any) -> list:
+    """The random models of the cited derivation's probability rules: hypotheses of its claim."""
+    return list(dict.fromkeys((*getattr(d, "models", ()),
+                               *(m for s in d.steps if (m := getattr(s.rule, "model", None)) is not None))))
+
+
+def _clash(models: tuple) -> str | None:
+    """Two models of one derivation that give a random family different moments contradict each other."""
+    seen: dict = {}
+    for model in models:
+        for b, m, v in model.moments:
+            if b in seen and seen[b] != (m, v):
+                return f"the derivation's random models give {b} two different moments: {seen[b]} and {(m, v)}"
+            seen[b] = (m, v)
+    return None
+
+
+def _same_model(wanted: list, have: Any, prove_equal: Any) -> bool:
+    """Does the model ``have`` give the same families the same moments as ``wanted``?"""
+    mine = {b: (m, v) for b, m, v in have.moments}
+    return len(mine) == len(wanted) and all(
+        b in mine and (m == mine[b][0] or prove_equal(m, mine[b][0]))
+        and (v == mine[b][1] or prove_equal(v, mine[b][1]))
+        for b, m, v in wanted)
+
+
+def _families(moments: list) -> str:
+    return "; ".join(f"{b}: mean {m}, variance {v}" for b, m, v in moments)
 
 
 def apply(rule: Lemma, expr: Any, ctx: Any) -> Any:
