@@ -174,6 +174,28 @@ def graph(derivations: Iterable[Derivation]) -> dict:
     return {"nodes": nodes, "edges": edges}
 
 
+def used_by() -> dict[str, list[str]]:
+    """name -> the registered derivations that cite it (the reverse of the citations), over the registry."""
+    from . import registry
+
+    names = tuple(registry.names())
+    if _USED_BY and _USED_BY[0] == names:
+        return _USED_BY[1]
+    out: dict[str, list[str]] = {}
+    for e in registry.entries():
+        try:
+            d = e.build()
+        except Exception:  # noqa: BLE001 - a broken user builder cites nothing here; checking reports it
+            continue
+        for name in uses(d):
+            out.setdefault(name, []).append(d.name)
+    _USED_BY[:] = [names, out]
+    return out
+
+
+_USED_BY: list = []
+
+
 def scope(d: Derivation) -> str:
     """``"worked example"`` (``example.*`` and instances named ``*example*``), ``"instance"`` or ``"law"``."""
     if d.name.startswith("example.") or "example" in d.name.rsplit(".", 1)[-1]:
