@@ -126,14 +126,20 @@ def instance(rule: Lemma, d: Any, expr: Any) -> tuple[dict, Any, Any, str]:
     sigma = {_key(free, k): sp.sympify(v, strict=True) for k, v in rule.where}
     rest = [s for s in free if s not in sigma]
     same = {**sigma, **{s: s for s in rest}}  # a symbol left alone is its own image (always an instance)
-    lhs, rhs = start.xreplace(same), end.xreplace(same)
+    lhs, rhs = _subs(start, same), _subs(end, same)
     if not rest or _occurs(expr, lhs) or (relation == "=" and _occurs(expr, rhs)):
         return same, lhs, rhs, relation
     found = _match(start, end, sigma, rest, expr, relation)
     if not found:
         return same, lhs, rhs, relation  # the check then says the instance does not occur
     sigma.update(found)
-    return sigma, start.xreplace(sigma), end.xreplace(sigma), relation
+    return sigma, _subs(start, sigma), _subs(end, sigma), relation
+
+
+def _subs(e: Any, sigma: dict) -> Any:
+    """``e`` with σ applied; an identity pair is left out (xreplace would rebuild, and evaluate, the tree)."""
+    moved = {k: v for k, v in sigma.items() if k != v}
+    return e.xreplace(moved) if moved else e
 
 
 def _match(start: Any, end: Any, sigma: dict, rest: list, expr: Any, relation: str) -> dict:
@@ -149,7 +155,9 @@ def _match(start: Any, end: Any, sigma: dict, rest: list, expr: Any, relation: s
             except Exception:  # noqa: BLE001 - sympy's matcher may fail on any node: no match
                 m = None
             if m and all(w in m for w in wilds.values()):
-                return {s: m[w] for s, w in wilds.items()}
+                found = {s: m[w] for s, w in wilds.items()}
+                if _occurs(expr, _subs(side, {**sigma, **found})):
+                    return found
     return {}
 
 
@@ -251,6 +259,12 @@ def check(rule: Lemma, expr: Any, ctx: Any, prove_equal: Any, relation: str = "=
         return str(exc)
     if relation not in _IMPLIES[lemma_relation]:
         return f"the cited claim is a {lemma_relation} relation and cannot justify a {relation!r} step"
+    if lemma_relation == "=":
+        occurs = _occurs(expr, lhs) or _occurs(expr, rhs) or prove_equal(expr, lhs)
+    else:
+        occurs = _same(expr, lhs) or prove_equal(expr, lhs)
+    if not occurs:
+        return f"the instance {lhs} of {d.name}'s claim does not occur in the expression"
     for s, image in sigma.items():
         bad = _keeps(image, s, ctx)
         if bad is not None:
@@ -267,12 +281,7 @@ def check(rule: Lemma, expr: Any, ctx: Any, prove_equal: Any, relation: str = "=
         if not _holds(p, sigma, ctx, prove_equal):
             shown = p if not isinstance(p, tuple) else f"{p[0]} = {p[1]}"
             return f"the premise {shown} of {d.name} is not proved at the instance {_show(sigma)}"
-    if lemma_relation == "=":
-        if _occurs(expr, lhs) or _occurs(expr, rhs) or prove_equal(expr, lhs):
-            return None
-    elif _same(expr, lhs) or prove_equal(expr, lhs):
-        return None
-    return f"the instance {lhs} of {d.name}'s claim does not occur in the expression"
+    return None
 
 
 def _models(d: Any) -> list:
@@ -317,14 +326,28 @@ def apply(rule: Lemma, expr: Any, ctx: Any) -> Any:
     return rhs  # check proved the whole expression equal to the instance's start
 
 
+def _canon(e: Any) -> Any:
+    """``e`` rebuilt with sympy's evaluation (an ``Add(..., evaluate=False)`` in its canonical form)."""
+    try:
+        return e.replace(lambda x: isinstance(x, (sp.Add, sp.Mul, sp.Pow)), lambda x: x.func(*x.args))
+    except Exception:  # noqa: BLE001 - no canonical form: compared as written
+        return e
+
+
+def _like(node: Any, part: Any, canon_part: Any) -> bool:
+    return _same(node, part) or (type(node) is type(canon_part) and _same(_canon(node), canon_part))
+
+
 def _occurs(expr: Any, part: Any) -> bool:
-    return any(_same(node, part) for node in sp.preorder_traversal(expr))
+    canon = _canon(part)
+    return any(_like(node, part, canon) for node in sp.preorder_traversal(expr))
 
 
 def _rewrite(expr: Any, old: Any, new: Any) -> Any:
     if expr.has(old):
         return expr.xreplace({old: new})
-    return expr.replace(lambda node: _same(node, old), lambda node: new)
+    canon = _canon(old)
+    return expr.replace(lambda node: _like(node, old, canon), lambda node: new)
 
 
 def _show(sigma: dict) -> str:
