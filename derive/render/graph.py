@@ -32,7 +32,8 @@ def graph_dot(g: dict, verdicts: dict[str, str] | None = None, urls: dict[str, s
     lines = ["digraph derive {", "  rankdir=RL;", '  node [shape=box, style="rounded,filled", fontname="Helvetica"];']
     for n in g["nodes"]:
         verdict = verdicts.get(n["name"], "not verified")
-        attrs = [f"fillcolor={q(COLOURS[verdict])}", f"tooltip={q(n['title'] + ' (' + verdict + ', ' + n['scope'] + ')')}"]
+        tip = f"{n['title']} ({verdict}, {n['scope']})"
+        attrs = [f"fillcolor={q(COLOURS[verdict])}", f"tooltip={q(tip)}"]
         if n["scope"] != "law":
             attrs.append('peripheries=2')
         if n["name"] in urls:
