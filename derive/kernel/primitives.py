@@ -67,7 +67,6 @@ class Context:
     Attributes:
         definitions: ``(lhs, rhs)`` pairs the derivation defines ("where lhs = rhs").
         premises: sympy relationals the derivation assumes (``Eq(d_k, d_model/h)``, ``Le(j, n)``).
-        citations: the status of every derivation a step cites (see the field).
     """
 
     definitions: tuple = ()
