@@ -195,7 +195,7 @@ class Derivation:
             ``Substitute`` use an ``Eq`` premise and a side condition (the index
             of ``SiftDelta`` inside its range) use an inequality premise; the
             claim is then proved *under* them, and every surface shows them.
-        models: the random models (:class:`derive.expectation.RandomModel`) the claim's expectations are
+        models: the random models (:class:`derive.kernel.primitives.RandomModel`) the claim's expectations are
             taken under, when no probability rule of its own steps names them (a derivation that only
             cites a claim about expectations, at an instance of its model). The models of its rules and
             these must give each random family one mean and one variance.

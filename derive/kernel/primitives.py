@@ -72,7 +72,7 @@ class Context:
     definitions: tuple = ()
     premises: tuple = ()
     models: tuple = ()
-    """The :class:`RandomModel` of every probability rule of the derivation (the hypotheses its
+    """The :class:`~derive.kernel.primitives.RandomModel` of every probability rule of the derivation (the hypotheses its
     expectations are taken under); a cited claim about expectations needs one of them at its instance."""
     citations: tuple = ()
     """``(name, proved, reason, derivation)`` of each derivation the steps cite (:mod:`~derive.kernel.lemmas`),

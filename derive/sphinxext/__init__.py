@@ -9,7 +9,7 @@ It adds:
   build (:mod:`.verification`);
 * ``derive-cli`` (:mod:`.cli_reference`): the reference of the ``derive`` command
   from its argparse parser;
-* ``derive-graph`` (:mod:`.graph`): the citation graph of derivations, linked and coloured by verdict;
+* ``derive-graph`` (:mod:`derive.sphinxext.graph`): the citation graph of derivations, linked and coloured by verdict;
 * ``derive-plot`` (:mod:`.plots`): figures drawn with matplotlib at build time;
 * ``derive-params`` / ``derive-presets`` and the role ``derive-count`` (:mod:`.params`):
   parameter-count tables of the presets of :mod:`derive.params`;
