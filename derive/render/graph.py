@@ -84,7 +84,8 @@ def graph_svg(g: dict, verdicts: dict[str, str] | None = None, urls: dict[str, s
     # within a column, keep the nodes that cite the same results together (their order in the catalog)
     rows = max((len(v) for v in by_col.values()), default=1)
     ncols = max(by_col, default=0) + 1
-    box_w, box_h, gap_x, gap_y = 3.3, 0.42, 1.1, 0.22
+    longest = max((len(n["name"]) for n in g["nodes"]), default=10)
+    box_w, box_h, gap_x, gap_y = max(1.4, 0.068 * longest + 0.25), 0.36, 0.9, 0.18
     width, height = ncols * (box_w + gap_x) + 0.2, rows * (box_h + gap_y) + (0.6 if title else 0.2)
     fig = plt.figure(figsize=(width, height))
     ax = fig.add_axes((0, 0, 1, 1))
@@ -110,7 +111,7 @@ def graph_svg(g: dict, verdicts: dict[str, str] | None = None, urls: dict[str, s
                              linewidth=1.6 if scope[name] == "law" else 0.8,
                              linestyle="-" if scope[name] == "law" else "--", zorder=2)
         ax.add_patch(box)
-        text = ax.text(x + box_w / 2, y + box_h / 2, name, ha="center", va="center", fontsize=8.5, zorder=3,
+        text = ax.text(x + box_w / 2, y + box_h / 2, name, ha="center", va="center", fontsize=8, zorder=3,
                        family="DejaVu Sans")
         if name in urls:
             box.set_url(urls[name])
