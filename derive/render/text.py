@@ -307,7 +307,7 @@ def report_text(report: Report) -> str:
         extra = f"  {s.counterexample}" if s.counterexample else (f"  ({s.detail})" if s.detail else "")
         flag = " [vacuous]" if s.vacuous else ""
         if s.verdict is Verdict.UNDECIDED and s.detail and not s.counterexample:  # the reason first
-            lines.append(f"  step {s.index}: {s.verdict}{flag}: {s.detail} (tried {s.strategy})")
+            lines.append(f"  step {s.index}: {s.verdict}{flag}: {s.detail} ({s.strategy})")
         else:
             lines.append(f"  step {s.index}: {s.verdict}{flag} by {s.strategy}{extra}")
         if s.witness:
