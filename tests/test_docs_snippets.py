@@ -28,12 +28,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
-sybil = pytest.importorskip("sybil")
-
-from sybil.document import Document  # noqa: E402
-from sybil.evaluators.python import PythonEvaluator  # noqa: E402
-from sybil.parsers.markdown import CodeBlockParser  # noqa: E402
+from sybil.document import Document
+from sybil.evaluators.python import PythonEvaluator
+from sybil.parsers.markdown import CodeBlockParser
 
 ROOT = Path(__file__).resolve().parent.parent
 PAGES = ["README.md", *sorted(str(p.relative_to(ROOT)) for p in (ROOT / "docs").glob("*.md"))]
@@ -169,8 +166,13 @@ def parse(path: str, page: Page) -> Document:
 def test_every_code_block_runs(path, tmp_path):
     page = Page(path, tmp_path)
     document = parse(path, page)
-    for example in document.examples():
-        example.evaluate()
+    failures = []
+    for example in document.examples():  # every block, so one run lists every broken one
+        try:
+            example.evaluate()
+        except Exception as exc:  # noqa: BLE001 - a failing block is reported with the others
+            failures.append(f"line {example.line}: {exc}")
+    assert not failures, f"{path}: {len(failures)} code block(s) do not run as written:\n" + "\n".join(failures)
     languages = {r.split(":")[0].split()[0] for r in page.ran}
     if path == "README.md":
         # the README has python, ini and bash blocks: every kind ran

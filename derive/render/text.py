@@ -276,14 +276,11 @@ def failure_text(derivation: Derivation, report: Report) -> str:
         f"    previous: {expr_text(prev)}",
         f"    claimed:  {_REL[step.relation]} {expr_text(step.expr)}",
     ]
-    undecided = bad.verdict is Verdict.UNDECIDED and bad.detail
-    if undecided:  # the reason an author can act on, before the strategies tried
+    if bad.detail:  # the reason an author can act on (a rule's failed condition), before the strategies tried
         lines.append(f"    why: {bad.detail}")
     lines.append(f"    strategy: {bad.strategy}")
     if bad.counterexample is not None:
         lines.append(f"    counterexample: {bad.counterexample}")
-    if bad.detail and not undecided:
-        lines.append(f"    {bad.detail}")
     return "\n".join(lines)
 
 
