@@ -167,7 +167,7 @@ def test_undecided_names_what_to_do_before_the_strategies():
     report = verify(der, numeric=False)
     step = report.steps[0]
     assert str(step.verdict) == "undecided"
-    assert step.detail.startswith("no strategy closed the step and it holds at the ")
+    assert step.detail.startswith("no strategy closed the step and no counterexample at ")
     assert "split it into smaller steps" in step.detail and "declare the premise" in step.detail
     text = failure_text(der, report)
     assert text.index("why: no strategy closed") < text.index("strategy: tried ")

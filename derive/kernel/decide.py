@@ -215,9 +215,10 @@ def _decide(before: Any, step: Any, budget: float, seed: int, ctx: primitives.Co
         why.append("the counterexample search ran out of time")
     elif w.evaluated and not notes and not why:
         # nothing refutes it and no rule was misused: say what the author can do before what was tried
-        why.append(f"no strategy closed the step and it holds at the {w.evaluated} points evaluated: split it into "
-                   "smaller steps, name the rule it follows from (Substitute, Evaluate, Transform, ...), or declare "
-                   "the premise it relies on (premises=...)")
+        why.append(f"no strategy closed the step and no counterexample at {w.evaluated} points ({w.special} special"
+                   + (f", {w.unknown} undecidable" if w.unknown else "") + "): split it into smaller steps, name the "
+                   "rule it follows from (Substitute, Evaluate, Transform, ...), or declare the premise it relies on "
+                   "(premises=...)")
     elif w.evaluated:
         why.append(f"no counterexample at {w.evaluated} points ({w.special} special"
                    + (f", {w.unknown} undecidable" if w.unknown else "") + ")")
