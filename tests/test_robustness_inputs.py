@@ -111,7 +111,6 @@ def test_deep_expressions_get_a_verdict_through_the_api():
     step = report.steps[0]
     assert str(step.verdict) in {"proved", "undecided"}, report  # never refuted: it is true
     assert not step.strategy.startswith(("recursion limit", "internal error", "verifier failed")), step
-    assert step.witness.startswith("mpmath agrees at 1 points")  # a constant: one point, evaluated
     assert report.checks[0].state == "passed" and report.checks[0].figures["points"] == 1
     A, B = sp.MatrixSymbol("A", 2, 2), sp.MatrixSymbol("B", 2, 2)
     trace = verify(Derivation(name="deep.trace2", title="t", start=sp.Trace(A * B),
