@@ -68,11 +68,12 @@ class Progress:
     def __enter__(self) -> Progress:
         if self.colour and self.total > 0:
             from rich.console import Console
-            from rich.progress import BarColumn, MofNCompleteColumn, Progress as Bar, TextColumn, TimeElapsedColumn
+            from rich.progress import BarColumn, MofNCompleteColumn, TextColumn, TimeElapsedColumn
+            from rich.progress import Progress as Bar
 
             self._console = Console(file=self.stream, highlight=False)
             self._bar = Bar(TextColumn("checking"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
-                            TextColumn("{task.description}"), console=self._console, transient=True)
+                            console=self._console, transient=True)
             self._task = self._bar.add_task("", total=self.total)
             self._bar.start()
         return self
@@ -95,9 +96,10 @@ class Progress:
             return
         from rich.text import Text
 
-        line = Text(f"{where} ", style="dim")
+        line = Text()
+        line.append(f"{where} ", style="dim")
         line.append(f"{word:<10}", style=_STYLES["cached" if cached and report.ok else word])
         line.append(f" {report.name} ")
         line.append(tail, style="dim")
         self._console.print(line)
-        self._bar.update(self._task, advance=1, description=report.name)
+        self._bar.update(self._task, advance=1)

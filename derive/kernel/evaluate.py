@@ -760,13 +760,25 @@ def _sympy_limit_at(e: Any, env: dict, ev: Evaluator) -> Any:
         if not isinstance(v, Fraction):
             return None
         subs[idx] = sp.Rational(v.numerator, v.denominator)
+    exact = sp.Limit(f.xreplace(subs), var, x0.xreplace(subs), str(direction))
+    if exact in _LIMITS_AT:  # the same limit at the same exact point: sympy's answer does not change
+        return _LIMITS_AT[exact]
     try:
-        out = sp.Limit(f.xreplace(subs), var, x0.xreplace(subs), str(direction)).doit()
+        out = exact.doit()
     except limits.TimeLimit:
-        raise
+        raise  # out of time: not remembered (that depends on the machine)
     except Exception:  # noqa: BLE001 - no value from sympy: no confirmation
-        return None
-    return None if out.has(sp.Limit) or not out.is_number else out
+        out = None
+    else:
+        out = None if out.has(sp.Limit) or not out.is_number else out
+    if len(_LIMITS_AT) > 4096:
+        _LIMITS_AT.clear()
+    _LIMITS_AT[exact] = out
+    return out
+
+
+#: sympy's limits at exact points already found (or refused), by the substituted Limit
+_LIMITS_AT: dict = {}
 
 
 def _tolerance(value: Any) -> Any:
