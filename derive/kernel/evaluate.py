@@ -199,6 +199,8 @@ class Evaluator:
         #: > 0 while an operator overrides indexed elements (a derivative in an element): no reuse then
         self._slotted = 0
         self._ticks = 0
+        self._env: dict | None = None
+        self._bound: frozenset = frozenset()
 
     def value(self, expr: Any) -> Value:
         """The value of ``expr`` (a scalar sympy expression) at the point."""
@@ -228,9 +230,12 @@ class Evaluator:
         # cancellation scale and on the work count is replayed, so every figure is as if re-evaluated
         free = self._free.get(e)
         if free is None:
-            free = self._free[e] = tuple(e.free_symbols)
-        point = self.point
-        if any(env.get(s, _MISSING) is not point.get(s, _MISSING) for s in free):
+            free = self._free[e] = frozenset(e.free_symbols)
+        if self._env is not env:  # the variables this operator binds: those whose value is not the point's
+            point = self.point
+            self._env = env
+            self._bound = frozenset(k for k, v in env.items() if point.get(k, _MISSING) is not v)
+        if not self._bound.isdisjoint(free):
             return self._ev(e, env)
         key = (e, mpmath.mp.prec)
         hit = self._fixed.get(key)
