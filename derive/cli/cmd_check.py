@@ -78,7 +78,10 @@ def run(args: argparse.Namespace) -> int:
     settings = Settings().merged(seed=seed, atol=args.atol, rtol=args.rtol)  # validated before any work
     t0 = time.perf_counter()
     hits0, uncached0 = cache_stats.hits, cache_stats.uncached
-    derivations = [registry.get(name) for name in wanted]
+    from ..citations import closure
+
+    # what the named derivations cite is verified too, first; a citation cycle is refused here (exit 2)
+    derivations = closure([registry.get(name) for name in wanted])
     if not args.json:
         print(f"derive check (seed {seed})", flush=True)
     with Progress(0 if args.json else len(derivations)) as progress:
