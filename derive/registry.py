@@ -52,6 +52,8 @@ CATALOG_MODULES: tuple[str, ...] = (
     "derive.transformer.masking",
     "derive.transformer.efficient",
     "derive.transformer.scaling",
+    "derive.transformer.chinchilla",
+    "derive.transformer.linear_backward",
 )
 
 
