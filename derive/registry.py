@@ -54,6 +54,7 @@ CATALOG_MODULES: tuple[str, ...] = (
     "derive.transformer.scaling",
     "derive.transformer.chinchilla",
     "derive.transformer.linear_backward",
+    "derive.transformer.norm_invariance",
 )
 
 
