@@ -55,6 +55,7 @@ CATALOG_MODULES: tuple[str, ...] = (
     "derive.transformer.chinchilla",
     "derive.transformer.linear_backward",
     "derive.transformer.norm_invariance",
+    "derive.transformer.rope_complex",
 )
 
 
