@@ -56,6 +56,7 @@ CATALOG_MODULES: tuple[str, ...] = (
     "derive.transformer.linear_backward",
     "derive.transformer.norm_invariance",
     "derive.transformer.rope_complex",
+    "derive.transformer.flash_io",
 )
 
 
