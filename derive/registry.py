@@ -57,6 +57,7 @@ CATALOG_MODULES: tuple[str, ...] = (
     "derive.transformer.norm_invariance",
     "derive.transformer.rope_complex",
     "derive.transformer.flash_io",
+    "derive.transformer.rope_scaling",
 )
 
 

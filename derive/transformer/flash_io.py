@@ -169,9 +169,9 @@ def flash_attention_io_derivation() -> Derivation:
                            end.subs({N: 1024, d: 64, M: 98304}), "666282.7", "derived"),
                 ValueCheck("… against standard attention, 4456448 elements", sp.Integer(4456448) / end.subs(
                     {N: 1024, d: 64, M: 98304}), "6.689", "derived")),
-        notes=("With $d \\le M \\le Nd$ the term $12N^2d^2/M$ dominates (it is at least $12N^2 d/N = 12Nd$ and "
-               "$16N^2 d/M \\le 16N^2d/(d \\cdot d) \\cdot d/N$ is smaller by the factor $4/(3d)$): "
-               "$\\Theta(N^2 d^2 / M)$ accesses, Theorem 2 of Dao et al. Against $\\Theta(Nd + N^2)$ for "
+        notes=("With $d \\le M \\le Nd$ the term $12N^2d^2/M$ dominates: $16N^2d/M$ is $4/(3d)$ times it, and "
+               "$2Nd \\le 12N^2d^2/M$ because $M \\le 6Nd$. So FlashAttention makes $\\Theta(N^2 d^2 / M)$ "
+               "accesses, Theorem 2 of Dao et al. Against $\\Theta(Nd + N^2)$ for "
                "standard attention this is fewer by about $M/(3d^2)$ when $N \\gg d$: for d = 64 and M of order "
                "$10^5$ a factor of a few — the measured speed-ups come from this and from never writing the "
                "N × N matrices at all.",
