@@ -58,6 +58,7 @@ CATALOG_MODULES: tuple[str, ...] = (
     "derive.transformer.rope_complex",
     "derive.transformer.flash_io",
     "derive.transformer.rope_scaling",
+    "derive.transformer.glu_variants",
 )
 
 

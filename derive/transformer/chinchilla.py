@@ -109,7 +109,7 @@ def _minimiser_check(seed: int) -> tuple[bool, dict, str]:
     phi = (np.sqrt(5) - 1) / 2
     for fit in fits:
         for c in budgets:
-            def loss(log_n: float) -> float:
+            def loss(log_n: float, c: float = c, fit: dict = fit) -> float:
                 n = np.exp(log_n)
                 return float(fitted_loss(n, c / (6 * n), fit))
 

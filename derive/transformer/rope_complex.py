@@ -55,7 +55,9 @@ def rope_rotate_half(x: np.ndarray, positions: np.ndarray, base: float = 10000.0
 
 
 def interleaved_to_half(d: int) -> np.ndarray:
-    """The permutation π with (rotate-half vector)_j = (interleaved vector)_π(j): π(j) = 2j for j < d/2, else 2(j − d/2) + 1.
+    """The permutation π with (rotate-half vector)_j = (interleaved vector)_π(j).
+
+    π(j) = 2j for j < d/2, else 2(j − d/2) + 1; shape ``(d,)``.
 
     Raises:
         ValueError: ``d`` is not a positive even integer.
@@ -123,7 +125,7 @@ def complex_multiplication() -> Derivation:
     u, v = x[2 * j], x[2 * j + 1]
     phi = m * sp.Integer(10000) ** (-2 * j / d)
     c, s = sp.cos(phi), sp.sin(phi)
-    I = sp.I
+    I = sp.I  # noqa: E741 - the imaginary unit, as written
     return Derivation(
         **metadata("rope.complex-multiplication"),
         start=(u + I * v) * sp.exp(I * phi),
