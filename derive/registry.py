@@ -59,6 +59,7 @@ CATALOG_MODULES: tuple[str, ...] = (
     "derive.transformer.flash_io",
     "derive.transformer.rope_scaling",
     "derive.transformer.glu_variants",
+    "derive.transformer.gqa",
 )
 
 

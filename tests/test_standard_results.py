@@ -9,7 +9,7 @@ import sympy as sp
 
 from derive import Verdict
 from derive import check as verify
-from derive.transformer import chinchilla, flash_io, linear_backward, rope_complex, rope_scaling
+from derive.transformer import chinchilla, flash_io, glu_variants, gqa, linear_backward, rope_complex, rope_scaling
 from derive.transformer.notation import sym
 
 NAMES = [
@@ -25,9 +25,12 @@ NAMES = [
     "rope.position-interpolation",
     "efficient.standard-attention-io",
     "efficient.flash-attention-io",
+    "ffn.geglu",
+    "ffn.reglu-homogeneity",
 ]
 #: index ranges are premises (i ≤ n): the random-point check of the whole claim needs the kernel to honour them
-WITH_RANGE_PREMISES = ["gradients.linear-dx", "gradients.linear-dw", "gradients.linear-db"]
+WITH_RANGE_PREMISES = ["gradients.linear-dx", "gradients.linear-dw", "gradients.linear-db",
+                       "multihead.gqa-repeat-kv"]
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -36,7 +39,7 @@ def test_derivation_proves_and_cross_checks(assert_proves, name):
 
 
 @pytest.mark.parametrize("name", WITH_RANGE_PREMISES)
-def test_linear_backward_steps_proved(catalog, name):
+def test_steps_proved_under_index_premises(catalog, name):
     d = catalog.get(name)
     report = verify(d)
     assert [s.verdict for s in report.steps] == [Verdict.PROVED] * len(d.steps)
@@ -106,3 +109,27 @@ def test_rope_layouts_and_interpolation_helpers():
         rope_scaling.interpolated_angles(np.arange(4), 8, 4, 8)
     with pytest.raises(ValueError, match=r"^RoPE needs a positive even head width"):
         rope_complex.interleaved_to_half(7)
+
+
+def test_gqa_head_index_and_repeat():
+    assert [gqa.kv_head_of(i, 8, 2) for i in range(1, 9)] == [1, 1, 1, 1, 2, 2, 2, 2]
+    assert [gqa.kv_head_of(i, 4, 1) for i in range(1, 5)] == [1, 1, 1, 1]
+    assert gqa.repeat_kv(np.arange(2.0).reshape(2, 1, 1), 3)[:, 0, 0].tolist() == [0, 0, 0, 1, 1, 1]
+    with pytest.raises(ValueError, match=r"^n_kv_heads = 3 must divide n_heads = 8$"):
+        gqa.kv_head_of(1, 8, 3)
+
+
+def test_sifting_to_the_wrong_kv_head_is_refuted(catalog, refute_step):
+    d = catalog.get("multihead.gqa-repeat-kv")
+    i, h, h_kv = sym("head_index"), sym("n_heads"), sym("n_kv_heads")
+    wrong = d.end.xreplace({sp.ceiling(i * h_kv / h): sp.Integer(1)})
+    assert wrong != d.end
+    assert refute_step(d, 1, wrong).verdict is Verdict.REFUTED
+
+
+def test_glu_variants_helper():
+    rng = np.random.default_rng(1)
+    x, w, v, w2 = rng.normal(size=(2, 3)), rng.normal(size=(3, 5)), rng.normal(size=(3, 5)), rng.normal(size=(5, 3))
+    assert np.allclose(glu_variants.glu_ffn(2 * x, w, v, w2, "relu"), 4 * glu_variants.glu_ffn(x, w, v, w2, "relu"))
+    with pytest.raises(ValueError, match=r"^gate must be 'gelu', 'relu' or 'swish'"):
+        glu_variants.glu_ffn(x, w, v, w2, "tanh")
