@@ -106,13 +106,13 @@ def geglu() -> Derivation:
     s = sp.Symbol("s", positive=True)
     d_ff, k, c, u, v, W2 = _symbols()
 
-    def gelu(t: Any) -> Any:
-        return t * (1 + sp.erf(t / sp.sqrt(2))) / 2
+    def gelu(t: Any) -> Any:  # t·Φ(t), as written
+        return sp.Mul(t, (1 + sp.erf(t / sp.sqrt(2))) / 2, evaluate=False)
 
     half = sp.Rational(1, 2)
     return Derivation(
         **metadata("ffn.geglu"),
-        start=_block(gelu(s * u[k]) * (s * v[k]) / s**2, k, c, d_ff, W2),
+        start=_block(sp.Mul(gelu(s * u[k]), s * v[k], sp.Pow(s, -2, evaluate=False), evaluate=False), k, c, d_ff, W2),
         steps=(
             Step(_block(half * u[k] * v[k] * (1 + sp.erf(s * u[k] / sp.sqrt(2))), k, c, d_ff, W2),
                  "$\\operatorname{GELU}(t) = \\frac{t}{2}(1 + \\operatorname{erf}(t/\\sqrt{2}))$ at $t = s u_k$; "

@@ -27,11 +27,25 @@ def _symbols() -> tuple:
     return vec("x"), sym("d_model"), sym("i"), sym("j"), sym("a"), sym("c"), sym("eps")
 
 
-def _ms(x: Any, j: Any, d: Any) -> Any:
-    """mean(x²) = (1/d)·Σ_j x_j²."""
+def _frac(num: Any, den: Any) -> Any:
+    """num/den as written (sympy would cancel common factors and move √d_model up)."""
     import sympy as sp
 
-    return sp.Sum(x[j] ** 2, (j, 1, d)) / d
+    return sp.Mul(num, sp.Pow(den, -1, evaluate=False), evaluate=False)
+
+
+def _root(e: Any) -> Any:
+    """√e as written."""
+    import sympy as sp
+
+    return sp.Pow(e, sp.Rational(1, 2), evaluate=False)
+
+
+def _ms(x: Any, j: Any, d: Any) -> Any:
+    """mean(x²) = (1/d)·Σ_j x_j², as written."""
+    import sympy as sp
+
+    return _frac(sp.Sum(x[j] ** 2, (j, 1, d)), d)
 
 
 def _pull_constant(expr: Any) -> Any:
@@ -100,13 +114,14 @@ def rmsnorm_scale_invariance() -> Derivation:
     x, d, i, j, a, _, _ = _symbols()
     return Derivation(
         **metadata("norms.rmsnorm-scale-invariance"),
-        start=a * x[i] / sp.sqrt(sp.Sum((a * x[j]) ** 2, (j, 1, d)) / d),
+        start=_frac(a * x[i], _root(_frac(sp.Sum((a * x[j]) ** 2, (j, 1, d)), d))),
         steps=(
-            Step(a * x[i] / sp.sqrt(a**2 * sp.Sum(x[j] ** 2, (j, 1, d)) / d),
+            Step(_frac(a * x[i], _root(sp.Mul(a**2, _ms(x, j, d), evaluate=False))),
                  "$(a x_j)^2 = a^2 x_j^2$, and $a^2$ does not depend on j: it leaves the sum",
                  rule=Transform(_pull_constant, "take a constant factor out of a sum")),
-            Step(a * x[i] / (a * sp.sqrt(_ms(x, j, d))), "$\\sqrt{a^2 m} = a\\sqrt{m}$ for $a > 0$"),
-            Step(x[i] / sp.sqrt(_ms(x, j, d)), "a cancels", citation=ZHANG_2019),
+            Step(_frac(a * x[i], sp.Mul(a, _root(_ms(x, j, d)), evaluate=False)),
+                 "$\\sqrt{a^2 m} = a\\sqrt{m}$ for $a > 0$"),
+            Step(_frac(x[i], _root(_ms(x, j, d))), "a cancels", citation=ZHANG_2019),
         ),
         assumptions=(Assumption("one token x of any width $d_{model}$, not all zero; a > 0; ε = 0; no gain γ "
                                 "(it multiplies after the normalisation)"),),
@@ -134,14 +149,14 @@ def rmsnorm_eps_scale() -> Derivation:
     ms = _ms(x, j, d)
     return Derivation(
         **metadata("norms.rmsnorm-eps-scale"),
-        start=a * x[i] / sp.sqrt(sp.Sum((a * x[j]) ** 2, (j, 1, d)) / d + eps),
+        start=_frac(a * x[i], _root(_frac(sp.Sum((a * x[j]) ** 2, (j, 1, d)), d) + eps)),
         steps=(
-            Step(a * x[i] / sp.sqrt(a**2 * sp.Sum(x[j] ** 2, (j, 1, d)) / d + eps),
+            Step(_frac(a * x[i], _root(sp.Mul(a**2, ms, evaluate=False) + eps)),
                  "$(a x_j)^2 = a^2 x_j^2$, and $a^2$ leaves the sum",
                  rule=Transform(_pull_constant, "take a constant factor out of a sum")),
-            Step(a * x[i] / (a * sp.sqrt(ms + eps / a**2)),
+            Step(_frac(a * x[i], sp.Mul(a, _root(sp.Add(ms, _frac(eps, a**2), evaluate=False)), evaluate=False)),
                  "$a^2 m + \\varepsilon = a^2 (m + \\varepsilon/a^2)$ and $\\sqrt{a^2} = a$ for $a > 0$"),
-            Step(x[i] / sp.sqrt(ms + eps / a**2), "a cancels", citation=ZHANG_2019),
+            Step(_frac(x[i], _root(sp.Add(ms, _frac(eps, a**2), evaluate=False))), "a cancels", citation=ZHANG_2019),
         ),
         assumptions=(Assumption("one token x of any width $d_{model}$; a > 0; ε > 0 inside the square root; "
                                 "no gain γ"),),
@@ -172,17 +187,20 @@ def layernorm_shift_scale_invariance() -> Derivation:
     y = sp.IndexedBase("y", real=True)
     mu = sp.Sum(x[j], (j, 1, d)) / d
 
-    def ln(expr_of: Any) -> Any:  # (v_i − mean(v))/√(mean((v − mean v)²)) of the token v_l = expr_of(l)
-        mean = sp.Sum(expr_of(j), (j, 1, d)) / d
-        return (expr_of(i) - mean) / sp.sqrt(sp.Sum((expr_of(k) - mean) ** 2, (k, 1, d)) / d)
+    def ln(expr_of: Any, mean: Any = None) -> Any:  # (v_i − mean(v))/√(mean((v − mean v)²)), v_l = expr_of(l)
+        mean = sp.Sum(expr_of(j), (j, 1, d)) / d if mean is None else mean
+        return _frac(expr_of(i) - mean, _root(_frac(sp.Sum((expr_of(k) - mean) ** 2, (k, 1, d)), d)))
 
-    start = ln(lambda l_: a * x[l_] + c)
-    mean_y = a * mu + c
+    def affine_x(l_: Any) -> Any:
+        return a * x[l_] + c
+
+    start = ln(affine_x)
     affine = sp.Sum(a * x[j] + c, (j, 1, d))
-    s0 = start.xreplace({affine: a * sp.Sum(x[j], (j, 1, d)) + sp.Sum(c, (j, 1, d))})
-    s1 = (a * x[i] + c - mean_y) / sp.sqrt(sp.Sum((a * x[k] + c - mean_y) ** 2, (k, 1, d)) / d)
-    s2 = a * (x[i] - mu) / sp.sqrt(sp.Sum(a**2 * (x[k] - mu) ** 2, (k, 1, d)) / d)
-    s3 = a * (x[i] - mu) / sp.sqrt(a**2 * sp.Sum((x[k] - mu) ** 2, (k, 1, d)) / d)
+    s0 = ln(affine_x, (a * sp.Sum(x[j], (j, 1, d)) + sp.Sum(c, (j, 1, d))) / d)
+    mean_y = a * mu + c
+    s1 = ln(affine_x, mean_y)
+    s2 = _frac(a * (x[i] - mu), _root(_frac(sp.Sum(a**2 * (x[k] - mu) ** 2, (k, 1, d)), d)))
+    s3 = _frac(a * (x[i] - mu), _root(sp.Mul(a**2, _frac(sp.Sum((x[k] - mu) ** 2, (k, 1, d)), d), evaluate=False)))
     end = ln(lambda l_: x[l_])
     return Derivation(
         **metadata("norms.layernorm-shift-scale-invariance"),
