@@ -139,7 +139,7 @@ LOSS_ASSUMPTION = ("the fitted loss $L(N, D) = E + A/N^\\alpha + B/D^\\beta$ wit
 
 @register(
     "scaling.chinchilla-loss-slope",
-    title="On the budget line D = C/(6N), dL/dN = (βB·(6N/C)^β − αA·N^(−α))/N",
+    title=r"On the budget line D = C/(6N), $dL/dN = (\beta B (6N/C)^\beta - \alpha A N^{-\alpha})/N$",
     summary="Substituting $D = C/(6N)$ into $L = E + A/N^\\alpha + B/D^\\beta$ and differentiating gives "
             "$(\\beta B (6N/C)^\\beta - \\alpha A N^{-\\alpha})/N$, for any positive $\\alpha, \\beta, A, B, C$.",
 )
@@ -177,7 +177,8 @@ def chinchilla_loss_slope() -> Derivation:
 
 @register(
     "scaling.chinchilla-minimum",
-    title="The slope's bracket βB·(6N/C)^β − αA·N^(−α) grows strictly with N: one zero, a minimum of L",
+    title=(r"The slope's bracket $\beta B (6N/C)^\beta - \alpha A N^{-\alpha}$ grows strictly with N: one zero, "
+           "a minimum of L"),
     summary="Its derivative $(\\beta^2 B (6N/C)^\\beta + \\alpha^2 A N^{-\\alpha})/N$ is positive, so the "
             "stationary point of L on the budget line is unique and a minimum, for any positive constants.",
 )
@@ -212,7 +213,9 @@ def chinchilla_minimum() -> Derivation:
 
 @register(
     "scaling.chinchilla-n-opt",
-    title="The slope vanishes at N_opt = G·(C/6)^(β/(α+β)), G = (αA/(βB))^(1/(α+β)): Hoffmann et al.'s eq. (4)",
+    title=(r"The slope vanishes at $N_{opt} = G (C/6)^{\beta/(\alpha+\beta)}$, "
+           r"$G = (\alpha A/(\beta B))^{1/(\alpha+\beta)}$: "
+           "Hoffmann et al.'s eq. (4)"),
     summary="At $N = G (C/6)^{\\beta/(\\alpha+\\beta)}$ both terms of the bracket are "
             "$(C/6)^{-\\alpha\\beta/(\\alpha+\\beta)}$ times constants that cancel because "
             "$G^{\\alpha+\\beta} = \\alpha A/(\\beta B)$, for any positive $\\alpha, \\beta, A, B, C$.",
@@ -260,7 +263,7 @@ def chinchilla_n_opt() -> Derivation:
 
 @register(
     "scaling.chinchilla-d-opt",
-    title="The budget then buys D_opt = C/(6N_opt) = G⁻¹·(C/6)^(α/(α+β)) tokens",
+    title=r"The budget then buys $D_{opt} = C/(6 N_{opt}) = G^{-1} (C/6)^{\alpha/(\alpha+\beta)}$ tokens",
     summary="$D_{opt} = (C/6)/N_{opt} = G^{-1}(C/6)^{1 - \\beta/(\\alpha+\\beta)} = "
             "G^{-1}(C/6)^{\\alpha/(\\alpha+\\beta)}$, for any positive $\\alpha, \\beta, A, B, C$.",
 )

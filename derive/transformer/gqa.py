@@ -79,8 +79,8 @@ def _check(seed: int) -> tuple[bool, dict, str]:
 
 @register(
     "multihead.gqa-repeat-kv",
-    title="GQA is multi-head attention on K/V heads repeated h/h_kv times: head i reads K/V head ⌈i·h_kv/h⌉, "
-          "for any sizes",
+    title=(r"GQA is multi-head attention on K/V heads repeated $h/h_{kv}$ times: head i reads K/V head "
+           r"$\lceil i h_{kv}/h \rceil$, for any sizes"),
     summary="With $K^{rep}_i = \\sum_g \\delta_{g, g(i)} K_g$ (and the same for V), the MHA output of head i is "
             "$\\sum_s \\operatorname{softmax}_s(q_{t} \\cdot K_{g(i), s}/\\sqrt{d_k})\\, V_{g(i), s}$: the GQA "
             "output, for symbolic n, $d_k$, h, $h_{kv}$.",
@@ -127,8 +127,8 @@ def gqa_repeat_kv() -> Derivation:
                                 "symbolic; output row t, column c"),),
         definitions=((sp.Function("g")(i), gi),),
         citations=(AINSLIE_22, VASWANI_322),
-        checks=(FunctionCheck("numpy: MHA on repeat_kv(K, V) against per-head GQA", _check),),
-        notes=("$\\lceil i h_{kv}/h \\rceil = \\lfloor (i-1)/G \\rfloor + 1$ is the index ``repeat_kv`` uses "
+        checks=(FunctionCheck(r"numpy: MHA on $\mathtt{repeat\_kv}(K, V)$ against per-head GQA", _check),),
+        notes=("$\\lceil i h_{kv}/h \\rceil = \\lfloor (i-1)/G \\rfloor + 1$ is the index $\\mathtt{repeat\\_kv}$ uses "
                "(checked numerically). So any MHA kernel runs GQA unchanged once K and V are repeated; what GQA "
                "saves is what is stored and read: $W_K, W_V$ of $d_{model} \\times h_{kv} d_k$ "
                "(params.gqa-attention) and a KV cache $h/h_{kv}$ times smaller (params.kv-cache-gqa). "

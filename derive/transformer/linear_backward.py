@@ -72,7 +72,7 @@ def _check(seed: int) -> tuple[bool, dict, str]:
 def _checks() -> tuple:
     from ..numeric import FunctionCheck
 
-    return (FunctionCheck("linear_backward against central differences", _check),)
+    return (FunctionCheck(r"$\mathtt{linear\_backward}$ against central differences", _check),)
 
 
 def _symbols() -> tuple:

@@ -101,7 +101,7 @@ def _ln_check(seed: int) -> tuple[bool, dict, str]:
 
 @register(
     "norms.rmsnorm-scale-invariance",
-    title="RMSNorm ignores a positive scale: RMSNorm(a·x) = RMSNorm(x) for a > 0 and ε = 0, for any d_model",
+    title=r"RMSNorm ignores a positive scale: RMSNorm(a·x) = RMSNorm(x) for a > 0 and ε = 0, for any $d_{model}$",
     summary="$a x_i/\\sqrt{\\frac{1}{d}\\sum_j (a x_j)^2} = x_i/\\sqrt{\\frac{1}{d}\\sum_j x_j^2}$: the factor "
             "$a^2$ leaves the sum and $\\sqrt{a^2} = a$ cancels, for symbolic $d_{model}$.",
 )
@@ -126,7 +126,7 @@ def rmsnorm_scale_invariance() -> Derivation:
         assumptions=(Assumption("one token x of any width $d_{model}$, not all zero; a > 0; ε = 0; no gain γ "
                                 "(it multiplies after the normalisation)"),),
         citations=(ZHANG_2019,),
-        checks=(FunctionCheck("numpy rms_norm of scaled tokens, with and without ε", _rms_check),),
+        checks=(FunctionCheck(r"numpy $\mathtt{rms\_norm}$ of scaled tokens, with and without ε", _rms_check),),
         notes=("For a < 0 the same steps give $\\sqrt{a^2} = -a$ and RMSNorm(a·x) = −RMSNorm(x). "
                "The invariance is what Zhang & Sennrich call re-scaling invariance; its infinitesimal form is "
                "gradients.rmsnorm-grad-orthogonal-xhat (the input gradient has no component along x).",),
@@ -135,7 +135,7 @@ def rmsnorm_scale_invariance() -> Derivation:
 
 @register(
     "norms.rmsnorm-eps-scale",
-    title="With ε > 0, scaling the input by a is RMSNorm with ε/a² instead of ε, for any d_model",
+    title=r"With ε > 0, scaling the input by a is RMSNorm with ε/a² instead of ε, for any $d_{model}$",
     summary="$a x_i/\\sqrt{a^2 \\overline{x^2} + \\varepsilon} = x_i/\\sqrt{\\overline{x^2} + \\varepsilon/a^2}$: "
             "the invariance holds only where $\\varepsilon \\ll a^2\\,\\overline{x^2}$.",
 )
@@ -161,7 +161,7 @@ def rmsnorm_eps_scale() -> Derivation:
         assumptions=(Assumption("one token x of any width $d_{model}$; a > 0; ε > 0 inside the square root; "
                                 "no gain γ"),),
         citations=(ZHANG_2019,),
-        checks=(FunctionCheck("numpy rms_norm of scaled tokens, with and without ε", _rms_check),),
+        checks=(FunctionCheck(r"numpy $\mathtt{rms\_norm}$ of scaled tokens, with and without ε", _rms_check),),
         notes=("So the output is unchanged only while ε/a² stays negligible against the mean square: a token "
                "scaled down far enough ($a^2\\,\\overline{x^2} \\ll \\varepsilon$) comes out close to "
                "$a x/\\sqrt{\\varepsilon}$, near 0, not at unit size. That is ε's purpose: it keeps an all-zero "
@@ -171,7 +171,8 @@ def rmsnorm_eps_scale() -> Derivation:
 
 @register(
     "norms.layernorm-shift-scale-invariance",
-    title="LayerNorm ignores a shift and a positive scale: LN(a·x + c) = LN(x) for a > 0 and ε = 0, for any d_model",
+    title=(r"LayerNorm ignores a shift and a positive scale: LN(a·x + c) = LN(x) for a > 0 and ε = 0, "
+           r"for any $d_{model}$"),
     summary="The mean of $a x + c$ is $a\\mu + c$, so $c$ cancels in $a x_i + c - (a\\mu + c) = a(x_i - \\mu)$; the "
             "standard deviation is $a\\sigma$, so $a$ cancels, for symbolic $d_{model}$.",
 )
@@ -219,7 +220,8 @@ def layernorm_shift_scale_invariance() -> Derivation:
                                 "ε = 0; no γ, β (they act after the normalisation)"),),
         definitions=((sp.Symbol("mu"), mu), (y[k], a * x[k] + c)),
         citations=(BA_51, ZHANG_2019),
-        checks=(FunctionCheck("numpy layer_norm of shifted and scaled tokens, with and without ε", _ln_check),),
+        checks=(FunctionCheck(r"numpy $\mathtt{layer\_norm}$ of shifted and scaled tokens, with and without ε",
+                              _ln_check),),
         notes=("With ε > 0 the shift invariance survives (it never touches the variance) but the scale one "
                "becomes the ε/a² law of norms.rmsnorm-eps-scale. RMSNorm keeps only the scale invariance: "
                "without centring, a shift c changes its mean square.",),

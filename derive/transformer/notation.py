@@ -104,6 +104,7 @@ SYMBOLS: dict[str, tuple[dict[str, bool], str, str]] = {
     "ctx_train": ({"positive": True}, r"L", "context length a model was trained on (position interpolation)"),
     "pos_ext": ({"integer": True, "nonnegative": True}, r"m", "a position of the extended window, 0 ≤ m < L'"),
     "r_ext": ({"integer": True, "nonnegative": True}, r"r", "positions of the extended window after m: L' = m + 1 + r"),
+    "r_pairs": ({"integer": True, "nonnegative": True}, r"r", "RoPE: pairs after pair i, so that m = i + r"),
     "n_real": ({"positive": True}, r"N", "number of parameters, treated as a positive real (for the calculus)"),
     "mu": ({"real": True}, r"\mu", "mean of a token's d_model components"),
     "sigma2": ({"nonnegative": True}, r"\sigma^{2}", "biased variance of a token's d_model components"),

@@ -1,12 +1,13 @@
 """RoPE as complex multiplication, and the interleaved and rotate-half layouts as one map, permuted.
 
 Su et al. 2021 (§3.2, eq. (12)–(13)) write the rotation of a pair as a complex product:
-the pair (x_2i, x_2i+1) read as x_2i + i·x_2i+1 is multiplied by e^(i·m·θ_i). Implementations
+the pair (x_{2i−1}, x_{2i}) read as x_{2i−1} + i·x_{2i} is multiplied by e^(i·m·θ_i). Implementations
 differ in which coordinates form a pair: the paper (and :func:`derive.transformer.rope.rope_rotate`)
-pairs neighbours 2i, 2i+1 ("interleaved"); GPT-NeoX and the Hugging Face LLaMA code pair i with
+pairs neighbours 2i − 1, 2i ("interleaved"); GPT-NeoX and the Hugging Face LLaMA code pair i with
 i + d/2 ("rotate half"). The second is the first with the coordinates permuted, so a model
 trained with one is the other with its W_Q, W_K columns permuted (the conversion scripts do that).
-Pairs are counted from 0 and the head width is d = 2m, as in :mod:`derive.transformer.rope`.
+In the derivations pairs are counted from 1 as in RoFormer, (x_{2i−1}, x_{2i}); the numpy helpers index arrays
+from 0. The head width is d = 2m.
 """
 
 from __future__ import annotations
@@ -108,10 +109,10 @@ def _complex_check(seed: int) -> tuple[bool, dict, str]:
 
 @register(
     "rope.complex-multiplication",
-    title="RoPE's rotation of a pair is multiplication by e^(i·m·θ_j), for every pair of any even head width",
-    summary="$(x_{2j} + i\\,x_{2j+1})\\,e^{i m\\theta_j} = (x_{2j}\\cos m\\theta_j - x_{2j+1}\\sin m\\theta_j) + "
-            "i\\,(x_{2j}\\sin m\\theta_j + x_{2j+1}\\cos m\\theta_j)$: the real and imaginary parts are the rows of "
-            "the 2 × 2 rotation, for symbolic pair index and width.",
+    title=r"RoPE's rotation of a pair is multiplication by $e^{i m \theta_i}$, for every pair of any even head width",
+    summary="$(x_{2i-1} + \\mathrm{i}\\,x_{2i})\\,e^{\\mathrm{i} m\\theta_i} = (x_{2i-1}\\cos m\\theta_i - x_{2i}\\sin "
+            "m\\theta_i) + \\mathrm{i}\\,(x_{2i-1}\\sin m\\theta_i + x_{2i}\\cos m\\theta_i)$: the real and "
+            "imaginary parts are the rows of the 2 × 2 rotation, for symbolic pair index and width.",
 )
 def complex_multiplication() -> Derivation:
     import sympy as sp
@@ -120,32 +121,33 @@ def complex_multiplication() -> Derivation:
     from ..rules import Transform
     from .notation import sym, vec
 
-    j, d, m = sym("i_pair"), sym("d_model"), sym("pos_m")
+    i, d, m = sym("i"), sym("d_model"), sym("pos_m")
     x = vec("x")
-    u, v = x[2 * j], x[2 * j + 1]
-    phi = m * sp.Integer(10000) ** (-2 * j / d)
+    u, v = x[2 * i - 1], x[2 * i]
+    phi = m * sp.Integer(10000) ** (-2 * (i - 1) / d)
     c, s = sp.cos(phi), sp.sin(phi)
     I = sp.I  # noqa: E741 - the imaginary unit, as written
     return Derivation(
         **metadata("rope.complex-multiplication"),
         start=(u + I * v) * sp.exp(I * phi),
         steps=(
-            Step((u + I * v) * (c + I * s), "Euler's formula $e^{i\\varphi} = \\cos\\varphi + i\\sin\\varphi$",
-                 rule=Transform(lambda e: e.rewrite(sp.cos), "Euler's formula")),
+            Step((u + I * v) * (c + I * s), "Euler's formula $e^{\\mathrm{i}\\varphi} = \\cos\\varphi + "
+                 "\\mathrm{i}\\sin\\varphi$", rule=Transform(lambda e: e.rewrite(sp.cos), "Euler's formula")),
             Step(u * c + I * u * s + I * v * c + I**2 * v * s, "multiply out"),
             Step(sp.Add(u * c - v * s, I * (u * s + v * c), evaluate=False),
-                 "$i^2 = -1$; collect the real and the imaginary part", citation=SU_32),
+                 "$\\mathrm{i}^2 = -1$; collect the real and the imaginary part", citation=SU_32),
         ),
-        assumptions=(Assumption("pair j (counted from 0) of a query or key x of even width $d = 2m$, any d; "
-                                "real components; position m real; $\\theta_j = 10000^{-2j/d}$"),),
-        definitions=((sym("theta"), sp.Integer(10000) ** (-2 * j / d)),),
+        assumptions=(Assumption("pair i (counted from 1, as in RoFormer) of a query or key x of even width "
+                                "$d = 2m$, any d; real components; position m real; "
+                                "$\\theta_i = 10000^{-2(i-1)/d}$"),),
+        definitions=((sym("theta"), sp.Integer(10000) ** (-2 * (i - 1) / d)),),
         citations=(SU_32, SU_34),
-        checks=(FunctionCheck("numpy: complex product against rope_rotate", _complex_check),),
-        notes=("The real part is the first row of $R(m\\theta_j) = [[\\cos, -\\sin], [\\sin, \\cos]]$ applied to "
-               "the pair, the imaginary part the second: RoPE is $q \\mapsto q \\odot e^{i m \\theta}$ on "
+        checks=(FunctionCheck(r"numpy: complex product against $\mathtt{rope\_rotate}$", _complex_check),),
+        notes=("The real part is the first row of the rotation $R(m\\theta_i)$ applied to the pair, the imaginary "
+               "part the second: RoPE is $q \\mapsto q \\odot e^{\\mathrm{i} m \\theta}$ on "
                "$\\mathbb{C}^{d/2}$, which is how LLaMA's reference code computes it. Then "
-               "$\\operatorname{Re}[(q e^{im\\theta})\\overline{(k e^{in\\theta})}] = "
-               "\\operatorname{Re}[q \\bar{k} e^{i(m-n)\\theta}]$ depends only on $m - n$ "
+               "$\\operatorname{Re}[(q e^{\\mathrm{i}m\\theta})\\overline{(k e^{\\mathrm{i}n\\theta})}] = "
+               "\\operatorname{Re}[q \\bar{k} e^{\\mathrm{i}(m-n)\\theta}]$ depends only on $m - n$ "
                "(rope.relative-dot-product).",),
     )
 
@@ -153,8 +155,8 @@ def complex_multiplication() -> Derivation:
 @register(
     "rope.layouts",
     title="The rotate-half layout is the interleaved one with coordinates permuted, for any even head width",
-    summary="With $y_j = x_{\\pi(j)}$, $\\pi(j) = 2j$ for $j < m$ and $2(j-m)+1$ otherwise, rotate-half RoPE of y "
-            "gives at $j$ and $m + j$ exactly the interleaved RoPE of x at $2j$ and $2j + 1$, for symbolic m.",
+    summary="With $y_j = x_{\\pi(j)}$, $\\pi(j) = 2j - 1$ for $j \\le m$ and $2(j-m)$ otherwise, rotate-half RoPE of "
+            "y gives at $i$ and $m + i$ exactly the interleaved RoPE of x at $2i - 1$ and $2i$, for symbolic m.",
 )
 def layouts() -> Derivation:
     import sympy as sp
@@ -163,38 +165,39 @@ def layouts() -> Derivation:
     from ..rules import Evaluate
     from .notation import sym, vec
 
-    j, r, col, pos = sym("i_pair"), sym("r_after"), sym("col"), sym("pos_m")
+    i, r, col, pos = sym("i"), sym("r_pairs"), sym("b_row"), sym("pos_m")
     x = vec("x")
-    m = j + 1 + r  # number of pairs, written so that 0 <= j < m is visible to sympy
+    m = i + r  # number of pairs, written so that 1 <= i <= m is visible to sympy
     d = 2 * m
-    phi = pos * sp.Integer(10000) ** (-2 * j / d)
+    phi = pos * sp.Integer(10000) ** (-2 * (i - 1) / d)
     c, s = sp.cos(phi), sp.sin(phi)
 
     def perm(jj: Any) -> Any:
-        return sp.Piecewise((2 * jj, jj < m), (2 * (jj - m) + 1, True))
+        return sp.Piecewise((2 * jj - 1, jj <= m), (2 * (jj - m), True))
 
     def y(jj: Any) -> Any:  # y = x permuted: y_jj = Σ_c x_c δ(c, π(jj))
-        return sp.Sum(x[col] * sp.KroneckerDelta(col, perm(jj)), (col, 0, d - 1))
+        return sp.Sum(x[col] * sp.KroneckerDelta(col, perm(jj)), (col, 1, d))
 
-    start = sp.ImmutableMatrix([y(j) * c - y(m + j) * s, y(m + j) * c + y(j) * s])
-    end = sp.ImmutableMatrix([x[2 * j] * c - x[2 * j + 1] * s, x[2 * j] * s + x[2 * j + 1] * c])
+    start = sp.ImmutableMatrix([y(i) * c - y(m + i) * s, y(m + i) * c + y(i) * s])
+    end = sp.ImmutableMatrix([x[2 * i - 1] * c - x[2 * i] * s, x[2 * i - 1] * s + x[2 * i] * c])
+    jj, half = sym("j"), sym("n_pairs")
     return Derivation(
         **metadata("rope.layouts"),
         start=start,
         steps=(
-            Step(end, "the Kronecker delta keeps the single term $c = \\pi(j)$: $y_j = x_{2j}$ and "
-                      "$y_{m+j} = x_{2j+1}$; what remains is the interleaved rotation of pair j",
+            Step(end, "the Kronecker delta keeps the single term $c = \\pi(j)$: $y_i = x_{2i-1}$ and "
+                      "$y_{m+i} = x_{2i}$; what remains is the interleaved rotation of pair i",
                  rule=Evaluate("the sums"), citation=SU_34),
         ),
         assumptions=(
-            Assumption("head width $d = 2m$; pair j has $0 \\le j < m$, written $m = j + 1 + r$ with $r \\ge 0$; "
-                       "real components, position real; the same angle $\\theta_j = 10000^{-2j/d}$ for pair j in "
+            Assumption("head width $d = 2m$; pair i has $1 \\le i \\le m$, written $m = i + r$ with $r \\ge 0$; "
+                       "real components, position real; the same angle $\\theta_i = 10000^{-2(i-1)/d}$ for pair i in "
                        "both layouts"),
-            Assumption("rotate half: component j pairs with $m + j$, output $y_j\\cos - y_{m+j}\\sin$ at j and "
-                       "$y_{m+j}\\cos + y_j\\sin$ at $m + j$; interleaved (the paper): component 2j pairs with 2j + 1"),
+            Assumption("rotate half: component i pairs with $m + i$, output $y_i\\cos - y_{m+i}\\sin$ at i and "
+                       "$y_{m+i}\\cos + y_i\\sin$ at $m + i$; interleaved (the paper): component $2i - 1$ pairs "
+                       "with $2i$"),
         ),
-        definitions=((sp.Function("pi")(sym("j")), sp.Piecewise((2 * sym("j"), sym("j") < sym("n_pairs")),
-                                                                (2 * (sym("j") - sym("n_pairs")) + 1, True))),),
+        definitions=((sp.Function("pi")(jj), sp.Piecewise((2 * jj - 1, jj <= half), (2 * (jj - half), True))),),
         citations=(SU_34,),
         checks=(FunctionCheck("numpy: rotate-half of permuted vectors against the interleaved rotation",
                               _layout_check),),

@@ -1,10 +1,10 @@
 """Position interpolation (Chen et al. 2023): RoPE's angles stay in the trained range when positions are scaled.
 
-A model trained with RoPE on contexts of L tokens has seen the angles p·θ_j for 0 ≤ p < L only.
+A model trained with RoPE on contexts of L tokens has seen the angles p·θ_i for 0 ≤ p < L only.
 Run on a window of L' > L tokens, the positions L … L' − 1 give angles it never saw
 (extrapolation). Chen et al. (§2.2, eq. (4)–(5)) instead rescale every position: m ↦ m·L/L'.
-Every angle of the extended window is then below L·θ_j, inside the range seen in training
-(interpolation). Pairs are counted from 0, head width d = 2·n_pairs, as in :mod:`derive.transformer.rope`.
+Every angle of the extended window is then below L·θ_i, inside the range seen in training
+(interpolation). Pairs are counted from 1 as in RoFormer, head width d = 2·n_pairs.
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ SU_33 = Citation("su2021", "§3.3")
 
 def interpolated_angles(positions: np.ndarray, trained: int, extended: int, d: int,
                         base: float = 10000.0) -> np.ndarray:
-    """The RoPE angles m·(L/L')·θ_j of position interpolation.
+    """The RoPE angles m·(L/L')·θ_i of position interpolation.
 
     Args:
         positions: m, shape ``(n,)``, in ``[0, extended)``.
@@ -58,17 +58,17 @@ def _check(seed: int) -> tuple[bool, dict, str]:
         figures[f"L={L}, L'={L2}, d={d}"] = {
             "max interpolated angle / L·θ (last pair)": float(pi_max[-1] / (L * theta[-1])),
             "max extrapolated angle / (L − 1)·θ (last pair)": float(extrap_max[-1] / ((L - 1) * theta[-1]))}
-    return ok, figures, ("every interpolated angle lies below L·θ_j for all pairs, while plain extrapolation "
-                         "exceeds the trained (L − 1)·θ_j (LLaMA's L = 2048 extended to 8192 and 32768, and "
+    return ok, figures, ("every interpolated angle lies below L·θ_i for all pairs, while plain extrapolation "
+                         "exceeds the trained (L − 1)·θ_i (LLaMA's L = 2048 extended to 8192 and 32768, and "
                          "4096 to 16384)")
 
 
 @register(
     "rope.position-interpolation",
-    title="Position interpolation keeps every RoPE angle below L·θ_j: m·(L/L')·θ_j < L·θ_j for 0 ≤ m < L', "
-          "for any L, L' and pair",
-    summary="Writing $L' = m + 1 + r$ ($r \\ge 0$): $m \\frac{L}{L'} \\theta_j = L\\theta_j - L\\theta_j "
-            "\\frac{1 + r}{L'} < L\\theta_j$, so the extended window only uses angles the model was trained on.",
+    title=(r"Position interpolation keeps every RoPE angle below $L\theta_i$: $m (L/L') \theta_i < L\theta_i$ for "
+           r"$0 \le m < L'$, for any L, L' and pair"),
+    summary="Writing $L' = m + 1 + r$ ($r \\ge 0$): $m \\frac{L}{L'} \\theta_i = L\\theta_i - L\\theta_i "
+            "\\frac{1 + r}{L'} < L\\theta_i$, so the extended window only uses angles the model was trained on.",
 )
 def position_interpolation() -> Derivation:
     import sympy as sp
@@ -76,25 +76,26 @@ def position_interpolation() -> Derivation:
     from ..numeric import FunctionCheck
     from .notation import sym
 
-    L, m, r, j, half = sym("ctx_train"), sym("pos_ext"), sym("r_ext"), sym("i_pair"), sym("n_pairs")
+    L, m, r, i, half = sym("ctx_train"), sym("pos_ext"), sym("r_ext"), sym("i"), sym("n_pairs")
     Lp = m + 1 + r
-    theta = sp.Integer(10000) ** (-j / half)  # 10000^(−2j/d) with d = 2·n_pairs
+    theta = sp.Integer(10000) ** (-(i - 1) / half)  # 10000^(−2(i−1)/d) with d = 2·n_pairs
     return Derivation(
         **metadata("rope.position-interpolation"),
         start=m * (L / Lp) * theta,
         steps=(
             Step(L * theta - L * theta * (1 + r) / Lp, "$m = L' - (1 + r)$: the last position is $L' - 1$",
                  citation=CHEN_22),
-            Step(L * theta, "the subtracted term is positive ($L, \\theta_j > 0$, $1 + r \\ge 1$)", relation="<"),
+            Step(L * theta, "the subtracted term is positive ($L, \\theta_i > 0$, $1 + r \\ge 1$)", relation="<"),
         ),
         assumptions=(Assumption("trained context L > 0; extended window of L' positions 0 … L' − 1, any L' "
                                 "(written $L' = m + 1 + r$ with $r \\ge 0$ so that $m < L'$ is visible); "
-                                "$\\theta_j = 10000^{-2j/d}$, pair j counted from 0, head width $d = 2 n_{pairs}$"),),
+                                "$\\theta_i = 10000^{-2(i-1)/d}$, pair i counted from 1 as in RoFormer, head width "
+                                "$d = 2 n_{pairs}$"),),
         definitions=((sp.Symbol("L'"), Lp),),
         citations=(CHEN_22, SU_33),
         checks=(FunctionCheck("numpy: interpolated against extrapolated angles at LLaMA's sizes", _check),),
-        notes=("Without the rescaling, position $L' - 1$ turns pair j by $(L' - 1)\\theta_j$, up to $L'/L$ times "
-               "the largest angle seen in training; for the slow pairs (small $\\theta_j$) that is a region the "
+        notes=("Without the rescaling, position $L' - 1$ turns pair i by $(L' - 1)\\theta_i$, up to $L'/L$ times "
+               "the largest angle seen in training; for the slow pairs (small $\\theta_i$) that is a region the "
                "model never visited. Interpolation instead packs $L'/L$ positions into each unit of trained "
                "position: neighbouring tokens are closer in angle, which a short fine-tune (Chen et al.: about "
                "1000 steps) adapts to.",),
