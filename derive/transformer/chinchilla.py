@@ -99,6 +99,14 @@ def _power_of_product(expr: Any) -> Any:
     return sp.powsimp(sp.expand_power_base(expr), combine="base")
 
 
+def _exponents(expr: Any) -> Any:
+    """Every exponent put over one denominator and factored: 1 − β/(α+β) → α/(α+β) (a proposal)."""
+    import sympy as sp
+
+    return expr.replace(lambda p: isinstance(p, sp.Pow) and not p.exp.is_Number,
+                        lambda p: sp.Pow(p.base, sp.factor(sp.together(p.exp))))
+
+
 def _minimiser_check(seed: int) -> tuple[bool, dict, str]:
     """The closed form against a numeric minimisation of L(N, C/(6N)) over log N (golden-section search)."""
     rng = np.random.default_rng(seed)
@@ -271,6 +279,7 @@ def chinchilla_d_opt() -> Derivation:
     import sympy as sp
 
     from ..numeric import ValueCheck
+    from ..rules import Transform
 
     _, C, al, be, A, B, _ = _symbols()
     s = al + be
@@ -286,7 +295,7 @@ def chinchilla_d_opt() -> Derivation:
             Step(G**-1 * x ** sp.Add(1, -be / s, evaluate=False),
                  "$C/6$ divided by $(C/6)^{\\beta/(\\alpha+\\beta)}$ subtracts the exponents"),
             Step(G**-1 * x ** (al / s), "$1 - \\beta/(\\alpha+\\beta) = \\alpha/(\\alpha+\\beta)$",
-                 citation=HOFFMANN_EQ4),
+                 rule=Transform(_exponents, "exponents over a common denominator"), citation=HOFFMANN_EQ4),
         ),
         assumptions=(Assumption(LOSS_ASSUMPTION + "; $N_{opt} = G (C/6)^{\\beta/(\\alpha+\\beta)}$ "
                                 "(scaling.chinchilla-n-opt)"),),
