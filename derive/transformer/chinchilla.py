@@ -158,7 +158,7 @@ def chinchilla_loss_slope() -> Derivation:
     from .softmax import Differentiate
 
     N, C, al, be, A, B, E = _symbols()
-    D = _s("n_tokens")
+    D = sp.Symbol("D", positive=True)  # tokens, a positive real for the calculus
     loss = E + A / N**al + B / (C / (6 * N)) ** be
     end = (be * B * (6 * N / C) ** be - al * A * N**-al) / N
     return Derivation(
@@ -172,7 +172,7 @@ def chinchilla_loss_slope() -> Derivation:
             Step(end, "take out the common factor $1/N$ ($N^{-\\alpha-1} = N^{-\\alpha}/N$)"),
         ),
         assumptions=(Assumption(LOSS_ASSUMPTION),),
-        definitions=((sp.Function("L")(N, D), E + A / N**al + B / D**be), (D, C / (6 * N))),
+        definitions=((sp.Function("L")(N, D), E + A / N**al + B / D**be),),
         citations=(HOFFMANN_LOSS, HOFFMANN_D, KAPLAN_21),
         checks=(IdentityCheck(sp.diff(loss, N), end, name="sympy's own derivative against the result",
                               n_points=10),),
@@ -259,7 +259,6 @@ def chinchilla_n_opt() -> Derivation:
         ),
         assumptions=(Assumption(LOSS_ASSUMPTION + "; the bracket is the slope dL/dN times N "
                                 "(scaling.chinchilla-loss-slope) with $6N/C = N/(C/6)$"),),
-        definitions=((_s("n_opt"), _s("chin_G") * x ** (be / s)), (_s("chin_G"), G)),
         citations=(HOFFMANN_EQ4, HOFFMANN_D),
         checks=(FunctionCheck("the closed form against a numeric minimisation of L on the budget line",
                               _minimiser_check),),
@@ -299,7 +298,6 @@ def chinchilla_d_opt() -> Derivation:
         ),
         assumptions=(Assumption(LOSS_ASSUMPTION + "; $N_{opt} = G (C/6)^{\\beta/(\\alpha+\\beta)}$ "
                                 "(scaling.chinchilla-n-opt)"),),
-        definitions=((_s("chin_G"), G),),
         citations=(HOFFMANN_EQ4, KAPLAN_21),
         checks=(ValueCheck("G with the fitted constants of eq. (10)", g_fit, "1.3447", "Hoffmann et al. 2022, "
                            "Appendix D.2 (constants); derived"),
