@@ -60,6 +60,7 @@ CATALOG_MODULES: tuple[str, ...] = (
     "derive.transformer.rope_scaling",
     "derive.transformer.glu_variants",
     "derive.transformer.gqa",
+    "derive.transformer.rope_decay",
 )
 
 

@@ -27,6 +27,7 @@ NAMES = [
     "efficient.flash-attention-io",
     "ffn.geglu",
     "ffn.reglu-homogeneity",
+    "rope.long-term-decay",
 ]
 #: index ranges are premises (i ≤ n): the random-point check of the whole claim needs the kernel to honour them
 WITH_RANGE_PREMISES = ["gradients.linear-dx", "gradients.linear-dw", "gradients.linear-db",
@@ -133,3 +134,33 @@ def test_glu_variants_helper():
     assert np.allclose(glu_variants.glu_ffn(2 * x, w, v, w2, "relu"), 4 * glu_variants.glu_ffn(x, w, v, w2, "relu"))
     with pytest.raises(ValueError, match=r"^gate must be 'gelu', 'relu' or 'swish'"):
         glu_variants.glu_ffn(x, w, v, w2, "tanh")
+
+
+def test_shift_index_is_a_checked_primitive(catalog):
+    from derive.core import Derivation, Step
+    from derive.kernel.primitives import is_primitive
+    from derive.kernel.sum_moves import ShiftIndex
+
+    i, M = sp.Symbol("i", integer=True), sym("n_pairs")
+    f = sp.IndexedBase("f", real=True)
+    s = sp.Sum(f[i], (i, 1, M))
+    assert is_primitive(ShiftIndex(s, 2))
+    good = Derivation(name="t.shift", title="t", start=s, steps=(Step(sp.Sum(f[i - 2], (i, 3, M + 2)), "shift",
+                                                                       rule=ShiftIndex(s, 2)),))
+    assert verify(good, numeric=False).steps[0].verdict is Verdict.PROVED
+    # a shift that moves the bounds but forgets the summand is not proved
+    bad = Derivation(name="t.shift", title="t", start=s, steps=(Step(sp.Sum(f[i], (i, 3, M + 2)), "shift",
+                                                                      rule=ShiftIndex(s, 2)),))
+    assert verify(bad, numeric=False).steps[0].verdict is not Verdict.PROVED
+    half = Derivation(name="t.shift", title="t", start=s, steps=(Step(sp.Sum(f[i - sp.Rational(1, 2)], (
+        i, sp.Rational(3, 2), M + sp.Rational(1, 2))), "shift", rule=ShiftIndex(s, sp.Rational(1, 2))),))
+    assert verify(half, numeric=False).steps[0].verdict is not Verdict.PROVED
+
+
+def test_abel_summation_wrong_boundary_refuted(catalog, refute_step):
+    d = catalog.get("rope.long-term-decay")
+    M = sym("n_pairs")
+    h, S = sp.IndexedBase("h", complex=True), sp.IndexedBase("S", complex=True)
+    wrong = d.end + h[1] * S[0]  # the boundary term h_1 S_0 dropped
+    assert refute_step(d, 5, wrong).verdict is Verdict.REFUTED
+    assert M in d.end.free_symbols
