@@ -74,8 +74,8 @@ class Context:
     definitions: tuple = ()
     premises: tuple = ()
     models: tuple = ()
-    """The :class:`~derive.kernel.primitives.RandomModel` of every probability rule of the derivation (the hypotheses its
-    expectations are taken under); a cited claim about expectations needs one of them at its instance."""
+    """The :class:`~derive.kernel.primitives.RandomModel` of every probability rule of the derivation (the
+    hypotheses its expectations are taken under); a cited claim about expectations needs one at its instance."""
     citations: tuple = ()
     """``(name, proved, reason, derivation)`` of each derivation the steps cite (:mod:`~derive.kernel.lemmas`),
     as the running layer verified it (or served it from the cache) before the steps were checked."""
