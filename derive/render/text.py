@@ -67,6 +67,30 @@ def _one_line(expr: Any) -> str:
     return lines[0] if len(lines) == 1 else readable(expr_text(expr))
 
 
+def claim_line(derivation: Derivation, width: int = WIDTH) -> str:
+    """The claim ``start R end`` on one line of at most ``width`` columns: the site's LaTeX read as Unicode
+    (:func:`~derive.render.textmath.unicode_text`), an explicit matrix shown by its shape; cut with "…"."""
+    import sympy as sp
+
+    from .latex import expr_latex
+    from .order import shown_expr
+    from .textmath import unicode_text
+
+    def one(expr: Any) -> str:
+        if isinstance(expr, sp.Basic):
+            shapes = {m: sp.MatrixSymbol(f"[{m.rows}×{m.cols} matrix]", m.rows, m.cols)
+                      for m in sp.preorder_traversal(expr) if isinstance(m, sp.MatrixBase)}
+            try:
+                with sp.evaluate(False):
+                    expr = shapes.get(expr) or expr.xreplace(shapes)
+            except (TypeError, ValueError):  # a matrix sympy cannot stand a symbol for: as it is
+                pass
+        return " ".join(unicode_text(f"${expr_latex(expr)}$").split())
+
+    text = f"{one(derivation.start)} {_REL[derivation.relation]} {one(shown_expr(derivation.steps[-1]))}"
+    return text if len(text) <= width else text[:max(width - 1, 1)].rstrip() + "…"
+
+
 def _text(word: str) -> tuple[list[str], int]:
     return [word], 0
 
@@ -297,7 +321,8 @@ def failed_checks_text(report: Report) -> str:
 
 def report_text(report: Report) -> str:
     """A report in a few lines: per-step verdicts and per-check outcomes."""
-    lines = [f"{report.name}: {'PASS' if report.ok else 'FAIL'} ({report.seconds:.2f} s)"]
+    word = str(report.verdict) if report.ok or report.verdict is not Verdict.PROVED else "cross-check failed"
+    lines = [f"{report.name}: {word} ({report.seconds:.2f} s)"]
     for s in report.steps:
         extra = f"  {s.counterexample}" if s.counterexample else (f"  ({s.detail})" if s.detail else "")
         flag = " [vacuous]" if s.vacuous else ""
