@@ -28,7 +28,7 @@ def _form(expr: Any) -> tuple[list[str], int]:
     from .order import DisplayPrettyPrinter
 
     form = DisplayPrettyPrinter({"use_unicode": True, "wrap_line": False})._print(expr)
-    lines = form.render(wrap_line=False).split("\n")
+    lines = form.render(wrap_line=False).replace("-", "−").split("\n")  # one minus sign, as in the words
     return lines, form.baseline if 0 <= form.baseline < len(lines) else 0
 
 
@@ -158,7 +158,7 @@ def pretty_rows(expr: Any, width: int = WIDTH) -> list[tuple[list[str], int]]:
         return call
     from .order import display_pretty
 
-    wrapped = display_pretty(expr, use_unicode=True, wrap_line=True, num_columns=max(width, 20))
+    wrapped = display_pretty(expr, use_unicode=True, wrap_line=True, num_columns=max(width, 20)).replace("-", "−")
     return [(wrapped.splitlines() or [""], 0)]
 
 
@@ -191,10 +191,14 @@ def _call_rows(expr: Any, width: int) -> list[tuple[list[str], int]] | None:
     if name in ("Sum", "Limit", "Derivative", "Integral", "Pow"):
         return None
     name = OPERATOR_NAMES.get(name, name.lower() if name in ("Max", "Min") else name)
+    args = expr.args
+    label = getattr(type(expr), "label", None)
+    if isinstance(label, str) and hasattr(expr, "arg"):  # a row-wise operator: LN(X), its settings unshown
+        name, args = label, (expr.arg,)
     rows = [_text(f"{name}(")] if name != "HStack" else [_text("[")]
-    for k, arg in enumerate(expr.args):
+    for k, arg in enumerate(args):
         sub = pretty_rows(arg, width - 4)
-        tail = "," if k < len(expr.args) - 1 and name != "HStack" else ""
+        tail = "," if k < len(args) - 1 and name != "HStack" else ""
         if name == "HStack" and k:
             rows.append(_text("  │"))
         sub[-1] = _beside([sub[-1], _text(tail)])
@@ -227,12 +231,18 @@ def derivation_text(derivation: Derivation) -> str:
     Words are shown with their ``$...$`` math as Unicode (:func:`derive.render.textmath.unicode_text`);
     formulas with sympy's Unicode pretty printer, relation signs in one column.
     """
-    from .order import shown_expr
-    from .textmath import unicode_text as u
+    import re
 
-    lines = [f"{u(derivation.title)}  [{derivation.name}]", ""]
+    from .order import shown_expr
+    from .textmath import unicode_text
+
+    def u(text: str) -> str:  # words with their math as Unicode, and the formulas' minus sign
+        return re.sub(r"(?:(?<=\s)|(?<=^)|(?<=[(=,/^]))-(?=[\s\w(√]|$)", "−", unicode_text(text))
+
+    lines = [*textwrap.wrap(f"{u(derivation.title)}  [{derivation.name}]", WIDTH, break_on_hyphens=False), ""]
     if derivation.instance:
-        lines[1:1] = [f"Proves an instance only: {u(derivation.instance)}"]
+        lines[-1:-1] = textwrap.wrap(f"Proves an instance only: {u(derivation.instance)}", WIDTH,
+                                     break_on_hyphens=False)
     if derivation.summary:
         lines += [*textwrap.wrap(u(derivation.summary), WIDTH, break_on_hyphens=False), ""]
     exprs = [derivation.start, *(shown_expr(s) for s in derivation.steps)]
