@@ -302,7 +302,7 @@ def _chapter_slides(chapters: Sequence[tuple[str, Sequence[Derivation]]], s: Sli
         return "\n".join(f"{k}. " + (f"**{t}**" if k - 1 == current else t) for k, t in enumerate(titles, 1))
 
     out = [f"## Contents{keep}\n\n{agenda(-1)}\n"]
-    for c, (title, members) in enumerate(chapters):
+    for c, (_, members) in enumerate(chapters):
         out.append(f"# {c + 1}. {titles[c]}{keep}\n\n{agenda(c)}\n")
         out += [slide_markdown(d, **settings) for d in members]
     return out
