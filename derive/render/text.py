@@ -183,7 +183,7 @@ def _call_rows(expr: Any, width: int) -> list[tuple[list[str], int]] | None:
         sigma = _form(sp.Sum(sp.Symbol("( "), expr.limits[-1]))
         term = sp.Sum(expr.function, *expr.limits[:-1]) if len(expr.limits) > 1 else expr.function
         sub = pretty_rows(term, width - _width(sigma[0]) - 2)
-        if len(sub) > 1:
+        if len(sub) > 1 or _width(_beside([sigma, sub[0]])[0]) + 1 <= width:  # broken, or fits beside Σ
             pad = " " * (_width(sigma[0]) + 1)
             last_lines, last_base = sub[-1]
             sub[-1] = _beside([(last_lines, last_base), _text(")")])
