@@ -29,7 +29,7 @@ def test_no_raw_sympy_str_tex_or_wrapped_lines_in_any_derivation(shown):
 
 #: internal spellings a reader never sees on the site: helper symbols, summation indices, operator settings
 INTERNAL = {"helper index": r"b_row|c_col|k_hidden|i_pair|[A-Za-z]\[b_\w", "s_len": r"s_len|sₗₑₙ",
-            "sigma2 as σ₂": r"σ₂|sigma2", "eps": r"\beps\b", "LayerNorm's settings": r"LayerNorm\(|LN\([^)]*, 0\)",
+            "sigma2 as σ₂": r"σ₂|sigma2", "eps": r"\beps\b", "LayerNorm's settings": r"LayerNorm\((?!x\))|LN\([^)]*, 0\)",
             "ReLU's value tuple": r"ReLU\([^)]*\(\(", "E²(…) for E[X]²": r"\bE²\(",
             "two minus signs": r"(?<=\w) - (?=\w)"}
 

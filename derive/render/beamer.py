@@ -350,8 +350,9 @@ def _document(frames: list[str], title: str, s: BeamerSettings, sections: bool =
             r"\setbeamertemplate{navigation symbols}{}", rf"\title{{{escape_text(title)}}}",
             r"\date{}"]
     if sections:  # a section frame opens each chapter: the agenda with the chapter in bold
-        head.append(r"\AtBeginSection[]{\begin{frame}\frametitle{\insertsectionhead}"
-                    r"\tableofcontents[currentsection,hideallsubsections]\end{frame}}")
+        head += [r"\usepackage{multicol}",
+                 r"\AtBeginSection[]{\begin{frame}\frametitle{\insertsectionhead}" + _toc("currentsection,")
+                 + r"\end{frame}}"]
     return "\n".join([*head, r"\begin{document}", *frames, r"\end{document}", ""])
 
 
@@ -373,6 +374,12 @@ def beamer_frame(derivation: Derivation, **settings: Any) -> str:
     s = checked_settings(BeamerSettings, settings)
     body = frame(derivation, s)
     return _document([body], s.title or derivation.title, s) if s.standalone else body + "\n"
+
+
+def _toc(options: str = "") -> str:
+    r"""The agenda: the chapters in two columns of small type (a book's 14 chapters fit one frame)."""
+    return (r"{\footnotesize\begin{multicols}{2}\raggedcolumns"
+            rf"\tableofcontents[{options}hideallsubsections]\end{{multicols}}}}")
 
 
 def _section(title: str) -> str:
@@ -408,8 +415,7 @@ def beamer_deck(derivations: Sequence[Derivation], extra_frames: Sequence[str] =
     title = s.title or "The Transformer, derived step by step"
     frames = [r"\begin{frame}", r"\titlepage", r"\end{frame}"]
     if chapters:
-        frames += [r"\begin{frame}\frametitle{Contents}", r"\tableofcontents[hideallsubsections]",
-                   r"\end{frame}"]
+        frames += [r"\begin{frame}\frametitle{Contents}", _toc(), r"\end{frame}"]
     for name, members in chapters:
         frames.append(_section(name))
         frames += [frame(d, s) for d in members]

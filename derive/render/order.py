@@ -154,6 +154,12 @@ def reader_name(symbol: Any) -> str | None:
     return _READER.get(symbol)
 
 
+def reader_names() -> dict[str, str]:
+    """Symbol name -> the Unicode name a reader knows it by (see :func:`reader_name`)."""
+    reader_name(None)
+    return {s.name: text for s, text in _READER.items() if s is not None}
+
+
 class DisplayPrettyPrinter(_AuthorOrder, PrettyPrinter):
     """sympy's Unicode pretty printer (the terminal) with the same order as :class:`DisplayLatexPrinter`."""
 

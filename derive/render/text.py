@@ -61,6 +61,20 @@ def readable(text: str) -> str:
     return re.sub(r"(?<=\S)\*(?=\S)", "⋅", text)
 
 
+def reader_words(text: str) -> str:
+    """``text`` (a rule's description, built from sympy's ``str``) with the catalog's helper names written as
+    the reader knows them (``c_col`` as ``c``; :func:`~derive.render.order.reader_name`)."""
+    import re
+
+    from .order import reader_names
+
+    for name, shown in sorted(reader_names().items(), key=lambda kv: -len(kv[0])):
+        if "_" in name or name in ("eps", "sigma2"):
+            text = re.sub(rf"(?<![A-Za-z0-9]){re.escape(name)}(?![A-Za-z0-9(])", shown, text)
+            text = re.sub(rf"(?<=_){re.escape(name)}", shown, text)  # glued to a subscript: δ_c_coll
+    return text
+
+
 def _one_line(expr: Any) -> str:
     """The pretty print of ``expr`` if it fits on one line, else its ``str`` made readable."""
     lines, _ = _form(expr)
@@ -281,7 +295,7 @@ def derivation_text(derivation: Derivation) -> str:
         lines += relation_block(f"({k}) ", _REL[step.relation], expr, 6)
         why = u(step.justification)
         if step.rule is not None:
-            why += f"  [rule: {readable(step.rule.describe())}]"
+            why += f"  [rule: {reader_words(readable(step.rule.describe()))}]"
         if step.citation is not None:
             why += f"  [{step.citation}]"
         lines += textwrap.wrap(why, WIDTH, initial_indent="        by: ", subsequent_indent=" " * 12,
