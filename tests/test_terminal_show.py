@@ -29,7 +29,8 @@ def test_no_raw_sympy_str_tex_or_wrapped_lines_in_any_derivation(shown):
 
 #: internal spellings a reader never sees on the site: helper symbols, summation indices, operator settings
 INTERNAL = {"helper index": r"b_row|c_col|k_hidden|i_pair|[A-Za-z]\[b_\w", "s_len": r"s_len|sₗₑₙ",
-            "sigma2 as σ₂": r"σ₂|sigma2", "eps": r"\beps\b", "LayerNorm's settings": r"LayerNorm\((?!x\))|LN\([^)]*, 0\)",
+            "sigma2 as σ₂": r"σ₂|sigma2", "eps": r"\beps\b",
+            "LayerNorm's settings": r"LayerNorm\((?!x\))|LN\([^)]*, 0\)",
             "ReLU's value tuple": r"ReLU\([^)]*\(\(", "E²(…) for E[X]²": r"\bE²\(",
             "two minus signs": r"(?<=\w) - (?=\w)"}
 
@@ -79,4 +80,4 @@ def test_authors_order_and_readable_forms_in_the_terminal(shown):
     assert "where (subexpressions that repeat, named once):" in block and "ξ₁" in block
     assert "the 2×4 matrix with entries" in block and "  [2,4]: " in block
     bert = shown["params.bert-total"].splitlines()
-    assert any(line.lstrip().startswith("+ n_layers⋅(") for line in bert)  # a wide sum split at its + signs
+    assert any(line.lstrip().startswith("+ N⋅(") for line in bert)  # a wide sum split at its + signs

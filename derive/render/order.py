@@ -134,7 +134,7 @@ def _reader_names() -> dict[Any, str]:
     for symbol, tex in latex_names().items():
         tex = re.sub(r"\\overline\{(\w)\^\{?(\w)\}?\}", lambda m: m.group(1) + "\u0304" + "^" + m.group(2), tex)
         text = tex_unicode(tex)
-        if re.search(r"[A-Za-z]{4,}", text) and text.replace("_", "") != symbol.name.replace("_", ""):
+        if re.search(r"overline|mathrm|mathbf|operatorname|frac|sqrt|left|right|\\", text):
             continue  # a LaTeX command the converter did not know: the name is safer
         if text != symbol.name:
             out[symbol] = text
