@@ -421,3 +421,17 @@ def test_markdown_slides_of_the_longest_chains_are_laid_out(catalog):
             assert len(part) == 1 or used <= s.max_lines * 1.24, (name, [k for k, _, _ in part])
     text = slide_markdown(catalog.get("example.pre-ln-block"), flavour="marp")
     assert r"\Xi_{1} =" in text and r"\xi_{1} =" in text
+
+
+def test_every_continued_frame_opens_with_a_left_hand_side_and_no_step_is_cut(catalog):
+    from derive.render.beamer import BeamerSettings, beamer_frame, chunks
+
+    for name in ("attention.scaled-variance", "example.pre-ln-attention"):
+        d = catalog.get(name)
+        parts = chunks(d, BeamerSettings())
+        assert len(parts) > 2
+        assert all(part.lead for part in parts[1:] if part)  # shown on the first overlay: never a bare "="
+        assert [k for part in parts for k, _, _ in part] == list(range(1, len(d.steps) + 1))  # each step once
+        tex = beamer_frame(d)
+        assert tex.count(r"\textbf{\color{structure}(2)}") == 1  # step 2's justification appears once
+        assert r"\right." not in tex and "\t" not in tex

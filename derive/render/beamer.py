@@ -196,14 +196,15 @@ def chunks(derivation: Derivation, s: BeamerSettings) -> list[list[tuple[int, St
 def _lead(previous: list[tuple[int, Step, list[str]]], start_lines: list[str], k: int, room: float,
           s: BeamerSettings, d: Derivation) -> list[str]:
     r"""What a continued frame shows on its first overlay, the left-hand side of step ``k``: the previous
-    frame's last expression when it is short and leaves room; else the chain's start and a ``dots``;
-    else the words "step k-1" (never nothing: a frame must not open on a bare "=")."""
+    frame's last expression when it is short and leaves room; else the chain's start and a ``\vdots`` (the
+    steps between are on the frames before); else the words "the result of step k-1" (never nothing: a
+    frame must not open on a bare "=")."""
     lines = previous[-1][2]
     if height(lines) <= min(REPEAT_SHARE * capacity(s, d), room):
         return lines
-    if len(start_lines) == 1 and height(start_lines) <= 2 * LINE + JOT:
-        return [*start_lines, r"\;dots"]
-    return [rf"	ext{{(the expression of step {k - 1})}}"]
+    if height(start_lines) <= REPEAT_SHARE * capacity(s, d):
+        return [*start_lines, r"\;\vdots"]
+    return [r"\text{(the result of step " + str(k - 1) + ")}"]
 
 
 class _Chunk(list):
