@@ -63,7 +63,7 @@ def readable(text: str) -> str:
 
 def reader_words(text: str) -> str:
     """``text`` (a rule's description, built from sympy's ``str``) with the catalog's helper names written as
-    the reader knows them (``c_col`` as ``c``; :func:`~derive.render.order.reader_name`)."""
+    the reader knows them (``c_col`` as ``c``; ``derive.render.order.reader_name``)."""
     import re
 
     from .order import reader_names
