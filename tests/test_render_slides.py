@@ -229,7 +229,8 @@ def test_jupyter_reprs(softmax):
     assert softmax._repr_latex_().startswith("$$\\begin{aligned}")
     report = verify(softmax, numeric=False)
     table = report._repr_html_()
-    assert "<b>PASS</b>" in table and table.count("<td>proved</td>") == 3
+    assert "<b>proved</b>" in table and "PASS" not in table and table.count("<td>proved</td>") == 3
+    assert repr(report).startswith("<Report softmax.") and "proved" in repr(report) and "exp(" not in repr(report)
 
 
 def test_every_catalog_text_is_plain_pdflatex(catalog):
