@@ -212,9 +212,13 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"{t}: already exists; use --force to overwrite it")
     ds = [registry.get(n) for n in names]
     if args.check:
-        from ..verify import verify
+        from ..batch import verify_many
+        from .progress import Progress
 
-        failed = [d.name for d in ds if not verify(d).ok]
+        # one line per verified derivation on stderr (stdout may carry the export), from the cache when unchanged
+        with Progress(len(ds) if len(ds) > 1 else 0, stream=sys.stderr) as progress:
+            reports = verify_many(ds, progress=lambda r, cached: progress.done(r, cached=cached))
+        failed = [r.name for r in reports if not r.ok]
         if failed:
             print(f"derive: not exported: not every step is proved in {', '.join(failed)} "
                   "(see 'derive check')", file=sys.stderr)
