@@ -121,6 +121,11 @@ def derivation_html(derivation: Derivation, report: Report | None = None) -> str
     return "\n".join(out)
 
 
+def _verdict(report: Report) -> str:
+    """The report's verdict in the words of every surface: proved, refuted, undecided (or a failed cross-check)."""
+    return str(report.verdict) if report.ok or str(report.verdict) != "proved" else "cross-check failed"
+
+
 def report_html(report: Report) -> str:
     """A report as an HTML table: one row per step (verdict, strategy) and per cross-check."""
     rows = [f"<tr><td>step {s.index}</td><td>{html.escape(str(s.verdict))}</td>"
@@ -128,7 +133,7 @@ def report_html(report: Report) -> str:
             "</td></tr>" for s in report.steps]
     rows += [f"<tr><td>check</td><td>{'FAILED' if c.state is CheckState.FAILED else c.state}</td>"
              f"<td>{html.escape(c.name)}: {html.escape(c.message)}</td></tr>" for c in report.checks]
-    head = (f"<p><code>{html.escape(report.name)}</code>: <b>{'PASS' if report.ok else 'FAIL'}</b> "
+    head = (f"<p><code>{html.escape(report.name)}</code>: <b>{html.escape(_verdict(report))}</b> "
             f"({report.seconds:.2f} s)</p>")
     if report.error:
         head += f"<p>error: {html.escape(report.error)}</p>"

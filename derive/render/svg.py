@@ -227,7 +227,8 @@ def _rows(d: Derivation, s: SvgSettings) -> list[tuple[str, str, str]]:
     exprs = [d.start, *(st.expr for st in d.steps)]
     where: list = []
     if max(tex_width(breaker.tex(e)) for e in exprs) > SVG_BUDGET:  # long: name repeats, break lines
-        exprs, where = name_repeats(exprs, symbol_names=symbols, entry_width=ENTRY_WIDTH, matrices=True)
+        exprs, where = name_repeats(exprs, symbol_names=symbols, entry_width=ENTRY_WIDTH, matrices=True,
+                                    budget=SVG_BUDGET - 2.0)
     start = breaker.lines(exprs[0])
     first = breaker.lines(exprs[1])
     alone = len(start) > 1 or start_alone(start[0], first[0])
