@@ -139,7 +139,7 @@ window.addEventListener("load", function () {
 
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium package is not installed "
                     "(.ci/run installs it with apt-get)")
-def test_chromium_quiz_says_wrong_then_right_and_opens_the_explanation(site, tmp_path):
+def test_chromium_quiz_gives_a_second_try_then_opens_the_explanation(site, tmp_path):
     page = site / "chapters" / "multihead.html"
     source = page.read_text()
     assert 'data-answer="a"' in source
@@ -153,7 +153,8 @@ def test_chromium_quiz_says_wrong_then_right_and_opens_the_explanation(site, tmp
     assert found, "the probe did not run"
     lines = found.group(1).splitlines()
     assert lines[0] == "closed|false"  # the explanation is folded until a choice is clicked
-    assert lines[1] == "b|Not quite: (b) is not the answer. The answer is (a).|true|block"
+    # a wrong first choice asks for a second try: the key and the explanation stay folded
+    assert lines[1] == "b|Not quite: (b) is not the answer. Try once more.|false|none"
     assert lines[2] == "a|Right: (a) is the answer.|true|none"
     assert 'aria-pressed="true" class="derive-quiz-choice" data-choice="a"' in dom or \
         re.search(r'<button[^>]*data-choice="a"[^>]*aria-pressed="true"|<button[^>]*aria-pressed="true"[^>]*'

@@ -102,12 +102,14 @@ def breakdown_table(preset_name: str, *, formulas: bool = True, budget: bool = T
 
 
 class ParamsDirective(SphinxDirective):
-    """``derive-params PRESET ...``: the component table of each preset (``*``: all)."""
+    """``derive-params PRESET ...``: the component table of each preset (``*``: all); ``:fold: SUMMARY``
+    puts the tables in a closed ``<details>`` whose visible line is ``SUMMARY``."""
 
     required_arguments = 1
     optional_arguments = 50
     option_spec: ClassVar[dict] = {"no-formulas": directives.flag, "no-budget": directives.flag,
-                                   "context": directives.positive_int, "batch": directives.positive_int}
+                                   "context": directives.positive_int, "batch": directives.positive_int,
+                                   "fold": directives.unchanged_required}
 
     def run(self) -> list[nodes.Node]:
         from ..exceptions import InputError
@@ -124,6 +126,10 @@ class ParamsDirective(SphinxDirective):
                                        batch=self.options.get("batch", 1))
             except InputError as exc:
                 raise self.error(str(exc)) from None
+        if "fold" in self.options:
+            from .quiz import make_fold
+
+            return [make_fold(self.options["fold"], out)]
         return out
 
 
