@@ -196,8 +196,8 @@ def norm_preserved() -> Derivation:
                  "square each component: the cross terms $\\mp 2x_{2i}x_{2i+1}\\sin\\cos$ cancel", citation=SU_32),
             Step(end, "Pythagoras, $\\cos^2 + \\sin^2 = 1$, in every pair"),
         ),
-        assumptions=(Assumption("an even head width d with d/2 pairs (symbolic); x real, indexed from 0; "
-                                "p and θ_i real"),),
+        assumptions=(Assumption("an even head width d with d/2 pairs (symbolic); x real, indexed from 0; p and "
+                                r"$\theta_i$ real"),),
         definitions=((sp.Symbol(r"\lVert x \rVert^2"), end),),
         citations=(SU_32,),
         auto_identity_check=False,
@@ -254,8 +254,8 @@ def example() -> Derivation:
                         "(q_0k_1 - q_1k_0)\\sin\\theta$", citation=SU_32),
             Step(second, "the same closed form at positions (5, 4), whose offset is also 1"),
         ),
-        assumptions=(Assumption("one pair (d = 2), θ = π/3 (chosen for exact values; RoFormer's θ_0 is 1); "
-                                "q = (1, 2), k = (3, 1)"),),
+        assumptions=(Assumption(r"one pair (d = 2), $\theta = \pi/3$ (chosen for exact values; RoFormer's $\theta_0$ "
+                                "is 1); q = (1, 2), k = (3, 1)"),),
         citations=(SU_32,),
         checks=(ValueCheck("(R(2)q)·(R(1)k)", (5 - 5 * sp.sqrt(3)) / 2, "-1.8301", "derived"),
                 ValueCheck("the unrotated q·k", sp.Integer(5), "5", "derived")),
