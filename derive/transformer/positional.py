@@ -262,9 +262,11 @@ def layouts() -> Derivation:
         ),
         assumptions=(
             Assumption(r"$d_{\text{model}} = 2m$; pair i has 0 ≤ i < m, written m = i + 1 + r with r ≥ 0; pos real"),
-            Assumption(r"interleaved (the paper): column 2i is $\sin (pos\cdot \omega_i)$, column 2i+1 is $\cos "
-                       r"(pos\cdot \omega_i)$; concatenated: column i is $\sin (pos\cdot \omega_i)$, column m + i is "
-                       r"$\cos (pos\cdot \omega_i)$"),
+            Assumption(r"interleaved (the paper): column 2i is $\sin (\mathrm{pos}\cdot \omega_i)$, column 2i+1 is "
+                       r"$\cos "
+                       r"(\mathrm{pos}\cdot \omega_i)$; concatenated: column i is $\sin (\mathrm{pos}\cdot \omega_i)$, "
+                       r"column m + i is "
+                       r"$\cos (\mathrm{pos}\cdot \omega_i)$"),
             Assumption("P is the 2m × 2m matrix with P[c, j] = 1 when c = π(j), else 0; the two rows of the claim "
                        "are columns i and m + i of the interleaved row times P"),
         ),
@@ -301,7 +303,8 @@ def _norm_check(seed: int) -> tuple[bool, dict, str]:
 
 @register(
     "positional.pair-norm",
-    title=r"Each (sin, cos) pair lies on the unit circle, so $\|\operatorname{PE}(pos)\|^2 = d_{\text{model}}/2$",
+    title=r"Each (sin, cos) pair lies on the unit circle, so $\|\operatorname{PE}(\mathrm{pos})\|^2 = "
+          r"d_{\text{model}}/2$",
     summary=(r"$\sin^2 + \cos^2 = 1$ for every pair; summing over the $m = d_{\text{model}}/2$ pairs gives m at "
              "every position."),
 )
@@ -320,7 +323,8 @@ def pair_norm() -> Derivation:
         start=start,
         steps=(
             Step(sp.Sum(sp.Integer(1), (i, 0, m - 1)),
-                 "Pythagoras for each pair: $\\sin^2\\theta + \\cos^2\\theta = 1$ with $\\theta = pos\\,\\omega_i$",
+                 "Pythagoras for each pair: $\\sin^2\\theta + \\cos^2\\theta = 1$ with $\\theta = "
+                 "\\mathrm{pos}\\,\\omega_i$",
                  citation=VASWANI_35),
             Step(m, "a sum of m ones", rule=Evaluate("the sum")),
         ),
@@ -369,7 +373,7 @@ def bounded() -> Derivation:
                  relation="<="),
             Step(sp.Integer(1), "Pythagoras"),
         ),
-        assumptions=(Assumption(r"$\theta = pos\cdot \omega_i$ is real; $\varphi = 0$ gives "
+        assumptions=(Assumption(r"$\theta = \mathrm{pos}\cdot \omega_i$ is real; $\varphi = 0$ gives "
                                 r"$\operatorname{PE}_{pos,2i}$, $\varphi = \pi/2$ gives "
                                 r"$\operatorname{PE}_{pos,2i+1}$ because $\sin (\theta + \pi/2) = \cos \theta$"),),
         citations=(VASWANI_35,),
@@ -515,7 +519,7 @@ def dot_product_offset() -> Derivation:
         steps=(
             Step(sp.Sum(c((pos + k) * w - pos * w), (i, 0, m - 1)),
                  "per pair, $\\cos(a - b) = \\cos a\\cos b + \\sin a\\sin b$"),
-            Step(end, r"$(pos + k)\omega_i - pos\cdot \omega_i = k\omega_i$: pos cancels"),
+            Step(end, r"$(\mathrm{pos} + k)\omega_i - \mathrm{pos}\cdot \omega_i = k\omega_i$: pos cancels"),
         ),
         assumptions=(Assumption(r"$d_{\text{model}} = 2m$ is even, m symbolic; pos and k real; $\omega_i = "
                                  r"10000^{-2i/d_{\text{model}}}$"),),
