@@ -352,9 +352,9 @@ def permutation_equivariance() -> Derivation:
                  rule=Reindex(pi, c)),
         ),
         assumptions=(
-            Assumption("n tokens, for any n, reordered by a permutation π of 1..n: the new token r is the old "
-                       "token π(r). With projections applied row by row, the reordered tokens have the scaled scores "
-                       "S_π(r)π(c) and the values V_π(c)"),
+            Assumption(r"n tokens, for any n, reordered by a permutation $\pi$ of $1, \dots, n$: the new token r is "
+                       r"the old token $\pi(r)$. With projections applied row by row, the reordered tokens have the "
+                       r"scaled scores $S_{\pi(r)\pi(c)}$ and the values $V_{\pi(c)}$"),
             Assumption("the expression is entry (r, e) of the attention output of the reordered tokens; the result "
                        "is entry (π(r), e) of the original output, i.e. the output rows are reordered the same way"),
         ),
