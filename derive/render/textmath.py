@@ -116,6 +116,8 @@ def tex_unicode(tex: str) -> str:
         if ch == "\\":
             m = re.compile(r"\\([A-Za-z]+|.)").match(tex, i)
             name, i = m.group(1), m.end()
+            if name.isalpha() and tex[i:i + 1] == " " and (m.start() == 0 or tex[m.start() - 1] != " "):
+                i += 1  # the space ending a control word: q\cdot k is q·k, a \cdot b stays a · b
             if name in ("frac", "dfrac", "tfrac"):
                 a, i = _group(tex, i)
                 b, i = _group(tex, i)
@@ -163,7 +165,7 @@ def tex_unicode(tex: str) -> str:
         elif ch == "_":
             body, i = _group(tex, i + 1)
             plain = tex_unicode(body)
-            if len(plain) <= 2 and all(c in _SUB for c in plain):
+            if plain and all(c in _SUB for c in plain):
                 out.append("".join(_SUB[c] for c in plain))
             else:
                 out.append(f"_{plain}" if plain.replace(",", "").isalnum() else f"_({plain})")
