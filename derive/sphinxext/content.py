@@ -289,6 +289,30 @@ def figures_text(figures: dict[str, Any]) -> str:
     return _readable(text)
 
 
+def figures_nodes(figures: dict[str, Any]) -> list[nodes.Node]:
+    """:func:`figures_text` as nodes: each figure's name as code (``max_abs_error``), a symbolic value as math,
+    a value that still reads as code (``mu_k²·sigma_q²``, ``uniform[-√3,√3]``) as code, numbers as text."""
+    import re
+
+    from ..render.latex import expr_latex
+
+    keys = [k for k in _FIGURE_ORDER if k in figures]
+    keys += sorted(k for k in figures if k not in keys and k not in _FIGURE_SKIP)
+    out: list[nodes.Node] = []
+    for n, key in enumerate(keys):
+        value = figures[key]
+        if n:
+            out.append(nodes.Text("; "))
+        out += [nodes.literal(key, key), nodes.Text(" = ")]
+        if getattr(value, "free_symbols", None):
+            tex = expr_latex(value)
+            out.append(nodes.math(tex, tex))
+            continue
+        shown = str(value) if key == "seed" else _readable(_fmt(value))
+        out.append(nodes.literal(shown, shown) if re.search(r"[_^]|\[A-Za-z]", shown) else nodes.Text(shown))
+    return out
+
+
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 
@@ -343,9 +367,9 @@ def checks_table(derivation: Derivation, report: Report) -> nodes.table:
         if isinstance(check, ValueCheck) and "rounded" in result.figures:
             cell += paragraph(*_value_cell(check, result))
         else:
-            cell += paragraph(figures_text(result.figures), classes=("derive-figures",))
+            cell += paragraph(*figures_nodes(result.figures), classes=("derive-figures",))
             if result.message:
-                cell += paragraph(_readable(result.message), classes=("derive-check-message",))
+                cell += paragraph(*inline(_readable(result.message)), classes=("derive-check-message",))
         row += cell
         body += row
     return table

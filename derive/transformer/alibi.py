@@ -115,7 +115,7 @@ def _ratio_check(seed: int) -> tuple[bool, dict, str]:
         want = np.exp(z[a] - z[b] - m * (b - a))
         worst = max(worst, abs(w[a] / w[b] / want - 1))
     return worst < 1e-10, {"trials": 50, "max_rel_error": worst}, (
-        f"w_j/w_l = exp(z_j − z_l − m(l − j)) on 50 random rows (max relative error {worst:.1e})")
+        rf"$w_j/w_l = \exp (z_j - z_l - m(l - j))$ on 50 random rows (max relative error {worst:.1e})")
 
 
 def _weights(j: Any, i: Any, n_keys: Any) -> Any:

@@ -106,8 +106,8 @@ def _shape_check(seed: int) -> tuple[bool, dict, str]:
     ok = symbolic == (n, n) and mismatch and S.shape == (5, 5) and worst < 1e-12
     return ok, {"symbolic_shape": str(symbolic), "numpy_shape": list(S.shape), "max_entry_error": worst,
                 "QK_without_transpose_rejected": mismatch}, (
-        f"(n×d_k)(d_k×n) has shape {symbolic}; at n=5, d_k=8 every entry equals q_i·k_j (max error {worst:.1e}); "
-        "Q·K with shapes (3×2)(3×2) raises ShapeError")
+        rf"$(n\times d_k)(d_k\times n)$ has shape {symbolic}; at n=5, $d_k=8$ every entry equals $q_i\cdot k_j$ (max "
+        rf"error {worst:.1e}); Q·K with shapes $(3\times 2)(3\times 2)$ raises ShapeError")
 
 
 @register(
@@ -170,8 +170,8 @@ def _convex_check(seed: int) -> tuple[bool, dict, str]:
         outside += int(np.any(A < 0) or np.any(out > V.max(axis=0) + 1e-12) or np.any(out < V.min(axis=0) - 1e-12))
     ok = worst_sum < 1e-12 and outside == 0
     return ok, {"trials": trials, "max_row_sum_error": worst_sum, "outputs_outside_range": outside}, (
-        f"{trials} random (n, d_k, d_v) up to 16: rows of weights sum to 1 within {worst_sum:.1e}, "
-        f"{outside} outputs outside the column range of V")
+        f"{trials} random $(n, d_k, d_v)$ up to 16: rows of weights sum to 1 within {worst_sum:.1e}, {outside} "
+        "outputs outside the column range of V")
 
 
 @register(

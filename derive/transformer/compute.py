@@ -100,7 +100,8 @@ def flops_kaplan() -> Derivation:
                 rows_.append((p, ctx, kaplan_forward(bare, ctx), int(_at(end, n_ctx=ctx, **_dims(bare)))))
         ok = all(x == y for *_, x, y in rows_)
         return ok, {"rows": [list(r) for r in rows_]}, (
-            f"{len(rows_)} (model, n_ctx) pairs: derive.params.flops.kaplan_forward = this closed form" if ok
+            (rf"{len(rows_)} (model, $n_{{\text{{ctx}}}}$) pairs: $\mathtt{{derive.params.flops.kaplan\_forward}}$ = "
+             "this closed form") if ok
             else f"disagreement: {[r for r in rows_ if r[2] != r[3]]}")
 
     return Derivation(
@@ -306,7 +307,7 @@ def moe_active() -> Derivation:
             rows.append((active_count(a), int(end.xreplace(symbol_values(a))), count(a)))
         ok = all(x == y <= z for x, y, z in rows)
         return ok, {"rows": [list(r) for r in rows]}, (
-            f"{len(rows)} random mixtures: derive.params.shapes.active_count = closed form ≤ total" if ok
+            rf"{len(rows)} random mixtures: $\mathtt{{derive.params.shapes.active\_count}}$ = closed form ≤ total" if ok
             else f"disagreement (active, closed form, total): {rows}")
 
     return Derivation(

@@ -98,8 +98,8 @@ def _merge_check(seed: int) -> tuple[bool, dict, str]:
                         abs(float(sums[-1]) - float(np.exp(z - z.max()).sum())) / float(np.exp(z - z.max()).sum()))
             trials += 1
     return worst < 1e-12, {"rows": [1, 2, 7, 64, 513], "trials": trials, "max_error": worst}, (
-        f"block-by-block output = softmax(z)·v and final ℓ = Σ e^(z_j − max z) for {trials} (n, block size) pairs, "
-        f"scores up to ±80 (max error {worst:.1e})")
+        rf"block-by-block output = softmax(z)·v and final $\ell = \sum e^{{z_j - \max z}}$ for {trials} (n, block "
+        rf"size) pairs, scores up to ±80 (max error {worst:.1e})")
 
 
 @register(
@@ -216,8 +216,8 @@ def _step_check(seed: int) -> tuple[bool, dict, str]:
         ref = float(np.exp(z - z.max()).sum())
         worst = max(worst, abs(d - ref) / ref)
     return worst < 1e-13, {"rows": 20, "max_rel_error": worst}, (
-        f"one pass d_j = d_(j−1)e^(m_(j−1)−m_j) + e^(z_j−m_j) ends at Σ e^(z − max z) on 20 rows "
-        f"(max relative error {worst:.1e})")
+        rf"one pass $d_j = d_{{j-1}}e^{{m_{{j-1}}-m_j}} + e^{{z_j-m_j}}$ ends at $\sum e^{{z - \max z}}$ on 20 rows "
+        rf"(max relative error {worst:.1e})")
 
 
 @register(

@@ -296,8 +296,8 @@ def _gelu_check(seed: int) -> tuple[bool, dict, str]:
     ok = float(gap[k]) <= GELU_TANH_BOUND and odd < 1e-12
     return ok, {"grid": "[-10, 10], spacing 1e-3", "max_abs_gap": float(gap[k]), "at": float(abs(grid[k])),
                 "bound": GELU_TANH_BOUND, "max |GELU(t) − GELU(−t) − t|": odd}, (
-        f"|GELU − GELU_tanh| ≤ {gap[k]:.3e} (at |t| ≈ {abs(grid[k]):.2f}) ≤ {GELU_TANH_BOUND}; "
-        f"GELU(t) − GELU(−t) = t to {odd:.0e}")
+        rf"$|\operatorname{{GELU}} - \operatorname{{GELU}}_{{\tanh}}| \le {gap[k]:.3e}$ (at |t| ≈ "
+        rf"{abs(grid[k]):.2f}) ≤ {GELU_TANH_BOUND}; GELU(t) − GELU(−t) = t to {odd:.0e}")
 
 
 @register(
@@ -354,8 +354,8 @@ def _gelu_taylor_check(seed: int) -> tuple[bool, dict, str]:
     ok = gap < 1e-6 * abs(float(claim)) * 1e3 and abs(rows[1e-2] - float(claim)) > gap  # O(t²) convergence
     return ok, {"digits": 50, "c": GELU_TANH_C, "claim": float(claim),
                 "ratio_at_t": {str(k): v for k, v in rows.items()}}, (
-        f"(GELU_tanh − GELU)/t⁴ at t = 1e-2, 1e-3 (50 digits): {rows[1e-2]:.6e}, {rows[1e-3]:.6e} → "
-        f"{float(claim):.6e}")
+        rf"$(\operatorname{{GELU}}_{{\tanh}} - \operatorname{{GELU}})/t^4$ at t = 1e-2, 1e-3 (50 digits): "
+        rf"{rows[1e-2]:.6e}, {rows[1e-3]:.6e} → {float(claim):.6e}")
 
 
 def _swish_derivative_check(seed: int) -> tuple[bool, dict, str]:
@@ -386,8 +386,8 @@ def _swish_relu_check(seed: int) -> tuple[bool, dict, str]:
     far = float(gap[np.abs(t) >= 40].max())
     return ok, {"grid": "[-60, 60], spacing 1e-3", "max_gap": float(gap[k]), "at": float(abs(t[k])),
                 "max_gap_beyond_40": far}, (
-        f"gap within |t|·e^(−|t|) everywhere (to float64 rounding); largest {gap[k]:.4f} at |t| ≈ {abs(t[k]):.2f}; "
-        f"{far:.1e} for |t| ≥ 40 (rounding level)")
+        rf"gap within $|t|\cdot e^{{-|t|}}$ everywhere (to float64 rounding); largest {gap[k]:.4f} at |t| ≈ "
+        rf"{abs(t[k]):.2f}; {far:.1e} for |t| ≥ 40 (rounding level)")
 
 
 @register(

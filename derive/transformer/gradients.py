@@ -326,8 +326,8 @@ def _jacobian_fd_check(kind: str):  # noqa: ANN202
             closed = layer_norm_jacobian(x, eps) if kind == "layernorm" else rms_norm_jacobian(x, eps)
             worst = max(worst, float(np.max(np.abs(_central(fn, x) - closed))))
         return worst < 1e-7, {"tokens": 20, "max_abs_error": worst}, (
-            f"closed-form {kind} Jacobian matches central differences within {worst:.1e} "
-            "(20 random tokens, d_model ≤ 11, ε ∈ {0, 1e-5, 0.3})")
+            rf"closed-form {kind} Jacobian matches central differences within {worst:.1e} (20 random tokens, "
+            rf"$d_{{\text{{model}}}} \le 11$, $\varepsilon$ ∈ {{0, 1e-5, 0.3}})")
 
     return run
 
@@ -450,8 +450,8 @@ def _vjp_check(kind: str):  # noqa: ANN202
         ok = worst < 1e-12 and worst_x < 1e-11 and (kind == "rmsnorm" or worst_ones < 1e-11)
         return ok, {"tokens": 20, "eps": 0.0, "max_abs_error": worst, "max_abs_sum": worst_ones,
                     "max_abs_dot_xhat": worst_x}, (
-            f"gᵀJ matches the closed form within {worst:.1e}; at ε = 0 |Σ_j v_j| ≤ {worst_ones:.1e}, "
-            f"|v·x̂| ≤ {worst_x:.1e} (20 random tokens)")
+            rf"$g^\top J$ matches the closed form within {worst:.1e}; at $\varepsilon = 0 |\sum_j v_j| \le "
+            rf"{worst_ones:.1e}$, |v·x̂| ≤ {worst_x:.1e} (20 random tokens)")
 
     return run
 
@@ -887,7 +887,7 @@ def _attention_check(seed: int) -> tuple[bool, dict, str]:
             fd[idx] = (loss(*plus) - loss(*minus)) / 2e-6
         worst = max(worst, float(np.max(np.abs(fd - grad))))
     return worst < 1e-8, {"n": n, "d_k": d_k, "d_v": d_v, "max_abs_error": worst}, (
-        f"dQ, dK, dV match central differences of L = Σ dO∘O within {worst:.1e} (n = 5, d_k = 4, d_v = 3)")
+        rf"dQ, dK, dV match central differences of $L = \sum$ dO∘O within {worst:.1e} $(n = 5, d_k = 4, d_v = 3)$")
 
 
 def _attention_checks() -> tuple:

@@ -314,8 +314,8 @@ def example_xavier() -> Derivation:
     def float_check(seed: int) -> tuple[bool, dict, str]:
         std = xavier_std(*XAVIER_FAN)
         return abs(std - 1 / np.sqrt(1280)) < 1e-15, {"xavier_std": std, "he_std(512)": he_std(512)}, (
-            f"xavier_std(512, 2048) = {std:.6f}; for comparison he_std(512) = {he_std(512):.6f} "
-            f"and GPT-2's fixed 0.02")
+            rf"$\mathtt{{xavier\_std}}$(512, 2048) = {std:.6f}; for comparison $\mathtt{{he\_std}}$(512) = "
+            rf"{he_std(512):.6f} and GPT-2's fixed 0.02")
 
     return Derivation(
         **metadata("init.example-xavier-512-2048"),

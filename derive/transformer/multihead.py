@@ -69,8 +69,8 @@ def _forward_shapes_check(seed: int) -> tuple[bool, dict, str]:
     ok = shapes == {((n, d_k), (n, d_k), (n, d_v), (n, n), (n, d_v))} and concat.shape == out.shape == (n, d_model)
     return ok, {"n": n, "d_model": d_model, "h": h, "d_k": d_k, "concat": list(concat.shape),
                 "output": list(out.shape)}, (
-        f"n = {n}, d_model = {d_model}, h = {h}: Q, K of each head ({n}, {d_k}), scores ({n}, {n}), "
-        f"head output ({n}, {d_v}); concatenation {concat.shape} and W^O output {out.shape}")
+        rf"n = {n}, $d_{{\text{{model}}}} = {d_model}$, h = {h}: Q, K of each head ({n}, {d_k}), scores ({n}, {n}), "
+        rf"head output ({n}, {d_v}); concatenation {concat.shape} and $W^O$ output {out.shape}")
 
 
 @register(
@@ -149,8 +149,8 @@ def _matmul_cost_check(seed: int) -> tuple[bool, dict, str]:
     closed = 4 * n * d_model**2 + 2 * n**2 * d_model
     ok = set(costs.values()) == {closed}
     return ok, {"n": n, "d_model": d_model, "multiply-adds by h": costs, "4·n·d² + 2·n²·d": closed}, (
-        f"n = {n}, d_model = {d_model}: every h in {sorted(costs)} takes {sorted(set(costs.values()))} "
-        f"multiply-adds; the closed form gives {closed}")
+        rf"n = {n}, $d_{{\text{{model}}}} = {d_model}$: every h in {sorted(costs)} takes "
+        rf"{sorted(set(costs.values()))} multiply-adds; the closed form gives {closed}")
 
 
 @register(

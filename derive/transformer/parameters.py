@@ -106,7 +106,8 @@ def _allocation_check(name: str, build: Any, closed: Any, configs: list[Architec
         ok = all(r[4] == r[5] for r in rows)
         bad = [r for r in rows if r[4] != r[5]]
         return ok, {"configs": len(rows), "mismatches": [list(r) for r in bad]}, (
-            f"{len(rows)} configurations (d_model, h, h_kv, d_ff) allocated: sum of .size equals the closed form"
+            (rf"{len(rows)} configurations $(d_{{\text{{model}}}}, h, h_{{kv}}, d_{{\text{{ff}}}})$ allocated: sum of "
+             ".size equals the closed form")
             if ok else f"allocation differs from the closed form at {bad[:3]}")
 
     return FunctionCheck(name, run)
@@ -168,7 +169,7 @@ def attention() -> Derivation:
                               _small(Architecture(d_model=8, n_heads=1, d_ff=32, n_layers=1))),
             FunctionCheck("lecture 000 exercise: h = 8 or 16 at GPT-2-small sizes leaves the total unchanged",
                           gpt2_heads),
-            *(ValueCheck(f"$W_i^{m}$ of one head, 512 × 64", _at(per_head, d_model=512, head_dim=64), "32,768",
+            *(ValueCheck(rf"$W_i^{m}$ of one head, $512 \times 64$", _at(per_head, d_model=512, head_dim=64), "32,768",
                          LECTURE_000) for m in "QKV"),
             *(ValueCheck(f"$W^{m}$ of all 8 heads", _at(h * per_head, d_model=512, n_heads=8, head_dim=64), "262,144",
                          LECTURE_000) for m in "QKV"),
@@ -346,7 +347,7 @@ def swiglu_width() -> Derivation:
         got = {dm: llama_ffn_hidden(dm) for dm in known}
         sym_got = {dm: int(rounded(dm)) for dm in known}
         ok = got == known == sym_got
-        return ok, {"widths": got}, f"LLaMA widths for d_model {list(known)}: {list(got.values())}"
+        return ok, {"widths": got}, rf"LLaMA widths for $d_{{\text{{model}}}}$ {list(known)}: {list(got.values())}"
 
     configs = [Architecture(d_model=3 * k, n_heads=1, d_ff=8 * k, n_layers=1, ffn="swiglu", mlp_bias=False)
                for k in (1, 2, 4, 8)]  # d_ff = (2/3)·4·d_model exactly when 3 divides d_model

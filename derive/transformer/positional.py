@@ -212,8 +212,8 @@ def _layout_check(seed: int) -> tuple[bool, dict, str]:
         worst = max(worst, float(np.max(np.abs(concat[:, inverse] - inter))))
     ok = perms_ok and worst == 0.0
     return ok, {"d_model": list(widths), "positions_each": 16, "max_abs_difference": worst}, (
-        f"[sin | cos] = interleaved[:, perm] and back with argsort(perm), exactly (max difference {worst}) "
-        f"for d_model in {widths}")
+        rf"[sin | cos] = interleaved[:, perm] and back with argsort(perm), exactly (max difference {worst}) for "
+        rf"$d_{{\text{{model}}}}$ in {widths}")
 
 
 @register(
@@ -298,7 +298,8 @@ def _norm_check(seed: int) -> tuple[bool, dict, str]:
         worst = max(worst, float(np.max(np.abs(sq - d_model / 2))))
     ok = worst < 1e-10
     return ok, {"positions": int(pos.size), "d_model": [2, 64, 512], "max_abs_error": worst}, (
-        f"‖PE(pos)‖² = d_model/2 at {pos.size} positions for d_model = 2, 64, 512 (max error {worst:.1e})")
+        rf"$\|\operatorname{{PE}}(pos)\|^2 = d_{{\text{{model}}}}/2$ at {pos.size} positions for "
+         rf"$d_{{\text{{model}}}} = 2$, 64, 512 (max error {worst:.1e})")
 
 
 @register(
@@ -493,7 +494,8 @@ def _dot_check(seed: int) -> tuple[bool, dict, str]:
     ok = worst < 1e-9
     return ok, {"d_model": d_model, "offsets": [1, 5, 37, 250], "positions_each": 8,
                 "max_abs_error": worst, "max_spread_over_pos": spread}, (
-        f"PE(pos)·PE(pos+k) = Σ cos(kω_i) at 8 random pos for each k (max error {worst:.1e})")
+        rf"$\operatorname{{PE}}(pos)\cdot \operatorname{{PE}}(pos+k) = \sum \cos (k\omega_i)$ at 8 random pos for "
+         rf"each k (max error {worst:.1e})")
 
 
 @register(

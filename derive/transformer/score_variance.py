@@ -305,7 +305,7 @@ def _general_mc() -> tuple:
     wrong = (d * sq**2 * sk**2,  # the mean-0 formula applied regardless
              d * (sq**2 + mq**2) * (sk**2 + mk**2))  # second moments instead of the variance
     return tuple(
-        MonteCarloCheck(f"Var(q·k), {dist}, $d_k = {d}$, μ = {GENERAL_MC['loc']}, σ = {GENERAL_MC['sd']}",
+        MonteCarloCheck(rf"Var(q·k), {dist}, $d_k = {d}$, $\mu = {GENERAL_MC['loc']}$, $\sigma = {GENERAL_MC['sd']}$",
                         score_sampler(dist, d, center=d * mq * mk, loc=(mq, mk), sd=(sq, sk)),
                         expected=claim, n=n, chunk=_chunk(d), alternatives=wrong,
                         meta={"distribution": dist, "d_k": d})

@@ -43,8 +43,8 @@ def _overflow_demo(seed: int) -> tuple[bool, dict, str]:
         "shifted": [round(float(x), 4) for x in shifted],
         "ln(DBL_MAX)": round(threshold, 2),
     }
-    msg = (f"naive exp(z)/sum gives {figures['naive']} (exp overflows past ln(DBL_MAX) ≈ {threshold:.2f}); "
-           f"shifted gives {figures['shifted']}")
+    msg = (rf"naive exp(z)/sum gives {figures['naive']} (exp overflows past ln($\mathtt{{DBL\_MAX}}$) ≈ "
+           rf"{threshold:.2f}); shifted gives {figures['shifted']}")
     return ok, figures, msg
 
 

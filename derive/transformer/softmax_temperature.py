@@ -180,7 +180,8 @@ def _sqrt_dk_check(seed: int) -> tuple[bool, dict, str]:
         s = rng.normal(scale=np.sqrt(d_k), size=(8, 8))  # unscaled scores: standard deviation √d_k
         worst = max(worst, float(np.max(np.abs(softmax(s / np.sqrt(d_k)) - softmax(s, np.sqrt(d_k))))))
     return worst < 1e-15, {"d_k": [1, 4, 64, 512], "max_abs_difference": worst}, (
-        f"softmax(s/√d_k) and softmax at temperature √d_k agree within {worst:.1e} for d_k = 1, 4, 64, 512")
+        rf"$\operatorname{{softmax}}(s/\sqrt{{d_k}})$ and softmax at temperature $\sqrt{{d_k}}$ agree within "
+         rf"{worst:.1e} for $d_k = 1$, 4, 64, 512")
 
 
 @register(
@@ -247,8 +248,8 @@ def _saturation_check(seed: int) -> tuple[bool, dict, str]:
     return ok, {**SATURATION_SHAPE, "median_jacobian_norm_unscaled": round(med["unscaled"], 4),
                 "median_jacobian_norm_scaled": round(med["scaled"], 4),
                 "median_top_weight_unscaled": round(float(np.median(top)), 4)}, (
-        f"n = {n}, d_k = {d_k}: median Frobenius norm of the Jacobian {med['unscaled']:.3g} unscaled vs "
-        f"{med['scaled']:.3g} scaled by 1/√d_k (median top weight unscaled {np.median(top):.3f})")
+        rf"n = {n}, $d_k = {d_k}$: median Frobenius norm of the Jacobian {med['unscaled']:.3g} unscaled vs "
+        rf"{med['scaled']:.3g} scaled by $1/\sqrt{{d_k}}$ (median top weight unscaled {np.median(top):.3f})")
 
 
 @register(
