@@ -17,7 +17,8 @@ from html.parser import HTMLParser
 from pathlib import Path
 
 #: tags whose text is code or not shown
-SKIP_TAGS = {"script", "style", "code", "pre", "kbd", "tt", "samp", "math", "mjx-container", "svg", "title", "head"}
+SKIP_TAGS = {"script", "style", "code", "pre", "kbd", "tt", "samp", "math", "mjx-container", "svg", "title", "head",
+             "textarea"}
 #: classes whose text is math or code
 SKIP_CLASSES = {"math", "highlight", "pre", "literal", "docutils literal", "sig", "sig-name", "descname",
                 "sig-prename", "descclassname", "derive-name-ref"}

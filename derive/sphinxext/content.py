@@ -46,6 +46,27 @@ def inline(text: str) -> list[nodes.Node]:
     return out
 
 
+def with_code_names(text: str) -> list[nodes.Node]:
+    """:func:`inline`, with every configuration or code name of the words (``d_model``, ``n_kv_heads``,
+    ``max_position_embeddings``) as code: for sources and notes that quote a config file's fields."""
+    import re
+
+    out: list[nodes.Node] = []
+    for node in inline(text):
+        if not isinstance(node, nodes.Text):
+            out.append(node)
+            continue
+        words, last = str(node), 0
+        for m in re.finditer(r"(?<![\w.])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+(?![\w])", words):
+            if m.start() > last:
+                out.append(nodes.Text(words[last:m.start()]))
+            out.append(nodes.literal(m.group(), m.group()))
+            last = m.end()
+        if last < len(words):
+            out.append(nodes.Text(words[last:]))
+    return out
+
+
 def _name_pattern() -> Any:
     """A regex matching every registered derivation name as a whole word (longest first)."""
     import re

@@ -29,7 +29,7 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
-from .content import paragraph, scrolling, table_with_head
+from .content import paragraph, scrolling, table_with_head, with_code_names
 
 
 def _table(head: tuple[str, ...], rows: list[list[nodes.Node | str]], widths: tuple[int, ...],
@@ -93,9 +93,9 @@ def breakdown_table(preset_name: str, *, formulas: bool = True, budget: bool = T
     if preset.reported:
         line += f"; the source reports {preset.reported}"
     line += f". Source: {preset.source}."
-    out.append(paragraph(line))
+    out.append(paragraph(*with_code_names(line)))
     for note in preset.notes:
-        out.append(paragraph(note, classes=("derive-preset-note",)))
+        out.append(paragraph(*with_code_names(note), classes=("derive-preset-note",)))
     if budget:
         out += budget_table(preset.arch, context=context, batch=batch)
     return out
