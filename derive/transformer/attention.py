@@ -112,7 +112,7 @@ def _shape_check(seed: int) -> tuple[bool, dict, str]:
 
 @register(
     "attention.similarity-matrix",
-    title="QKᵀ is the matrix of all query–key dot products",
+    title=r"$QK^\top$ is the matrix of all query–key dot products",
     summary=r"$(QK^\top)_{ij} = q_i\cdot k_j$, and $(n\times d_k)(d_k\times n)$ gives an $n\times n$ matrix.",
 )
 def similarity_matrix() -> Derivation:
@@ -144,7 +144,7 @@ def similarity_matrix() -> Derivation:
         ),
         definitions=((q[i, ell], Q[i, ell]), (k[j, ell], K[j, ell])),
         citations=(VASWANI_321,),
-        checks=(FunctionCheck("shapes and entries of QKᵀ", _shape_check),),
+        checks=(FunctionCheck(r"shapes and entries of $QK^\top$", _shape_check),),
         auto_identity_check=False,  # matrix symbols of symbolic shape have no numeric value
         notes=("One matrix product scores every (query, key) pair at once: entry (i, j) says how well "
                "token i's query matches token j's key.",),
@@ -320,8 +320,8 @@ def _permutation_check(seed: int) -> tuple[bool, dict, str]:
 @register(
     "attention.permutation-equivariance",
     title="Attention alone cannot see word order: permuting the tokens permutes the outputs",
-    summary="softmax(P S Pᵀ)·P V = P·softmax(S)·V for n tokens and any permutation P: without positions, order is "
-            "invisible.",
+    summary=(r"$\operatorname{softmax}(P S P^\top)\, P V = P \operatorname{softmax}(S)\, V$ for n tokens and any "
+             "permutation P: without positions, order is invisible."),
 )
 def permutation_equivariance() -> Derivation:
     import sympy as sp

@@ -400,9 +400,11 @@ def layernorm_jacobian() -> Derivation:
         auto_identity_check=False,  # the Derivative of a symbolic-length sum has no numeric value
         checks=(FunctionCheck(r"closed form against central differences of $\mathtt{norms.layer\_norm}$",
                               _jacobian_fd_check("layernorm")),),
-        notes=("As a matrix: J = (I − 11ᵀ/d − x̂x̂ᵀ/d)/s, symmetric. With γ the output γ ⊙ x̂ + β has Jacobian "
-               "diag(γ)·J. J·1 = 0 (a constant shift of x changes nothing) and J·x̂ = (ε/(σ² + ε))·x̂/s, "
-               "which vanishes for ε = 0 (scaling x − μ changes nothing).",),
+        notes=(r"As a matrix: $J = (I - 11^\top /d - \hat{x}\hat{x}^\top /d)/s$, symmetric. With $\gamma$ the output "
+               r"$\gamma \odot \hat{x} + \beta$ has Jacobian $\operatorname{diag}(\gamma)\cdot J$. J·1 = 0 (a "
+               r"constant shift of x changes nothing) and $J\cdot \hat{x} = (\varepsilon/(\sigma^2 + "
+               r"\varepsilon))\cdot \hat{x}/s$, which vanishes for $\varepsilon = 0$ (scaling $x - \mu$ changes "
+               "nothing).",),
     )
 
 
@@ -481,7 +483,7 @@ def layernorm_vjp() -> Derivation:
         definitions=((s, sp.sqrt(s2 + eps)),),
         citations=(BA_2016,),
         auto_identity_check=False,  # replaced by the finite check below (x̂ and g as free vectors are too loose)
-        checks=(FunctionCheck("gᵀJ of the numpy Jacobian against the closed form", _vjp_check("layernorm")),),
+        checks=(FunctionCheck(r"$g^\top J$ of the numpy Jacobian against the closed form", _vjp_check("layernorm")),),
         notes=("Backward through LayerNorm: centre the upstream gradient, remove its component along x̂, divide by "
                r"s. This is what frameworks compute without forming the $d_{\text{model}} \times d_{\text{model}}$ "
                "Jacobian.",),
@@ -579,7 +581,8 @@ def _along_xhat(kind: str, eps_zero: bool) -> tuple[Any, tuple[Step, ...], tuple
 
 @register(
     "gradients.layernorm-grad-along-xhat",
-    title="LayerNorm's input gradient along x̂: (gᵀJ)·x̂ = ε/(σ² + ε)·(g·x̂)/s",
+    title=(r"LayerNorm's input gradient along x̂: $(g^\top J)\cdot \hat{x} = \varepsilon/(\sigma^2 + "
+           r"\varepsilon)\cdot (g\cdot \hat{x})/s$"),
     summary=r"With $\varepsilon > 0$ the gradient keeps a component along x̂, smaller than g·x̂/s by the factor "
             r"$\varepsilon/(\sigma^2 + \varepsilon)$; derived for symbolic $d_{\text{model}}$.",
 )
@@ -602,8 +605,10 @@ def layernorm_grad_along_xhat() -> Derivation:
         definitions=((s, sp.sqrt(s2 + eps)),),
         citations=(BA_2016,),
         auto_identity_check=False,  # the premises on x̂ are not something random points respect
-        checks=(FunctionCheck("(gᵀJ)·x̂ at random tokens, ε = 0 (numpy)", _vjp_check("layernorm")),
-                FunctionCheck("(gᵀJ)·x̂ against ε/(σ² + ε)·(g·x̂)/s at ε > 0 (numpy)", _along_check("layernorm"))),
+        checks=(FunctionCheck(r"$(g^\top J)\cdot \hat{x}$ at random tokens, $\varepsilon = 0$ "
+                              r"(numpy)", _vjp_check("layernorm")),
+                FunctionCheck((r"$(g^\top J)\cdot \hat{x}$ against $\varepsilon/(\sigma^2 + \varepsilon)\cdot "
+                               r"(g\cdot \hat{x})/s$ at $\varepsilon > 0$ (numpy)"), _along_check("layernorm"))),
         notes=("With ε = 1e-5 and σ² ≈ 1 the factor is about 1e-5: the gradient is orthogonal to x̂ for all "
                "practical purposes (gradients.layernorm-grad-orthogonal-xhat proves it exactly for ε = 0).",),
     )
@@ -651,7 +656,8 @@ def layernorm_grad_orthogonal_xhat() -> Derivation:
                                 "(gradients.layernorm-vjp)"),),
         citations=(BA_2016,),
         auto_identity_check=False,  # the premises on x̂ are not something random points respect
-        checks=(FunctionCheck("(gᵀJ)·x̂ at random tokens, ε = 0 (numpy)", _vjp_check("layernorm")),),
+        checks=(FunctionCheck(r"$(g^\top J)\cdot \hat{x}$ at random tokens, $\varepsilon = 0$ "
+                              r"(numpy)", _vjp_check("layernorm")),),
         notes=(r"Together with gradients.layernorm-grad-orthogonal-ones: at $\varepsilon = 0$ the input gradient "
                r"lies in the $(d_{\text{model}} - 2)$-dimensional subspace orthogonal to 1 and to x̂.",),
     )
@@ -704,8 +710,9 @@ def rmsnorm_jacobian() -> Derivation:
         auto_identity_check=False,  # the Derivative of a symbolic-length sum has no numeric value
         checks=(FunctionCheck(r"closed form against central differences of $\mathtt{norms.rms\_norm}$",
                               _jacobian_fd_check("rmsnorm")),),
-        notes=("As a matrix J = (I − x̂x̂ᵀ/d)/s: LayerNorm's Jacobian without the centring term 11ᵀ/d. "
-               "RMSNorm is therefore not invariant to a shift of x, only (for ε = 0) to a rescaling.",),
+        notes=(r"As a matrix $J = (I - \hat{x}\hat{x}^\top /d)/s$: LayerNorm's Jacobian without the centring term "
+               r"$11^\top /d$. RMSNorm is therefore not invariant to a shift of x, only (for $\varepsilon = 0$) to a "
+               "rescaling.",),
     )
 
 
@@ -733,13 +740,14 @@ def rmsnorm_vjp() -> Derivation:
                                 r"\varepsilon}$; $1 \le j \le d_{\text{model}}$"),),
         citations=(ZHANG_2019,),
         auto_identity_check=False,
-        checks=(FunctionCheck("gᵀJ of the numpy Jacobian against the closed form", _vjp_check("rmsnorm")),),
+        checks=(FunctionCheck(r"$g^\top J$ of the numpy Jacobian against the closed form", _vjp_check("rmsnorm")),),
     )
 
 
 @register(
     "gradients.rmsnorm-grad-along-xhat",
-    title="RMSNorm's input gradient along x̂: (gᵀJ)·x̂ = ε/(mean(x²) + ε)·(g·x̂)/s",
+    title=(r"RMSNorm's input gradient along x̂: $(g^\top J)\cdot \hat{x} = \varepsilon/(\operatorname{mean}(x^2) + "
+           r"\varepsilon)\cdot (g\cdot \hat{x})/s$"),
     summary=r"The component along x̂ is damped by $\varepsilon/(\operatorname{mean}(x^2) + \varepsilon)$, for "
             r"symbolic $d_{\text{model}}$; RMSNorm has no counterpart of LayerNorm's orthogonality to 1.",
 )
@@ -762,7 +770,8 @@ def rmsnorm_grad_along_xhat() -> Derivation:
         definitions=((s, sp.sqrt(sym("rms2") + eps)),),
         citations=(ZHANG_2019,),
         auto_identity_check=False,
-        checks=(FunctionCheck("(gᵀJ)·x̂ against the formula at ε > 0 (numpy)", _along_check("rmsnorm")),),
+        checks=(FunctionCheck(r"$(g^\top J)\cdot \hat{x}$ against the formula at $\varepsilon > 0$ "
+                              r"(numpy)", _along_check("rmsnorm")),),
     )
 
 
@@ -786,7 +795,8 @@ def rmsnorm_grad_orthogonal_xhat() -> Derivation:
                                 r"\hat{x})/d)/s$ (gradients.rmsnorm-vjp)"),),
         citations=(ZHANG_2019,),
         auto_identity_check=False,
-        checks=(FunctionCheck("(gᵀJ)·x̂ at random tokens, ε = 0 (numpy)", _vjp_check("rmsnorm")),),
+        checks=(FunctionCheck(r"$(g^\top J)\cdot \hat{x}$ at random tokens, $\varepsilon = 0$ "
+                              r"(numpy)", _vjp_check("rmsnorm")),),
         notes=("Zhang & Sennrich 2019 (§4) state the re-scaling invariance of RMSNorm; the orthogonality of the "
                "gradient to x̂ is its infinitesimal form.",),
     )
@@ -903,7 +913,7 @@ ATTN_ASSUMPTION = (r"O = A·V with A = softmax(S) row by row and $S = QK^\top /\
 
 @register(
     "gradients.attention-dv",
-    title="Attention backward: dV = Aᵀ·dO",
+    title=r"Attention backward: $dV = A^\top \cdot dO$",
     summary=(r"$\partial L/\partial V_{jc} = \sum_i A_{ij} dO_{ic}$, from $O_{ac} = \sum_b A_{ab} V_{bc}$, for "
              "symbolic n and $d_v$."),
 )
@@ -935,14 +945,14 @@ def attention_dv() -> Derivation:
         citations=(DAO_B2,),
         auto_identity_check=False,
         checks=_attention_checks(),
-        notes=("In matrix form dV = Aᵀ dO: each value row j collects the upstream gradients of every query, "
+        notes=(r"In matrix form $dV = A^\top dO$: each value row j collects the upstream gradients of every query, "
                "weighted by how much that query attended to token j.",),
     )
 
 
 @register(
     "gradients.attention-da",
-    title="Attention backward: dA = dO·Vᵀ",
+    title=r"Attention backward: $dA = dO\cdot V^\top$",
     summary=(r"$\partial L/\partial A_{ij} = \sum_c dO_{ic} V_{jc}$, from $O_{ac} = \sum_b A_{ab} V_{bc}$, for "
              "symbolic n and $d_v$."),
 )

@@ -282,10 +282,10 @@ def layouts() -> Derivation:
                                    r"P", n_points=4),
                 FunctionCheck(r"layouts agree under the permutation, $d_{\text{model}}$ from 2 to "
                               r"512", _layout_check),),
-        notes=("Columns i and m + i of the product are the concatenated layout's columns i and m + i, for every "
-               "i < m and every m: the [sin | cos] encoding is the interleaved one times P. P is a permutation "
-               "matrix, so PᵀP = I and multiplying by Pᵀ goes back: the two layouts carry the same information, "
-               "and a model trained with one is the other with its input columns permuted.",),
+        notes=("Columns i and m + i of the product are the concatenated layout's columns i and m + i, for every i < "
+               "m and every m: the [sin | cos] encoding is the interleaved one times P. P is a permutation matrix, "
+               r"so $P^\top P = I$ and multiplying by $P^\top$ goes back: the two layouts carry the same "
+               "information, and a model trained with one is the other with its input columns permuted.",),
     )
 
 

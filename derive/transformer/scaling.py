@@ -71,7 +71,8 @@ def _s(name: str) -> Any:
 @register(
     "scaling.training-compute",
     title="Training compute: D tokens at 6N FLOPs each cost C = 6·N·D, for any N and D",
-    summary="Σ over the D training tokens of 6N (forward 2N, backward 4N) is 6·N·D; Chinchilla: 5.88·10²³ FLOPs.",
+    summary=(r"$6N$ per token (forward $2N$, backward $4N$), summed over the $D$ training tokens, is $6ND$; "
+             r"Chinchilla: $5.88\cdot 10^{23}$ FLOPs."),
 )
 def training_compute() -> Derivation:
     import sympy as sp
