@@ -296,7 +296,8 @@ def jacobian() -> Derivation:
         citations=(VASWANI_321,),
         auto_identity_check=False,  # the Derivative of a symbolic-length sum has no numeric value
         checks=(FunctionCheck("closed form vs finite differences", _jacobian_numeric),),
-        notes=(r"As a matrix: $J = \operatorname{diag}(s) - s s^\top$. Its rows sum to 0 (softmax is shift invariant).",),
+        notes=(r"As a matrix: $J = \operatorname{diag}(s) - s s^\top$. Its rows sum to 0 (softmax is shift "
+               r"invariant).",),
     )
 
 
