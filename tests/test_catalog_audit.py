@@ -67,8 +67,9 @@ def _text_fields(derivation):
         yield "citation", c.note
 
 
-#: ASCII math that only a TeX engine would read: x_i, e^(…), 2^x, x**2, [[1, 2], [3, 4]]
-_RAW_MATH = re.compile(r"_[\w{(\\]|\^[\w({\\−-]|\*\*|\[\[")
+#: ASCII math that only a TeX engine would read: x_i, e^(…), 2^x, x**2, [[1, 2], [3, 4]]; and Kᵀ, since the one
+#: transpose sign is math's ⊤ ($K^\top$)
+_RAW_MATH = re.compile(r"_[\w{(\\]|\^[\w({\\−-]|\*\*|\[\[|ᵀ")
 
 
 def _outside_math(text: str) -> str | None:
@@ -80,6 +81,7 @@ def _outside_math(text: str) -> str | None:
 @pytest.mark.parametrize("sample, bad", [
     ("the scores $q_i \\cdot k_j$", False), ("Var(q·k) = d_k", True), ("e^(m₁ − m)", True), ("2^x", True),
     ("x**2", True), ("J = [[1, 2], [3, 4]]", True), ("an odd $ sign", True), ("σ² and √d", False),
+    ("QKᵀ", True), ("$QK^\\top$", False),
 ])
 def test_the_audit_tells_raw_math_from_marked_math(sample, bad):
     outside = _outside_math(sample)

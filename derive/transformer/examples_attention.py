@@ -94,7 +94,7 @@ def two_token_attention() -> Derivation:
     checks = [
         ValueCheck(r"$\sqrt{d_k}$", sp.sqrt(d_k), "2", src),
         *(ValueCheck(f"q₁·k₁ term {c + 1}", q[0, c] * k[0, c], p, src) for c, p in enumerate("1010")),
-        *matrix_checks("QKᵀ", scores, (("2", "1"), ("0", "1")), src),
+        *matrix_checks(r"$QK^\top$", scores, (("2", "1"), ("0", "1")), src),
         *matrix_checks(r"$QK^\top/\sqrt{d_k}$", scaled, (("1.0", "0.5"), ("0.0", "0.5")), src),
         ValueCheck("row 1: $e^{1.0}$", exps[0][0], "2.7183", src),
         ValueCheck("row 1: $e^{0.5}$", exps[0][1], "1.6487", src),
