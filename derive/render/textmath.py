@@ -35,6 +35,9 @@ _SYMBOLS = {"cdot": "·", "times": "×", "le": "≤", "leq": "≤", "ge": "≥",
             "det": "det", "lim": "lim", "arg": "arg", "colon": ":", "lbrace": "{", "rbrace": "}",
             "triangleq": "≜", "equiv": "≡", "vert": "|", "Vert": "‖", "setminus": "∖", "subset": "⊂",
             "varnothing": "∅", "emptyset": "∅", "mapsto": "↦", "star": "⋆", "ast": "∗", "neg": "¬"}
+#: operator names written as words: a space after them separates them from their argument (max z)
+_FUNCTIONS = {"max", "min", "exp", "log", "ln", "sin", "cos", "tan", "tanh", "det", "lim", "arg", "sup", "inf",
+              "operatorname", "text", "mathrm"}
 #: accents written over one letter: \hat{x} -> x̂
 _ACCENT = {"hat": "\u0302", "bar": "\u0304", "tilde": "\u0303", "dot": "\u0307", "vec": "\u20d7",
            "widehat": "\u0302", "overline": "\u0304"}
@@ -116,8 +119,9 @@ def tex_unicode(tex: str) -> str:
         if ch == "\\":
             m = re.compile(r"\\([A-Za-z]+|.)").match(tex, i)
             name, i = m.group(1), m.end()
-            if name.isalpha() and tex[i:i + 1] == " " and (m.start() == 0 or tex[m.start() - 1] != " "):
-                i += 1  # the space ending a control word: q\cdot k is q·k, a \cdot b stays a · b
+            if (name.isalpha() and tex[i:i + 1] == " " and (m.start() == 0 or tex[m.start() - 1] != " ")
+                    and name not in _FUNCTIONS):
+                i += 1  # the space ending a control word: q\cdot k is q·k, a \cdot b stays a · b, \max z stays
             if name in ("frac", "dfrac", "tfrac"):
                 a, i = _group(tex, i)
                 b, i = _group(tex, i)
