@@ -149,8 +149,8 @@ def _full_width_check(seed: int) -> tuple[bool, dict, str]:
 @register(
     "positional.rotation",
     title="A shift in position is a rotation of each sinusoid pair",
-    summary=(r"$(\operatorname{PE}_{2i}, \operatorname{PE}_{2i}+1)$ at pos + k is a $2\times 2$ rotation by $k\cdot "
-             r"\omega_i$ of the pair at pos."),
+    summary=(r"$(\mathrm{PE}_{2i}, \mathrm{PE}_{2i+1})$ at $\mathrm{pos} + k$ is a $2\times 2$ rotation by "
+             r"$k\omega_i$ of the pair at $\mathrm{pos}$."),
 )
 def rotation() -> Derivation:
     import sympy as sp
@@ -298,13 +298,13 @@ def _norm_check(seed: int) -> tuple[bool, dict, str]:
         worst = max(worst, float(np.max(np.abs(sq - d_model / 2))))
     ok = worst < 1e-10
     return ok, {"positions": int(pos.size), "d_model": [2, 64, 512], "max_abs_error": worst}, (
-        rf"$\|\operatorname{{PE}}(pos)\|^2 = d_{{\text{{model}}}}/2$ at {pos.size} positions for "
+        rf"$\|\mathrm{{PE}}(pos)\|^2 = d_{{\text{{model}}}}/2$ at {pos.size} positions for "
          rf"$d_{{\text{{model}}}} = 2$, 64, 512 (max error {worst:.1e})")
 
 
 @register(
     "positional.pair-norm",
-    title=r"Each (sin, cos) pair lies on the unit circle, so $\|\operatorname{PE}(\mathrm{pos})\|^2 = "
+    title=r"Each (sin, cos) pair lies on the unit circle, so $\|\mathrm{PE}(\mathrm{pos})\|^2 = "
           r"d_{\text{model}}/2$",
     summary=(r"$\sin^2 + \cos^2 = 1$ for every pair; summing over the $m = d_{\text{model}}/2$ pairs gives m at "
              "every position."),
@@ -375,8 +375,8 @@ def bounded() -> Derivation:
             Step(sp.Integer(1), "Pythagoras"),
         ),
         assumptions=(Assumption(r"$\theta = \mathrm{pos}\cdot \omega_i$ is real; $\varphi = 0$ gives "
-                                r"$\operatorname{PE}_{pos,2i}$, $\varphi = \pi/2$ gives "
-                                r"$\operatorname{PE}_{pos,2i+1}$ because $\sin (\theta + \pi/2) = \cos \theta$"),),
+                                r"$\mathrm{PE}_{pos,2i}$, $\varphi = \pi/2$ gives "
+                                r"$\mathrm{PE}_{pos,2i+1}$ because $\sin (\theta + \pi/2) = \cos \theta$"),),
         citations=(VASWANI_35,),
         checks=(FunctionCheck("max |PE| at positions up to 1e9", _bounded_check),),
         notes=("PE² ≤ 1 means |PE| ≤ 1 whatever the position: the encoding never grows with the sequence "
@@ -494,7 +494,7 @@ def _dot_check(seed: int) -> tuple[bool, dict, str]:
     ok = worst < 1e-9
     return ok, {"d_model": d_model, "offsets": [1, 5, 37, 250], "positions_each": 8,
                 "max_abs_error": worst, "max_spread_over_pos": spread}, (
-        rf"$\operatorname{{PE}}(pos)\cdot \operatorname{{PE}}(pos+k) = \sum \cos (k\omega_i)$ at 8 random pos for "
+        rf"$\mathrm{{PE}}(pos)\cdot \mathrm{{PE}}(pos+k) = \sum \cos (k\omega_i)$ at 8 random pos for "
          rf"each k (max error {worst:.1e})")
 
 
