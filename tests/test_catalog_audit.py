@@ -52,7 +52,7 @@ def test_wrong_step_refuted(catalog, refute_step, name, index, wrong):
 
 def _text_fields(derivation):
     """(where, text) for every text field a reader sees: title, summary, assumptions, justifications, notes,
-    check names, citation notes."""
+    check names, citation notes, the instance an instance-only law is proved for."""
     yield "title", derivation.title
     yield "summary", derivation.summary
     for a in derivation.assumptions:
@@ -65,6 +65,7 @@ def _text_fields(derivation):
         yield "check", getattr(check, "name", "")
     for c in derivation.citations:
         yield "citation", c.note
+    yield "instance", derivation.instance
 
 
 #: ASCII math that only a TeX engine would read: x_i, e^(…), 2^x, x**2, [[1, 2], [3, 4]]; and Kᵀ, since the one

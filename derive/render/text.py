@@ -284,14 +284,21 @@ def failure_text(derivation: Derivation, report: Report) -> str:
     return "\n".join(lines)
 
 
+def _u(text: str) -> str:
+    """A check's name or message with its ``$…$`` math as Unicode (:func:`derive.render.textmath.unicode_text`)."""
+    from .textmath import unicode_text
+
+    return unicode_text(text)
+
+
 def failed_checks_text(report: Report) -> str:
     """One line per failed numeric cross-check: name, message and the seed it drew with."""
     lines = []
     for c in report.checks:
         if not c.passed:
             seed = c.figures.get("seed")
-            lines.append(f"  cross-check failed: {c.name}: {c.message}" + (f" [seed {seed}]" if seed is not None
-                                                                           else ""))
+            lines.append(f"  cross-check failed: {_u(c.name)}: {_u(c.message)}"
+                         + (f" [seed {seed}]" if seed is not None else ""))
     return "\n".join(lines)
 
 
@@ -305,7 +312,7 @@ def report_text(report: Report) -> str:
         if s.witness:
             lines.append(f"    witness: {s.witness}")
     for c in report.checks:
-        lines.append(f"  check {'ok ' if c.passed else 'FAIL'} {c.name}: {c.message}")
+        lines.append(f"  check {'ok ' if c.passed else 'FAIL'} {_u(c.name)}: {_u(c.message)}")
     return "\n".join(lines)
 
 

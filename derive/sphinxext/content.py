@@ -177,7 +177,7 @@ def scope_badge(derivation: Derivation) -> list[nodes.Node]:
         text, kind = "worked example: these numbers", "derive-instance derive-example"
     else:
         return []
-    return [nodes.Text(" "), nodes.inline(text, text, classes=kind.split())]
+    return [nodes.Text(" "), nodes.inline("", "", *inline(text), classes=kind.split())]
 
 
 def citation_nodes(cites: tuple[Citation, ...], cite: CiteFn) -> list[nodes.Node]:
@@ -390,7 +390,7 @@ def checks_table(derivation: Derivation, report: Report) -> nodes.table:
         else:
             cell += paragraph(*figures_nodes(result.figures), classes=("derive-figures",))
             if result.message:
-                cell += paragraph(*inline(_readable(result.message)), classes=("derive-check-message",))
+                cell += paragraph(*with_code_names(_readable(result.message)), classes=("derive-check-message",))
         row += cell
         body += row
     return table
@@ -405,7 +405,7 @@ def footer(derivation: Derivation, report: Report, cite: CiteFn, *, show_checks:
     numeric = (f"{passed} of {n_checks} numeric cross-check{'s' if n_checks != 1 else ''} passed" if n_checks
                else "no numeric cross-check applies")
     scope = f" for this instance only ({derivation.instance})" if derivation.instance else ""
-    verdict = labelled("Verdict.", [verdict_badge(str(report.verdict)), nodes.Text(
+    verdict = labelled("Verdict.", [verdict_badge(str(report.verdict)), *inline(
         f": all {steps} step{'s' if steps != 1 else ''} proved symbolically{scope}; {numeric}.")],
         ("derive-verdict-line",))
     out.append(verdict)

@@ -60,7 +60,8 @@ def _slopes_check(seed: int) -> tuple[bool, dict, str]:
         ok &= bool(np.allclose(ratio, 2.0 ** (-8.0 / h), rtol=1e-13) and np.isclose(m[0], 2.0 ** (-8.0 / h))
                    and np.isclose(m[-1], 1 / 256))
         figures[f"h={h}"] = {"first": float(m[0]), "last": float(m[-1])}
-    return ok, figures, "ratio 2^(−8/h) between neighbours, first 2^(−8/h), last 1/256, for h in 1, 2, 8, 12, 16, 64"
+    return ok, figures, (r"ratio $2^{-8/h}$ between neighbours, first $2^{-8/h}$, last 1/256, "
+                         "for h in 1, 2, 8, 12, 16, 64")
 
 
 @register(

@@ -134,7 +134,7 @@ def flops_kaplan() -> Derivation:
             ValueCheck((r"GPT-3 175B: context share $2\cdot n_{\text{layers}}\cdot n_{\text{ctx}}\cdot "
                         r"d_{\text{attn}} / 2N = n_{\text{ctx}}/(12\cdot d_{\text{model}})$"),
                        _at(_m(2, L, c, da) / (2 * n), n_ctx=2048, **gpt3), "0.0139",
-                       "Kaplan et al. 2020, §2.1 (small when d_model > n_ctx/12)"),
+                       r"Kaplan et al. 2020, §2.1 (small when $d_{\text{model}} > n_{\text{ctx}}/12$)"),
             FunctionCheck((r"$\mathtt{derive.params.flops.kaplan\_forward}$ on Table 1's layout equals this closed "
                            "form"),
                           same_as_cli),
@@ -357,7 +357,8 @@ def kv_cache_token() -> Derivation:
                              int(end.xreplace({**symbol_values(a), b: by}))))
         ok = all(r[2] == r[3] for r in rows)
         return ok, {"rows": [list(r) for r in rows]}, (
-            f"{len(rows)} (preset, bytes): derive.params.memory.kv_cache_bytes_per_token = closed form" if ok
+            rf"{len(rows)} (preset, bytes): $\mathtt{{derive.params.memory.kv\_cache\_bytes\_per\_token}}$ = "
+            "closed form" if ok
             else f"disagreement: {[r for r in rows if r[2] != r[3]]}")
 
     return Derivation(

@@ -220,7 +220,7 @@ def xavier_average() -> Derivation:
         ok = all(abs((a + b) / 2 - 1) < 1e-12 for _, _, a, b in rows) and rows[2][2] == rows[2][3]
         return ok, {"fans": [r[:2] for r in rows], "forward_gain": [round(r[2], 4) for r in rows],
                     "backward_gain": [round(r[3], 4) for r in rows]}, (
-            "forward gains n_in·Var(w): " + ", ".join(f"{r[2]:.3f}" for r in rows)
+            r"forward gains $n_{\text{in}}\cdot\operatorname{Var}(w)$: " + ", ".join(f"{r[2]:.3f}" for r in rows)
             + "; backward gains: " + ", ".join(f"{r[3]:.3f}" for r in rows) + "; each pair averages to 1")
 
     return Derivation(

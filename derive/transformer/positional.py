@@ -393,8 +393,10 @@ def _wavelength_check(seed: int) -> tuple[bool, dict, str]:
         ok &= bool(lam[0] == 2 * np.pi and np.isclose(lam[-1], last, rtol=1e-12) and np.all(np.diff(lam) > 0)
                    and lam[-1] < 2 * np.pi * 10000)
         figures[f"d_model={d_model}"] = {"pairs": int(lam.size), "first": float(lam[0]), "last": float(lam[-1])}
-    return ok, figures, ("λ_0 = 2π, strictly increasing, largest 2π·10000^(2(m−1)/d_model) < 2π·10000 for "
-                         "d_model = 4, 7, 512 (largest at 512: {:.1f} < {:.1f})".format(
+    return ok, figures, (r"$\lambda_0 = 2\pi$, strictly increasing, largest $2\pi\cdot "
+                         r"10000^{{2(m-1)/d_{{\text{{model}}}}}} "
+                         r"< 2\pi\cdot 10000$ for $d_{{\text{{model}}}} = 4, 7, 512$ (largest at 512: {:.1f} < "
+                         r"{:.1f})".format(
                              figures["d_model=512"]["last"], 2 * np.pi * 10000))
 
 
