@@ -122,7 +122,7 @@ def table_with_head(
     group += thead
     row = nodes.row()
     for text in head:
-        row += nodes.entry("", paragraph(text))
+        row += nodes.entry("", paragraph(*inline(text)))  # a head may hold $…$ math
     thead += row
     body = nodes.tbody()
     group += body

@@ -38,7 +38,7 @@ def _table(head: tuple[str, ...], rows: list[list[nodes.Node | str]], widths: tu
     for cells in rows:
         row = nodes.row()
         for cell in cells:
-            row += nodes.entry("", cell if isinstance(cell, nodes.paragraph) else paragraph(cell))
+            row += nodes.entry("", cell if isinstance(cell, nodes.paragraph) else paragraph(*with_code_names(cell)))
         body += row
     return table
 
@@ -170,8 +170,10 @@ class ComputeDirective(SphinxDirective):
             rows.append([paragraph(nodes.literal(name, name)), f"{f.context:,}", sci(f.forward), sci(f.kaplan_forward),
                          sci(f.training), human_bytes(kv.per_token) if kv.per_token else "—",
                          human_bytes(kv.total) if kv.total else "—", human_bytes(b.training_bytes)])
-        head = ("preset", "n_ctx", "forward FLOPs/token", "Kaplan 2N + 2Ln_ctx·d_attn", "training FLOPs/token",
-                "KV cache/token (bf16)", "KV cache, n_ctx tokens", "training memory (Adam, 16 B/param)")
+        head = ("preset", r"$n_{\text{ctx}}$", "forward FLOPs/token",
+                r"Kaplan $2N + 2 n_{\text{layers}} n_{\text{ctx}} d_{\text{attn}}$", "training FLOPs/token",
+                "KV cache/token (bf16)",
+                r"KV cache, $n_{\text{ctx}}$ tokens", "training memory (Adam, 16 B/param)")
         return [_table(head, rows, (14, 8, 12, 12, 12, 12, 12, 14), ("derive-compute",))]
 
 
