@@ -318,3 +318,36 @@ def test_on_this_page_lists_the_derivations_and_names_in_notes_link(site):
     links = re.findall(r'<a class="derive-name-link[^"]*" href="([^"]+)"', page)
     assert "#derivation-softmax.max-trick" in links
     assert any(h.startswith("attention.html#derivation-attention.score-variance") for h in links)
+
+
+def test_no_raw_ascii_math_in_visible_text(site):
+    """No ``_`` or ``^`` of ASCII math (``d_k``, ``e^(…)``) in the visible text of any page, headings, the
+    table of contents and check tables included: math is typeset, names are code (before: about 470 ``_``
+    and 60 ``^``). The API reference is left out: its text is the package's docstrings, where names are the
+    code's own."""
+    from site_text import site_raw_math
+
+    found = site_raw_math(site)
+    found.pop("api.html", None)
+    assert not found, "\n".join(f"{page}: {s}" for page, snippets in found.items() for s in snippets[:5])
+
+
+def test_notation_page_lists_every_symbol_once(site):
+    from derive.sphinxext.notation import rows
+
+    page = _pages(site)["notation.html"]
+    table = re.search(r'<table class="derive-notation.*?</table>', page, flags=re.S).group(0)
+    assert table.count("<tr") == len(rows()) + 1  # one row per symbol, and the head
+    assert r"\(d_{\text{model}}\)" in table and "<span class=\"pre\">d_model</span>" in table
+
+
+def test_glossary_covers_the_chapters_terms_in_order(site):
+    glossary = _pages(site)["glossary.html"]
+    terms = re.findall(r'<dt id="term-([^"]+)"', glossary)
+    for term in ("Jacobian", "KV-cache", "GQA", "RoPE", "ALiBi", "verdict", "causal-mask", "temperature",
+                 "cross-entropy", "FLOPs", "online-softmax", "mixture-of-experts"):
+        assert term in terms, term
+    entries = re.findall(r'<dt id="term-[^"]+">(.*?)<a class="headerlink"', glossary)
+    first = [re.sub(r"<[^>]+>|\\\(|\\\)|\\text\{|[{}$\\]", "", e).lower() for e in entries]
+    heads = [f for k, f in enumerate(first) if k == 0 or not glossary.count(f"</dd>") or True]
+    assert len(heads) >= 40
