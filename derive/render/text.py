@@ -247,7 +247,7 @@ def derivation_text(derivation: Derivation) -> str:
         lines += relation_block(f"({k}) ", _REL[step.relation], expr, 6)
         why = u(step.justification)
         if step.rule is not None:
-            why += f"  [rule: {readable(step.rule.describe())}]"
+            why += f"  [rule: {u(readable(step.rule.describe()))}]"
         if step.citation is not None:
             why += f"  [{step.citation}]"
         lines += textwrap.wrap(why, WIDTH, initial_indent="        by: ", subsequent_indent=" " * 12,

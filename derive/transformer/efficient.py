@@ -445,7 +445,7 @@ def decoding_intensity() -> Derivation:
         start=sp.Mul(flops, sp.Pow(bytes_, -1, evaluate=False), evaluate=False),
         steps=(
             Step(sp.Mul(sp.Mul(4, L, t, h, dk, evaluate=False), sp.Pow(bytes_, -1, evaluate=False), evaluate=False),
-                 "the scores $q K^T$ and the weighted sum of $V$ "
+                 "the scores $q K^\\top$ and the weighted sum of $V$ "
                  "each take $2 t d_k$ FLOPs per query head", citation=Citation("shazeer2019", "§3")),
             Step(end, "$n_{layers}$, $t$ and $d_k$ cancel: the cache is read once per generated token, whatever its "
                       "length", citation=Citation("ainslie2023")),
