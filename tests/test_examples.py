@@ -249,7 +249,7 @@ def test_lecture_rounding_slip_is_reported(derivations):
     ("example.temperature-table", "T = 2: weight 2", "0.187"),
     ("example.pe-table", "PE[3,2]", "0.4161"),
     ("example.pre-ln-attention", "head 2 weights[2,1]", "0.134"),
-    ("example.rmsnorm", "RMSNorm(x)_1", "0.817"),
+    ("example.rmsnorm", "RMSNorm(x)₁", "0.817"),
     ("example.pre-ln-block", "Y[2,4]", "4.992"),
 ])
 def test_wrong_printed_number_fails(derivations, name, label, wrong):
