@@ -57,7 +57,7 @@ def with_code_names(text: str) -> list[nodes.Node]:
             out.append(node)
             continue
         words, last = str(node), 0
-        for m in re.finditer(r"(?<![\w.])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+(?![\w])", words):
+        for m in re.finditer(r"(?<![A-Za-z0-9_.])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+(?![A-Za-z0-9_])", words):
             if m.start() > last:
                 out.append(nodes.Text(words[last:m.start()]))
             out.append(nodes.literal(m.group(), m.group()))
@@ -368,7 +368,7 @@ def _value_cell(check: Any, result: CheckResult) -> list[nodes.Node]:
                              nodes.literal(result.figures["rounded"], result.figures["rounded"]),
                              nodes.Text(f"; printed {result.figures['printed']}")]
     if result.figures.get("source"):
-        out.append(nodes.Text(f" ({result.figures['source']})"))
+        out += [nodes.Text(" ("), *inline(result.figures["source"]), nodes.Text(")")]
     return out
 
 
