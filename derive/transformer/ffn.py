@@ -526,8 +526,9 @@ def _swiglu_check(seed: int) -> tuple[bool, dict, str]:
 
 @register(
     "ffn.swiglu",
-    title="SwiGLU is quadratic near zero: SwiGLU(s·x)W₂ ≈ s²·½(xW ⊙ xV)W₂",
-    summary="For any widths, SwiGLU(s·x)W₂/s² → ½(xW ⊙ xV)W₂ as s → 0: each unit Swish(s·u)·(s·v) ≈ s²·u·v/2.",
+    title="SwiGLU is quadratic near zero: SwiGLU(s·x) ≈ s²·½(xW ⊙ xV)W₂",
+    summary="With $\\operatorname{SwiGLU}(x) = (\\operatorname{Swish}(xW) \\odot xV)W_2$, the output matrix included, "
+            "for any widths SwiGLU(s·x)/s² → ½(xW ⊙ xV)W₂ as s → 0: each unit Swish(s·u)·(s·v) ≈ s²·u·v/2.",
 )
 def swiglu_near_zero() -> Derivation:
     import sympy as sp
@@ -556,8 +557,10 @@ def swiglu_near_zero() -> Derivation:
                Step(block(u[k] * v[k] / 2), "σ(0) = 1/2, so Swish(s·u) = s·u/2 + O(s²)",
                     rule=Evaluate("the limits"), citation=SHAZEER_2),),
         assumptions=(Assumption("$u_k = (xW)_k$ and $v_k = (xV)_k$ are the gate and value pre-activations of hidden "
-                                "unit k (no biases); scaling x by s scales both by s; the limit is output c of "
-                                r"$\operatorname{SwiGLU}(s\cdot x)\cdot W_2$ divided by $s^2$, for any "
+                                r"unit k (no biases); scaling x by s scales both by s; $\operatorname{SwiGLU}(x) = "
+                                r"(\operatorname{Swish}(xW) \odot xV)W_2$ includes the output matrix $W_2$ (Shazeer "
+                                r"2020's $\operatorname{FFN}_{\text{SwiGLU}}$; W and V are $W_1$ and $W_3$ of "
+                                "LLaMA's code); the limit is output c of SwiGLU(s·x) divided by $s^2$, for any "
                                 r"$d_{\text{model}}$ and $d_{\text{ff}}$"),),
         definitions=_ffn_definitions("swiglu"),
         citations=(SHAZEER_2,),

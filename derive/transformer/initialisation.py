@@ -339,7 +339,9 @@ def example_xavier() -> Derivation:
                 ValueCheck(r"backward gain $n_{\text{out}}\cdot \operatorname{Var}(w) = "
                            r"2048/1280$", fo * var, "1.6", "this chapter")),
         notes=(r"The forward gain $n_{\text{in}}\cdot \operatorname{Var}(w)$ is 0.4 and the backward gain 1.6: each "
-               "is off by the same factor 2 (in opposite directions, 0.4·1.6 = 0.64 and (0.4 + 1.6)/2 = 1).",),
+               "is off from 1 by the same amount, 0.6, in opposite directions (their mean (0.4 + 1.6)/2 is 1, which "
+               r"is what $\operatorname{Var}(w) = 2/(n_{\text{in}} + n_{\text{out}})$ fixes), and their ratio is "
+               r"$n_{\text{out}}/n_{\text{in}} = 4$.",),
     )
 
 
@@ -553,8 +555,8 @@ def residual_growth() -> Derivation:
 
 @register(
     "init.gpt2-residual-scaling",
-    title=(r"GPT-2's $1/\sqrt{N}$ scaling of the residual branches keeps $\operatorname{Var}(h_N) = \sigma_0^2 + "
-           r"\sigma_f^2$ at every depth"),
+    title=r"GPT-2's $1/\sqrt{N}$ scaling of the residual branches makes the final variance $\operatorname{Var}(h_N) "
+          r"= \sigma_0^2 + \sigma_f^2$, for any number N of residual additions",
     summary=r"With each branch output scaled by $1/\sqrt{N} (N = 2\cdot n_{\text{layers}}$ residual additions), the "
             r"N contributions add up to one $\sigma_f^2$, for a symbolic N.",
 )
@@ -577,6 +579,10 @@ def gpt2_residual_scaling() -> Derivation:
         citations=(RADFORD_23,),
         checks=(_residual_mc(48, True),),
         notes=(r"Scaling a linear projection's weights by $1/\sqrt{N}$ scales its output by $1/\sqrt{N}$ and its "
-               "variance by 1/N. In GPT-2's code (and nanoGPT's) the residual projections get the standard deviation "
-               r"$0.02/\sqrt{2\cdot n_{\text{layers}}}$ instead of 0.02.",),
+               "variance by 1/N. The GPT-2 paper states the scaling (§2.3); OpenAI's released GPT-2 code does not "
+               "apply it (its initialiser uses 0.02 for every weight). nanoGPT and Hugging Face's GPT2 "
+               r"implementation do: their residual projections get the standard deviation $0.02/\sqrt{2\cdot "
+               r"n_{\text{layers}}}$ instead of 0.02.",
+               "Only the variance after the last of the N additions is derived here; after l < N scaled additions it "
+               r"is $\sigma_0^2 + (l/N)\cdot \sigma_f^2$, still below the final value.",),
     )
