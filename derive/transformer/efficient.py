@@ -393,7 +393,7 @@ UNCACHED_CHECK = counted_decoding(cached=False)
     title=(r"Decoding n tokens with a KV cache costs $2N\cdot n + 2\cdot n_{\text{layers}}\cdot d_{\text{attn}}\cdot "
            "n(n + 1)$ FLOPs, for any n"),
     summary="Token t runs the weights once (2N) and attends over t cached positions ($4 n_{layers} t d_{attn}$: "
-            "$2 t d_{attn}$ for $qK^T$ and as much for the weighted sum of V, per layer); summed "
+            "$2 t d_{attn}$ for $qK^\\top$ and as much for the weighted sum of V, per layer); summed "
             "over t = 1..n the weight part is linear in n.",
 )
 def kv_cache_flops() -> Derivation:
@@ -418,7 +418,7 @@ def kv_cache_flops() -> Derivation:
                                 "2N for "
                                 "the weights of the new token only (its K and V rows are appended to the cache) and "
                                 "$4 n_{layers} t d_{attn}$ to attend over the t positions 1..t ($2 t d_{attn}$ per "
-                                "layer for the scores $qK^T$ and as much for the weighted sum of V, as in "
+                                "layer for the scores $qK^\\top$ and as much for the weighted sum of V, as in "
                                 "params.flops-exact); the prompt is empty, "
                                 "embeddings, norms and the LM head are left out"),),
         citations=(KAPLAN_T1, Citation("pope2023")),
