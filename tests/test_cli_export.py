@@ -206,7 +206,9 @@ def test_missing_optional_dependency_is_one_line(monkeypatch, capsys):
         monkeypatch.setitem(sys.modules, mod, None)
     code, out, err = run(["export", "softmax.max-trick", "-f", "svg"], capsys)
     assert code == 2 and out == ""
-    assert err == "derive: error: SVG output needs ziamath: pip install 'derive[slides]'\n"
+    assert err == ("derive: error: SVG output needs ziamath: pip install -e \".[slides]\" from the root of the derive "
+                   "checkout\n")
+    assert "derive[" not in err  # never an install from PyPI, where 'derive' is another package
     code, _, err = run(["export", "softmax.max-trick", "-f", "mathml"], capsys)
     assert code == 2 and "MathML output needs ziamath" in err
     from derive import registry

@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..core import Derivation
-from ..report import Report, Verdict
+from ..report import CheckState, Report, Verdict, count_checks
 
 _REL = {"=": "=", "<=": "≤", "<": "<", ">=": "≥", ">": ">"}
 
@@ -275,12 +275,12 @@ def failure_text(derivation: Derivation, report: Report) -> str:
         f"  step {bad.index} {bad.verdict}: {step.justification}",
         f"    previous: {expr_text(prev)}",
         f"    claimed:  {_REL[step.relation]} {expr_text(step.expr)}",
-        f"    strategy: {bad.strategy}",
     ]
+    if bad.detail:  # the reason an author can act on (a rule's failed condition), before the strategies tried
+        lines.append(f"    why: {bad.detail}")
+    lines.append(f"    strategy: {bad.strategy}")
     if bad.counterexample is not None:
         lines.append(f"    counterexample: {bad.counterexample}")
-    if bad.detail:
-        lines.append(f"    {bad.detail}")
     return "\n".join(lines)
 
 
@@ -292,12 +292,14 @@ def _u(text: str) -> str:
 
 
 def failed_checks_text(report: Report) -> str:
-    """One line per failed numeric cross-check: name, message and the seed it drew with."""
+    """One line per numeric cross-check that fails the derivation (failed, or required and not evaluated):
+    name, message and the seed it drew with."""
     lines = []
     for c in report.checks:
-        if not c.passed:
+        if not c.ok:
             seed = c.figures.get("seed")
-            lines.append(f"  cross-check failed: {_u(c.name)}: {_u(c.message)}"
+            what = "failed" if c.evaluated else "not evaluated (required)"
+            lines.append(f"  cross-check {what}: {_u(c.name)}: {_u(c.message)}"
                          + (f" [seed {seed}]" if seed is not None else ""))
     return "\n".join(lines)
 
@@ -308,19 +310,30 @@ def report_text(report: Report) -> str:
     for s in report.steps:
         extra = f"  {s.counterexample}" if s.counterexample else (f"  ({s.detail})" if s.detail else "")
         flag = " [vacuous]" if s.vacuous else ""
-        lines.append(f"  step {s.index}: {s.verdict}{flag} by {s.strategy}{extra}")
+        if s.verdict is Verdict.UNDECIDED and s.detail and not s.counterexample:  # the reason first
+            lines.append(f"  step {s.index}: {s.verdict}{flag}: {s.detail} ({s.strategy})")
+        else:
+            lines.append(f"  step {s.index}: {s.verdict}{flag} by {s.strategy}{extra}")
         if s.witness:
             lines.append(f"    witness: {s.witness}")
     for c in report.checks:
-        lines.append(f"  check {'ok ' if c.passed else 'FAIL'} {_u(c.name)}: {_u(c.message)}")
+        lines.append(f"  check {_CHECK_WORD[c.state]} {_u(c.name)}: {_u(c.message)}")
     return "\n".join(lines)
 
 
+#: a cross-check's state in the terminal
+_CHECK_WORD = {CheckState.PASSED: "ok", CheckState.FAILED: "FAIL", CheckState.NOT_EVALUATED: "NOT EVALUATED"}
+
+
 def _numeric_cell(report: Report) -> str:
+    """``3/3 ok``; ``2/3 ok, 1 not evaluated``: a check that evaluated nothing is never counted as ok."""
     if not report.checks:
         return "none"
-    passed = sum(c.passed for c in report.checks)
-    return f"{passed}/{len(report.checks)} ok"
+    counts = count_checks(report.checks)
+    cell = f"{counts[CheckState.PASSED]}/{len(report.checks)} ok"
+    if counts[CheckState.NOT_EVALUATED]:
+        cell += f", {counts[CheckState.NOT_EVALUATED]} not evaluated"
+    return cell
 
 
 def check_table(reports: Sequence[Report]) -> str:
@@ -344,5 +357,8 @@ def summary_line(reports: Sequence[Report], seconds: float) -> str:
     refuted = sum(r.verdict is Verdict.REFUTED for r in reports)
     undecided = sum((not r.ok) and r.verdict is not Verdict.REFUTED for r in reports)
     word = "derivation" if len(reports) == 1 else "derivations"
+    unevaluated = sum(not c.evaluated for r in reports for c in r.checks)
+    tail = (f"; {unevaluated} cross-check{'s' if unevaluated != 1 else ''} not evaluated (not counted as passed)"
+            if unevaluated else "")
     return (f"{len(reports)} {word}: {passed} passed, {len(reports) - passed} failed "
-            f"({refuted} refuted, {undecided} undecided or failing a cross-check) in {seconds:.2f} s")
+            f"({refuted} refuted, {undecided} undecided or failing a cross-check) in {seconds:.2f} s{tail}")
