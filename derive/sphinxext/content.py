@@ -57,7 +57,8 @@ def with_code_names(text: str) -> list[nodes.Node]:
             out.append(node)
             continue
         words, last = str(node), 0
-        for m in re.finditer(r"(?<![A-Za-z0-9_.])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+(?![A-Za-z0-9_])", words):
+        names = r"(?<![A-Za-z0-9_.])(?:[A-Za-z]\w*\.)*[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+(?![A-Za-z0-9_])"
+        for m in re.finditer(names, words):
             if m.start() > last:
                 out.append(nodes.Text(words[last:m.start()]))
             out.append(nodes.literal(m.group(), m.group()))
