@@ -185,16 +185,14 @@ def _decide(before: Any, step: Any, budget: float, seed: int, ctx: primitives.Co
         return False
 
     evaluates = rule is not None and not primitives.is_primitive(rule)  # e.g. Evaluate: closed forms first
-    under = hyps.usable and not found
-    proof = strategies.prove(target, claimed, relation, proof_budget * (0.6 if under else 1.0), probe=probe,
-                             operators_first=evaluates)
-    if not proof.proved and not found and under:
+    proof = strategies.prove(target, claimed, relation, proof_budget, probe=probe, operators_first=evaluates)
+    second_budget = min(0.4 * budget, limits.remaining() - WITNESS_SHARE * budget)
+    if not proof.proved and not found and hyps.usable and second_budget > 0.05:
         # the premises: exact eliminations substituted, bounds written s = c ± t (sound uses only)
         phase[0] = "the symbolic strategies under the premises"
         t2, c2 = hyps.specialise(target), hyps.specialise(claimed)
         if (t2, c2) != (target, claimed):
-            second = strategies.prove(t2, c2, relation, max(proof_budget * 0.4, 0.05),
-                                      operators_first=evaluates)
+            second = strategies.prove(t2, c2, relation, second_budget, operators_first=evaluates)
             if second.proved:
                 proof = strategies.Proof(True, "under the premises → " + second.strategy, second.used_doit)
     if found:

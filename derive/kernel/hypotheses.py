@@ -84,6 +84,7 @@ class Hypotheses:
     contradiction: str = ""
     unusable: tuple = ()
     _refusal: list = field(default_factory=list)
+    _memo: dict = field(default_factory=dict)
 
     @property
     def empty(self) -> bool:
@@ -93,13 +94,25 @@ class Hypotheses:
     # -- expressions ------------------------------------------------------------------------------
     def reduce(self, expr: Any, exact_only: bool = False) -> Any:
         """``expr`` with the eliminated symbols (and defined heads) replaced by what the hypotheses give them."""
-        if not self.eliminations:
+        if not self.eliminations or not isinstance(expr, sp.Basic):
             return expr
+        key = (expr, exact_only)
+        hit = self._memo.get(key)
+        if hit is None:
+            hit = self._memo[key] = self._reduce(expr, exact_only)
+        return hit
+
+    def _reduce(self, expr: Any, exact_only: bool) -> Any:
+        from .primitives import _bound_symbols
+
+        # a symbol bound in the expression (a derivative's variable, an index) is not replaced: the
+        # point then gives it the value the hypotheses say (see :meth:`admit`)
+        bound = _bound_symbols(expr)
         out = expr
         for _ in range(6):
             new = out
             for el in self.eliminations:
-                if exact_only and not el.exact:
+                if (exact_only and not el.exact) or el.target in bound:
                     continue
                 new = _replace(new, el.target, el.value)
             if new == out:
@@ -181,6 +194,15 @@ class Hypotheses:
     def _failing(self, values: dict, point: Point) -> list | None:
         """The premises that fail at ``values`` (``None``: one cannot be decided there)."""
         failed = []
+        for el in self.eliminations:
+            if isinstance(el.target, sp.Symbol) and el.target in values:
+                # left in the expression (bound there): its value must be the one the hypotheses give
+                g = el.target - self.reduce(el.value)
+                val = _value(g, values, point)
+                if val is None:
+                    return None
+                if _decide(val, "=") is not True:
+                    failed.append((g, "="))
         for s, v in self.domains:
             val = _value(v, values, point)
             if val is None:
@@ -195,7 +217,7 @@ class Hypotheses:
             if ok is None:
                 return None
             if not ok:
-                if kind in ("=", "!="):
+                if kind == "!=":
                     return None
                 failed.append((g, kind))
         return failed
@@ -279,17 +301,33 @@ def _eliminate(a: Any, b: Any, taken: set) -> Elimination | None:
     for s in first + [s for s in syms if s not in first]:
         got = _solve_linear(g, s)
         if got is None:
-            continue
+            if s.is_integer:
+                continue
+            # a symbol the equation fixes non-linearly (σ² = 2/(n_in + n_out)): one solution in its domain
+            from . import limits
+
+            ok, sols = limits.run_limited(0.3, "solving a premise", _solve_unique, g, s)
+            if not ok or sols is None:
+                continue
+            got = (sols, False)
         sol, exact = got
         den = sp.fraction(sp.together(sol))[1]
         plain = not den.free_symbols
         keeps = not s.is_integer or (plain and sol.is_polynomial())
-        cands.append((not (plain and keeps), s not in first, (s, sol, exact)))
+        cands.append((not keeps, not plain, s not in first, (s, sol, exact)))
     if not cands:
         return None
-    cands.sort(key=lambda c: (c[0], c[1]))
-    s, sol, exact = cands[0][2]
+    cands.sort(key=lambda c: c[:3])
+    s, sol, exact = cands[0][3]
     return Elimination(s, sol, exact, f"{a} = {b}")
+
+
+def _solve_unique(g: Any, s: Any) -> Any:
+    try:
+        sols = sp.solve(g, s)
+    except (NotImplementedError, ValueError, TypeError):
+        return None
+    return sols[0] if len(sols) == 1 and s not in sols[0].free_symbols else None
 
 
 def _kind(p: Any) -> tuple[Any, str] | None:
@@ -333,11 +371,20 @@ def build(definitions: tuple, premises: tuple) -> Hypotheses:
                 unusable.append(f"{a} = {b}")
             continue
         if isinstance(p, sp.Equality) and not isinstance(p.lhs, (sp.MatrixBase, sp.MatrixExpr)):
+            if isinstance(p.lhs, sp.Indexed) and _is_bound_free_target(p.lhs) and not p.rhs.has(p.lhs.base):
+                # z[j] = c − u[j], for every j (as Substitute reads it)
+                elims.append(Elimination(p.lhs, p.rhs, True, f"{p.lhs} = {p.rhs}"))
+                taken.add(p.lhs)
+                continue
             el = _eliminate(p.lhs, p.rhs, taken) if not (p.lhs.atoms(sp.Indexed) or p.rhs.atoms(sp.Indexed)) else None
             if el is not None:
                 elims.append(el)
                 taken.add(el.target)
                 continue
+            # an equation the points cannot be made to satisfy (a constraint on a sum of elements):
+            # the witness may not refute under it
+            unusable.append(str(p))
+            continue
         rest.append(p)
     hyp = Hypotheses(eliminations=tuple(elims), shown=tuple(shown), unusable=tuple(unusable))
     contradiction = ""
@@ -422,10 +469,12 @@ def _value(e: Any, values: dict, point: Point) -> Any:
     if not isinstance(e, sp.Basic):
         return None
     sub = {s: sp.Rational(v.numerator, v.denominator) for s, v in values.items() if isinstance(v, Fraction)}
-    try:
-        out = e.xreplace(sub)
-    except (TypeError, ValueError):
-        out = e
+    out = e
+    if e.is_rational_function():  # exact and cheap (sympy would also raise 2 to a 10¹²-th power exactly)
+        try:
+            out = e.xreplace(sub)
+        except (TypeError, ValueError, ZeroDivisionError):
+            out = e
     if out.is_Rational:
         return Fraction(int(out.p), int(out.q))
     from .evaluate import Evaluator, NotEvaluable, Undefined, Unreliable
@@ -475,6 +524,8 @@ def _in_domain(val: Any, s: Any) -> bool:
 
 def _move_inside(g: Any, kind: str, values: dict, label: str) -> tuple[Any, Fraction] | None:
     """A symbol of ``g`` and a value putting the point on the boundary of ``g kind 0`` (or just inside)."""
+    if not g.is_rational_function():
+        return None
     syms = sorted((s for s in g.free_symbols if isinstance(values.get(s), Fraction)), key=str)
     # keep the symbol a special point is about when another can move
     syms.sort(key=lambda s: label.startswith(f"special {s} ") or label.startswith(f"breakpoint {s} "))
@@ -490,6 +541,10 @@ def _move_inside(g: Any, kind: str, values: dict, label: str) -> tuple[Any, Frac
         if not (a.is_Rational and b.is_Rational) or a == 0:
             continue
         c = Fraction(int((-b / a).p), int((-b / a).q))
+        if kind == "=":
+            if _satisfies(c, s):
+                return s, c
+            continue
         up = a > 0  # inside is s ≥ c (or s > c)
         step = 1 if up else -1
         if s.is_integer:

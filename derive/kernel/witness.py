@@ -265,7 +265,7 @@ def run(lhs: Any, rhs: Any, relation: str, seed: int, *, digits: tuple[int, ...]
         limits.checkpoint()
         if _WORK[0] - start > work and (agreed or differ):
             break
-        if not hyps.empty:
+        if not hyps.empty and not constant:
             point = hyps.admit(point)
             if point is None:
                 outside += 1
