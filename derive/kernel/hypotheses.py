@@ -455,9 +455,10 @@ def _empty_bounds(checks: list) -> str:
             dom = dom & sp.Interval.open(0, sp.oo)
         elif s.is_nonnegative:
             dom = dom & sp.Interval(0, sp.oo)
-        if s.is_integer and dom.is_bounded and dom is not sp.S.EmptySet:
-            a, b = sp.ceiling(dom.inf), sp.floor(dom.sup)
-            dom = sp.S.EmptySet if a > b or (a == b and a not in dom) else dom
+        if s.is_integer and dom is not sp.S.EmptySet and dom.inf.is_finite and dom.sup.is_finite:
+            lo_i, hi_i = sp.ceiling(dom.inf), sp.floor(dom.sup)
+            if not any(sp.Integer(k) in dom for k in range(int(lo_i), min(int(hi_i), int(lo_i) + 2) + 1)):
+                dom = sp.S.EmptySet
         if dom is sp.S.EmptySet:
             texts = " and ".join(t for t in (low[2], high[2]) if t) or "the bounds"
             return f"no value of {s} satisfies {texts} with its assumptions"

@@ -287,7 +287,6 @@ def example_cross_entropy() -> Derivation:
         ),
         assumptions=(Assumption("n = 3 classes, scores z = (2, 0, 1), target y = e₁ = (1, 0, 0)"),),
         citations=(D2L_CE,),
-        auto_identity_check=False,  # premises fix the point
         checks=(FunctionCheck("float64 cross_entropy_grad at z = (2, 0, 1)", float_check),
                 *(ValueCheck(f"(p − y)_{c + 1}", exact[c], CE_PRINTED[c], "this chapter") for c in range(3)),
                 ValueCheck("sum of the gradient", sum(exact), "0", "Σ p = Σ y = 1")),
@@ -532,7 +531,6 @@ def layernorm_grad_orthogonal_ones() -> Derivation:
         assumptions=(Assumption("v_j = (g_j − mean(g) − x̂_j·(g·x̂)/d)/s is the input gradient "
                                 "(gradients.layernorm-vjp); x̂ has mean 0 (norms.layernorm-mean)"),),
         citations=(BA_2016,),
-        auto_identity_check=False,  # the premise Σ x̂ = 0 is not something random points respect
         checks=(FunctionCheck("Σ_j (gᵀJ)_j at random tokens (numpy)", _vjp_check("layernorm")),),
     )
 
@@ -593,7 +591,6 @@ def layernorm_grad_along_xhat() -> Derivation:
                                 "(norms.layernorm-mean, norms.layernorm-variance); ε > 0"),),
         definitions=((s, sp.sqrt(s2 + eps)),),
         citations=(BA_2016,),
-        auto_identity_check=False,  # the premises on x̂ are not something random points respect
         checks=(FunctionCheck("(gᵀJ)·x̂ at random tokens, ε = 0 (numpy)", _vjp_check("layernorm")),
                 FunctionCheck("(gᵀJ)·x̂ against ε/(σ² + ε)·(g·x̂)/s at ε > 0 (numpy)", _along_check("layernorm"))),
         notes=("With ε = 1e-5 and σ² ≈ 1 the factor is about 1e-5: the gradient is orthogonal to x̂ for all "
@@ -639,7 +636,6 @@ def layernorm_grad_orthogonal_xhat() -> Derivation:
         assumptions=(Assumption("ε = 0 and σ² > 0, so s = σ and x̂ = (x − μ)/σ has mean 0 and Σ_j x̂_j² = d_model; "
                                 "v_j = (g_j − mean(g) − x̂_j·(g·x̂)/d)/s (gradients.layernorm-vjp)"),),
         citations=(BA_2016,),
-        auto_identity_check=False,  # the premises on x̂ are not something random points respect
         checks=(FunctionCheck("(gᵀJ)·x̂ at random tokens, ε = 0 (numpy)", _vjp_check("layernorm")),),
         notes=("Together with gradients.layernorm-grad-orthogonal-ones: at ε = 0 the input gradient lies in the "
                "(d_model − 2)-dimensional subspace orthogonal to 1 and to x̂.",),
@@ -716,7 +712,6 @@ def rmsnorm_vjp() -> Derivation:
         assumptions=(Assumption("g_i = ∂L/∂x̂_i is the upstream gradient of any loss L; the Jacobian is "
                                 "gradients.rmsnorm-jacobian; s = √(mean(x²) + ε); 1 ≤ j ≤ d_model"),),
         citations=(ZHANG_2019,),
-        auto_identity_check=False,
         checks=(FunctionCheck("gᵀJ of the numpy Jacobian against the closed form", _vjp_check("rmsnorm")),),
     )
 
@@ -744,7 +739,6 @@ def rmsnorm_grad_along_xhat() -> Derivation:
                                 "Σ_j x̂_j² = d·mean(x²)/(mean(x²) + ε) because x̂ = x/s; ε > 0"),),
         definitions=((s, sp.sqrt(sym("rms2") + eps)),),
         citations=(ZHANG_2019,),
-        auto_identity_check=False,
         checks=(FunctionCheck("(gᵀJ)·x̂ against the formula at ε > 0 (numpy)", _along_check("rmsnorm")),),
     )
 
@@ -766,7 +760,6 @@ def rmsnorm_grad_orthogonal_xhat() -> Derivation:
         assumptions=(Assumption("ε = 0 and x ≠ 0, so x̂ = x/√mean(x²) and Σ_j x̂_j² = d_model; "
                                 "v_j = (g_j − x̂_j·(g·x̂)/d)/s (gradients.rmsnorm-vjp)"),),
         citations=(ZHANG_2019,),
-        auto_identity_check=False,
         checks=(FunctionCheck("(gᵀJ)·x̂ at random tokens, ε = 0 (numpy)", _vjp_check("rmsnorm")),),
         notes=("Zhang & Sennrich 2019 (§4) state the re-scaling invariance of RMSNorm; the orthogonality of the "
                "gradient to x̂ is its infinitesimal form.",),
@@ -817,7 +810,6 @@ def example_layernorm_jacobian() -> Derivation:
         ),
         assumptions=(Assumption("d_model = 3, x = (1, 2, 3), ε = 0 (so σ² = 2/3 > 0 is needed); no γ, β"),),
         citations=(BA_2016,),
-        auto_identity_check=False,  # premises fix the point
         checks=(FunctionCheck("float64 layer_norm_jacobian at x = (1, 2, 3)", float_check),
                 ValueCheck("J_11 = √6/12", exact[0, 0], "0.2041", "this chapter"),
                 ValueCheck("J_22 = √6/3", exact[1, 1], "0.8165", "this chapter")),
@@ -910,7 +902,6 @@ def attention_dv() -> Derivation:
         ),
         assumptions=(Assumption(ATTN_ASSUMPTION + "; 1 ≤ j ≤ n, 1 ≤ c ≤ d_v"),),
         citations=(DAO_B2,),
-        auto_identity_check=False,
         checks=_attention_checks(),
         notes=("In matrix form dV = Aᵀ dO: each value row j collects the upstream gradients of every query, "
                "weighted by how much that query attended to token j.",),
@@ -948,7 +939,6 @@ def attention_da() -> Derivation:
         ),
         assumptions=(Assumption(ATTN_ASSUMPTION + "; 1 ≤ i, j ≤ n"),),
         citations=(DAO_B2,),
-        auto_identity_check=False,
         checks=_attention_checks(),
     )
 
@@ -1007,7 +997,6 @@ def attention_ds() -> Derivation:
                                 "1 ≤ i, j ≤ n"),),
         definitions=((A[i, j], pij), (A[i, b], pib)),
         citations=(DAO_B2, VASWANI_321),
-        auto_identity_check=False,
         checks=_attention_checks(),
         notes=("This is softmax.jacobian applied to each row: dS_i = (diag(A_i) − A_i A_iᵀ)·dA_i. "
                "FlashAttention computes Σ_b A_ib dA_ib as D_i = Σ_c dO_ic O_ic, which needs no n × n matrix; "
@@ -1053,7 +1042,6 @@ def attention_dq() -> Derivation:
         assumptions=(Assumption("S = QKᵀ/√d_k; dS_ab = ∂L/∂S_ab (gradients.attention-ds); n, d_k symbolic; "
                                 "1 ≤ i ≤ n, 1 ≤ c ≤ d_k"),),
         citations=(DAO_B2, VASWANI_321),
-        auto_identity_check=False,
         checks=_attention_checks(),
     )
 
@@ -1090,7 +1078,6 @@ def attention_dk() -> Derivation:
         assumptions=(Assumption("S = QKᵀ/√d_k; dS_ab = ∂L/∂S_ab (gradients.attention-ds); n, d_k symbolic; "
                                 "1 ≤ j ≤ n, 1 ≤ c ≤ d_k"),),
         citations=(DAO_B2, VASWANI_321),
-        auto_identity_check=False,
         checks=_attention_checks(),
         notes=("The scale 1/√d_k of the forward pass reappears in dQ and dK; dV does not see it.",),
     )

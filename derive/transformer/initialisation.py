@@ -232,7 +232,6 @@ def xavier_average() -> Derivation:
                                 "when n_in·Var(w) = 1 (init.linear-variance), the backward pass keeps the gradient's "
                                 "variance when n_out·Var(w) = 1 (the same law for Wᵀ)"),),
         citations=(GLOROT_42,),
-        auto_identity_check=False,  # the premise fixes σ_w
         checks=(FunctionCheck("forward and backward gains of xavier_std for four layer shapes", check),),
         notes=("2/(n_in + n_out) is the harmonic mean of 1/n_in and 1/n_out: between the two conditions, equal to "
                "both when n_in = n_out.",),
@@ -280,7 +279,6 @@ def xavier_uniform() -> Derivation:
         ),
         assumptions=(Assumption("w ~ U[−a, a]: density 1/(2a) on [−a, a], mean 0, so Var(w) = E[w²]"),),
         citations=(GLOROT_16, GLOROT_42),
-        auto_identity_check=False,  # the premise fixes a
         checks=(FunctionCheck("sample variance of U[−a, a] at 512 → 2048", check),),
     )
 

@@ -100,7 +100,6 @@ def head_dims() -> Derivation:
         assumptions=(Assumption("h divides d_model, so d_k = d_v = d_model/h is an integer"),),
         definitions=((d_k, d_model / h), (d_v, d_model / h), (d_model, h * w)),
         citations=(VASWANI_322,),
-        auto_identity_check=False,  # the claim holds under the definition d_v = d_model/h: checked with it below
         checks=(
             IdentityCheck(sp.Sum(d_model / h, (head, 1, h)), d_model, "claim at random points, d_v = d_model/h"),
             ValueCheck("d_k = d_v at d_model = 512, h = 8", sp.Integer(BASE_D_MODEL) / BASE_HEADS, "64",
@@ -179,7 +178,6 @@ def cost() -> Derivation:
                      Assumption("h divides d_model")),
         definitions=((d_k, d / h), (d_v, d / h)),
         citations=(VASWANI_322,),
-        auto_identity_check=False,  # the claim holds under d_k = d_v = d_model/h: checked with it below
         checks=(
             IdentityCheck(split, end, "claim at random points, d_k = d_v = d_model/h"),
             FunctionCheck("multiply-adds counted from the shapes of a numpy pass, every h dividing 16",

@@ -148,7 +148,6 @@ def attention() -> Derivation:
         assumptions=(Assumption("h divides d_model and d_k = d_v = d_model/h; projections without biases "
                                 "(W_Q, W_K, W_V: d_model × h·d_k; W_O: h·d_v × d_model)"),),
         citations=(VASWANI_322,),
-        auto_identity_check=False,
         premises=_premises(_mha_subs()),
         checks=(
             _conditional_identity(start, end, _mha_subs(), "h_kv = h, d_k = d_model/h"),
@@ -192,7 +191,6 @@ def attention_bias() -> Derivation:
         ),
         assumptions=(Assumption("h divides d_model, d_k = d_model/h; Q, K, V, O projections each with a bias"),),
         citations=(VASWANI_322, Citation("radford2019")),
-        auto_identity_check=False,
         premises=_premises(_mha_subs()),
         checks=(
             _conditional_identity(start, end, _mha_subs(), "h_kv = h, d_k = d_model/h"),
@@ -234,7 +232,6 @@ def gqa_attention() -> Derivation:
         assumptions=(Assumption("h_kv divides h (each key/value head serves h/h_kv query heads); d_k = d_model/h; "
                                 "no biases. h_kv = h is MHA (4·d_model²), h_kv = 1 is MQA"),),
         citations=(Citation("ainslie2023"), VASWANI_322),
-        auto_identity_check=False,
         premises=_premises({dk: d / h}),
         checks=(
             _conditional_identity(start, end, {dk: d / h}, "d_k = d_model/h"),
@@ -275,7 +272,6 @@ def ffn() -> Derivation:
         assumptions=(Assumption("FFN(x) = max(0, x W_1 + b_1) W_2 + b_2 with W_1: d_model × d_ff, W_2: d_ff × d_model; "
                                 "the last step takes d_ff = 4·d_model (2048 = 4·512 in the paper)"),),
         citations=(VASWANI_33,),
-        auto_identity_check=False,
         premises=_premises({f: 4 * d}),
         checks=(
             _conditional_identity(start, end, {f: 4 * d}, "d_ff = 4·d_model"),
@@ -334,7 +330,6 @@ def swiglu_width() -> Derivation:
         assumptions=(Assumption("FFN_SwiGLU(x) = (Swish(x W) ⊙ x V) W_2 without biases; the width is "
                                 "d_ff = (2/3)·4·d_model before any rounding"),),
         citations=(Citation("shazeer2020"), Citation("touvron2023")),
-        auto_identity_check=False,
         premises=_premises({f: sp.Rational(8, 3) * d}),
         checks=(
             _conditional_identity(start, end, {f: sp.Rational(8, 3) * d}, "d_ff = (2/3)·4·d_model"),
@@ -369,7 +364,7 @@ def _layer_derivation(name: str, arch: Architecture, mid: Any, end: Any,
     final = end if end is not None else mid
     return Derivation(
         **metadata(name), start=start, steps=tuple(steps),
-        assumptions=(Assumption(assumption),), citations=citations, auto_identity_check=False,
+        assumptions=(Assumption(assumption),), citations=citations,
         premises=_premises(subs),
         checks=(_conditional_identity(start, final, subs, "h_kv = h, d_k = d_model/h"
                                       + (", d_ff = 4·d_model" if end is not None else "")),
@@ -542,7 +537,7 @@ def _total_derivation(name: str, preset: str, subs: dict, end: Any,
         steps=(Step(end, f"every component from its weight shapes, with {words}",
                     rule=Substitute(tuple(subs.items()), words)),),
         assumptions=(Assumption(f"the layout of the preset {preset!r} ({PRESETS[preset].source})"),),
-        citations=citations, auto_identity_check=False,
+        citations=citations,
         premises=_premises(subs),
         checks=(_conditional_identity(start, end, subs, words),
                 FunctionCheck("allocation and integer count against the closed form", small),
