@@ -69,7 +69,7 @@ def verify_many(
     from . import cache as report_cache
     from .numeric import DEFAULT_SEED
     from .settings import current
-    from .verify import STEP_BUDGET, verify
+    from .verify import STEP_BUDGET
 
     seed = DEFAULT_SEED if seed is None else seed
     budget = STEP_BUDGET if budget is None else budget
@@ -92,24 +92,59 @@ def verify_many(
                 continue
             report_cache.STATS.misses += 1
         todo.append(i)
-    jobs = min(default_jobs() if jobs is None else max(1, jobs), len(todo))
+    from .citations import remember
+
+    settings = (seed, budget, numeric, atol, rtol)
+    for d, served in zip(derivations, reports, strict=True):  # served reports, for the steps that cite them
+        if served is not None:
+            remember(d, served, settings)
+    # in waves: a derivation is verified after the ones it cites, so a worker finds their reports
+    for wave in _waves(derivations, todo):
+        _verify_wave(derivations, wave, reports, settings, jobs)
+        for i in wave:
+            report = reports[i]
+            assert report is not None
+            remember(derivations[i], report, settings)
+            key = keys[i]
+            if cache and key is not None and report.ok and report_cache.store(key, report):
+                report_cache.STATS.stored += 1
+    return [r for r in reports if r is not None]
+
+
+def _waves(derivations: Sequence[Derivation], todo: list[int]) -> list[list[int]]:
+    """``todo`` split into waves: each derivation comes after every derivation of the list it cites."""
+    from .citations import uses
+
+    names = {derivations[i].name: i for i in todo}
+    level: dict[int, int] = {}
+
+    def depth(i: int, seen: tuple = ()) -> int:
+        if i not in level:
+            cited = [names[n] for n in uses(derivations[i]) if n in names and names[n] not in seen]
+            level[i] = 1 + max((depth(j, (*seen, i)) for j in cited), default=-1)
+        return level[i]
+
+    for i in todo:
+        depth(i)
+    return [[i for i in todo if level[i] == k] for k in range(max(level.values(), default=-1) + 1)]
+
+
+def _verify_wave(derivations: Sequence[Derivation], wave: list[int], reports: list, settings: tuple,
+                 jobs: int | None) -> None:
+    from .verify import verify
+
+    seed, budget, numeric, atol, rtol = settings
+    jobs = min(default_jobs() if jobs is None else max(1, jobs), len(wave))
     fork = "fork" in multiprocessing.get_all_start_methods()
     if jobs > 1 and fork:
         global _PENDING
-        _PENDING = [(derivations[i], seed, budget, numeric, atol, rtol) for i in todo]
+        _PENDING = [(derivations[i], seed, budget, numeric, atol, rtol) for i in wave]
         try:
             with multiprocessing.get_context("fork").Pool(jobs) as pool:
-                for k, report in pool.imap_unordered(_verify_pending, range(len(todo))):
-                    reports[todo[k]] = report
+                for k, report in pool.imap_unordered(_verify_pending, range(len(wave))):
+                    reports[wave[k]] = report
         finally:
             _PENDING = []
     else:
-        for i in todo:
+        for i in wave:
             reports[i] = verify(derivations[i], seed=seed, budget=budget, numeric=numeric, atol=atol, rtol=rtol)
-    for i in todo:
-        report = reports[i]
-        assert report is not None
-        key = keys[i]
-        if cache and key is not None and report.ok and report_cache.store(key, report):
-            report_cache.STATS.stored += 1
-    return [r for r in reports if r is not None]

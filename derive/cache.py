@@ -64,7 +64,7 @@ if TYPE_CHECKING:  # pragma: no cover
     from .report import Report
 
 #: Bump when the layout of a stored entry or of the key changes.
-CACHE_FORMAT = 2
+CACHE_FORMAT = 3
 
 #: modules met while hashing a derivation (``__module__`` of its functions, classes and objects)
 _MODULES: contextvars.ContextVar[set[str] | None] = contextvars.ContextVar("derive_cache_modules", default=None)
@@ -290,6 +290,10 @@ def derivation_key(derivation: Derivation, *, seed: int, budget: float, numeric:
             "steps": [[_fingerprint(s.expr), s.relation, _fingerprint(s.rule)] for s in d.steps],
             "checks": [_fingerprint(c) for c in d.checks],
             "auto_identity_check": d.auto_identity_check,
+            # the hypotheses are part of the claim: a changed premise, definition or model re-verifies
+            "premises": [_fingerprint(p) for p in d.premises],
+            "definitions": [_fingerprint(p) for p in d.definitions],
+            "models": [_fingerprint(m) for m in d.models],
         }
         modules = set(_MODULES.get() or ())
     finally:
@@ -303,8 +307,43 @@ def derivation_key(derivation: Derivation, *, seed: int, budget: float, numeric:
     except Exception as exc:  # noqa: BLE001 - an odd module object: not cached, never a crash of the check
         STATS.uncached_reasons[d.name] = f"its modules could not be followed ({type(exc).__name__}: {exc})"
         return None
+    cites = _cited_keys(d, seed=seed, budget=budget, numeric=numeric, atol=atol, rtol=rtol)
+    if cites is None:
+        return None
+    payload["cites"] = cites
     text = json.dumps(payload, sort_keys=True, separators=(",", ":"))
     return hashlib.sha256(text.encode()).hexdigest()
+
+
+_CITING: list[str] = []
+
+
+def _cited_keys(d: Derivation, **settings: Any) -> dict | None:
+    """The keys of the derivations ``d`` cites (a lemma's change re-verifies its users), or ``None``."""
+    from .citations import cited, resolve
+
+    out: dict[str, str] = {}
+    for _, name, ref in cited(d):
+        if name in out:
+            continue
+        if name in _CITING or name == d.name:  # a cycle: never served (the check refuses it anyway)
+            STATS.uncached_reasons[d.name] = f"its citations form a cycle through {name}"
+            return None
+        try:
+            target = resolve(ref)
+        except Exception as exc:  # noqa: BLE001 - an unknown citation: verified, never served
+            STATS.uncached_reasons[d.name] = f"it cites {name}, which cannot be found ({exc})"
+            return None
+        _CITING.append(d.name)
+        try:
+            key = derivation_key(target, **settings)
+        finally:
+            _CITING.pop()
+        if key is None:
+            STATS.uncached_reasons[d.name] = f"it cites {name}, whose code cannot be pinned down"
+            return None
+        out[name] = key
+    return out
 
 
 def _registered_module(derivation: Derivation) -> str | None:

@@ -96,6 +96,12 @@ class Step:
             keeps ``a - b`` as written). The kernel proves it equal to ``expr``
             (without sympy's ``doit()``); if it cannot, the step is undecided, so a
             display form can never show another claim than the one proved.
+        by: a proved derivation this step uses as a lemma (a :class:`Derivation` or its registered
+            name, e.g. ``"softmax.shift-invariance"``); the kernel instantiates its claim and checks that
+            the cited derivation is proved, that the instance satisfies its hypotheses and that it occurs
+            in the previous expression (:mod:`derive.kernel.lemmas`). Exclusive with ``rule``.
+        where: with ``by``, the images of the cited claim's free symbols, as a dict or pairs
+            (``{c: m}``; a key may be the cited symbol or its name); the others are found by matching.
     """
 
     expr: Any
@@ -104,8 +110,14 @@ class Step:
     relation: str = "="
     citation: Citation | None = None
     display: Any = None
+    by: Any = None
+    where: Any = ()
 
     def __post_init__(self) -> None:
+        if self.by is not None:
+            self._cite()
+        elif self.where:
+            raise DerivationDefinitionError("a step's where= names the instance of a lemma: give by= too")
         if isinstance(self.expr, (str, bytes)):
             raise DerivationDefinitionError(
                 f"a step's expression must be a sympy object, not text ({str(self.expr)[:40]!r}): "
@@ -122,6 +134,36 @@ class Step:
         if self.display is not None and (isinstance(self.display, (str, bytes)) or not _is_expression(self.display)):
             raise DerivationDefinitionError(
                 f"a step's display form must be a sympy expression, not {type(self.display).__name__}")
+
+
+    def _cite(self) -> None:
+        from .kernel.lemmas import Lemma
+
+        if self.rule is not None:
+            raise DerivationDefinitionError("a step is justified by a rule or by a lemma (by=), not both")
+        if not (isinstance(self.by, str) and _NAME_RE.match(self.by)) and not isinstance(self.by, Derivation):
+            raise DerivationDefinitionError(
+                f"by= names a derivation (its registered name or the Derivation), not {type(self.by).__name__}")
+        pairs = tuple(self.where.items()) if isinstance(self.where, dict) else tuple(self.where)
+        for pair in pairs:
+            if not (isinstance(pair, tuple) and len(pair) == 2):
+                raise DerivationDefinitionError("where= maps the cited claim's symbols to expressions: {c: m}")
+            key, value = pair
+            if isinstance(value, (str, bytes)) or not _is_expression(value):
+                raise DerivationDefinitionError(
+                    f"where= maps {key} to {type(value).__name__}; an image must be a sympy expression "
+                    "(derive never parses strings)")
+            if not isinstance(key, str) and not hasattr(key, "free_symbols"):
+                raise DerivationDefinitionError(f"where= keys are the cited claim's symbols, not {key!r}")
+        object.__setattr__(self, "where", pairs)
+        object.__setattr__(self, "rule", Lemma(self.by, pairs))
+
+    @property
+    def cites(self) -> str | None:
+        """The name of the derivation this step uses as a lemma, or ``None``."""
+        if self.by is None:
+            return None
+        return self.by if isinstance(self.by, str) else self.by.name
 
 
 @dataclass(frozen=True)
@@ -153,6 +195,10 @@ class Derivation:
             ``Substitute`` use an ``Eq`` premise and a side condition (the index
             of ``SiftDelta`` inside its range) use an inequality premise; the
             claim is then proved *under* them, and every surface shows them.
+        models: the random models (:class:`derive.kernel.primitives.RandomModel`) the claim's expectations are
+            taken under, when no probability rule of its own steps names them (a derivation that only
+            cites a claim about expectations, at an instance of its model). The models of its rules and
+            these must give each random family one mean and one variance.
         instance: for a derivation that proves a law only at fixed sizes, which
             ones (``"n = 3 tokens, P a 3-cycle"``); its title must say "for …"
             too. Empty for a law proved at symbolic sizes and for worked
@@ -173,6 +219,7 @@ class Derivation:
     auto_identity_check: bool = True
     premises: tuple[Any, ...] = ()
     instance: str = ""
+    models: tuple = ()
     meta: dict = field(default_factory=dict, compare=False, hash=False)
 
     def __post_init__(self) -> None:
@@ -181,7 +228,7 @@ class Derivation:
                 f"derivation name {self.name!r} must be dotted lower-case words, "
                 "e.g. 'softmax.shift-invariance'"
             )
-        for attr in ("steps", "assumptions", "definitions", "citations", "checks", "notes", "premises"):
+        for attr in ("steps", "assumptions", "definitions", "citations", "checks", "notes", "premises", "models"):
             value = getattr(self, attr)
             if isinstance(value, (str, bytes)) or not isinstance(value, Sequence):
                 raise DerivationDefinitionError(f"{self.name}: {attr} must be a tuple")

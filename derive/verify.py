@@ -44,7 +44,8 @@ def prove_relation(before: Any, after: Any, relation: str = "=", budget: float =
 
 
 def verify_step(before: Any, step: Step, *, index: int = 1, seed: int = DEFAULT_SEED,
-                budget: float = STEP_BUDGET, derivation: Derivation | None = None) -> StepResult:
+                budget: float = STEP_BUDGET, derivation: Derivation | None = None,
+                citations: tuple = ()) -> StepResult:
     """Check one step against the previous expression (see :func:`derive.kernel.decide.check_step`).
 
     Args:
@@ -55,11 +56,17 @@ def verify_step(before: Any, step: Step, *, index: int = 1, seed: int = DEFAULT_
         budget: CPU seconds for the whole step.
         derivation: the derivation the step belongs to, whose definitions and
             premises the primitive rules may use.
+        citations: the status of the derivations the steps cite (:func:`derive.citations.statuses`);
+            a step that cites a derivation without a status here is not proved.
     """
     from .kernel.decide import check_step
     from .kernel.primitives import Context
 
-    ctx = Context(derivation.definitions, derivation.premises) if derivation is not None else Context()
+    if derivation is None:
+        return check_step(before, step, index=index, seed=seed, budget=budget, ctx=Context(citations=citations))
+    models = tuple(dict.fromkeys((*derivation.models,
+                                  *(m for s in derivation.steps if (m := getattr(s.rule, "model", None)) is not None))))
+    ctx = Context(derivation.definitions, derivation.premises, models, citations)
     return check_step(before, step, index=index, seed=seed, budget=budget, ctx=ctx)
 
 
@@ -122,6 +129,16 @@ def verify(
 
 def _verify(derivation: Derivation, seed: int, budget: float, numeric: bool) -> Report:
     t0 = time.perf_counter()
+    from . import citations as cite
+
+    settings = (seed, budget, numeric, current().atol, current().rtol)
+    statuses: tuple = ()
+    if cite.cited(derivation):  # the cited derivations are verified (or served from the cache) first
+        cite._STACK.append(derivation.name)
+        try:
+            statuses = cite.statuses(derivation, settings)
+        finally:
+            cite._STACK.pop()
     results: list[StepResult] = []
     before = derivation.start
     earlier = [derivation.start]
@@ -129,7 +146,8 @@ def _verify(derivation: Derivation, seed: int, budget: float, numeric: bool) -> 
         step_seed = derived_seed(seed, derivation.name, f"step{k}")
         step_t0 = time.perf_counter()
         try:
-            result = verify_step(before, step, index=k, seed=step_seed, budget=budget, derivation=derivation)
+            result = verify_step(before, step, index=k, seed=step_seed, budget=budget, derivation=derivation,
+                                 citations=statuses)
         except Exception as exc:  # noqa: BLE001 - a step the verifier cannot handle is undecided, never a crash
             result = StepResult(k, Verdict.UNDECIDED, "verifier failed", time.perf_counter() - step_t0,
                                 detail=f"{type(exc).__name__}: {exc}; not proved", seed=step_seed)
@@ -160,4 +178,6 @@ def _verify(derivation: Derivation, seed: int, budget: float, numeric: bool) -> 
             except Exception as exc:  # noqa: BLE001 - a crashing check is a failed check
                 checks.append(CheckResult(getattr(check, "name", "check"), False, {"seed": check_seed},
                                           f"check raised {type(exc).__name__}: {exc}"))
-    return Report(derivation.name, tuple(results), tuple(checks), time.perf_counter() - t0, error=error, seed=seed)
+    report = Report(derivation.name, tuple(results), tuple(checks), time.perf_counter() - t0, error=error, seed=seed)
+    cite.remember(derivation, report, settings)
+    return report

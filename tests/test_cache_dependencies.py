@@ -167,7 +167,7 @@ def test_versions_and_settings_are_in_the_key():
     env = environment_fingerprint()
     assert env["derive"] == derive.__version__ and env["sympy"] == sympy.__version__
     assert env["numpy"] == numpy.__version__ and env["mpmath"] == mpmath.__version__
-    assert env["python"] == sys.version.split()[0] and env["format"] == "2"
+    assert env["python"] == sys.version.split()[0] and env["format"] == "3"
 
 
 # -- derive.dependencies in process ----------------------------------------------------------------

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from .. import __version__
 
 #: Subcommand modules, in the order ``--help`` lists them.
-COMMANDS: tuple[str, ...] = ("list", "show", "check", "params", "export")
+COMMANDS: tuple[str, ...] = ("list", "show", "check", "graph", "params", "export")
 
 
 class _Parser(argparse.ArgumentParser):

@@ -77,7 +77,10 @@ def run(args: argparse.Namespace) -> int:
     settings = Settings().merged(seed=seed, atol=args.atol, rtol=args.rtol)  # validated before any work
     t0 = time.perf_counter()
     hits0, uncached0 = cache_stats.hits, cache_stats.uncached
-    derivations = [registry.get(name) for name in wanted]
+    from ..citations import closure
+
+    # what the named derivations cite is verified too, first; a citation cycle is refused here (exit 2)
+    derivations = closure([registry.get(name) for name in wanted])
     reports = verify_many(derivations, seed=seed, budget=args.budget, numeric=not args.no_numeric,
                           jobs=args.jobs, cache=args.cache, atol=settings.atol, rtol=settings.rtol)
     pairs = list(zip(derivations, reports, strict=True))

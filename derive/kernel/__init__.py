@@ -8,8 +8,9 @@ Trusted (this package: about 2,800 lines with their docstrings, to be read in on
 * :mod:`~derive.kernel.decide`     the verdict of one step; the only code that issues ``Verdict.PROVED``;
 * :mod:`~derive.kernel.strategies` normalisation and the symbolic strategies (sympy's algebra:
   expand, cancel, factor, trigsimp, simplify, …, each under a CPU-time slice);
-* :mod:`~derive.kernel.primitives` the fifteen primitive rules (:mod:`~derive.kernel.limit_laws`,
-  :mod:`~derive.kernel.permutations` and :mod:`~derive.kernel.sum_moves` hold four of them),
+* :mod:`~derive.kernel.primitives` the sixteen primitive rules (:mod:`~derive.kernel.limit_laws`,
+  :mod:`~derive.kernel.lemmas`, :mod:`~derive.kernel.permutations` and :mod:`~derive.kernel.sum_moves` hold
+  five of them),
   each with its soundness argument and the
   side conditions checked on every use;
 * :mod:`~derive.kernel.evaluate`   an independent mpmath evaluation of sympy trees (the second witness);

@@ -134,9 +134,13 @@ def _decide(before: Any, step: Any, budget: float, seed: int, ctx: primitives.Co
                 return p.proved and not p.used_doit
 
             try:
-                reason = primitives.check(rule, before, ctx, prove_equal)
+                reason = primitives.check(rule, before, ctx, prove_equal, relation)
             except (ValueError, TypeError, AttributeError, NotImplementedError, ArithmeticError) as exc:
                 reason = f"its side conditions could not be checked ({type(exc).__name__})"
+            if reason is not None and type(rule) is primitives.Lemma:
+                # a citation is the author's proof of the step: if it does not apply, the step is not proved
+                return done(Verdict.UNDECIDED, prefix + "lemma not applicable",
+                            detail=f"{reason}; not proved", vacuous=vacuous)
             if reason is not None:
                 # outside its conditions the rule is no evidence: the step must stand without it
                 notes.append(f"{rule.name} used outside its conditions ({reason}); the step is checked without it")

@@ -28,6 +28,9 @@ The list (each class's docstring states its soundness argument and its side cond
   (sympy proposes it, mpmath confirms it), denominators' limits are non-zero;
 * ``Reindex`` (:mod:`derive.kernel.permutations`) — Σ_j f(π(j)) = Σ_j f(j); π is declared a permutation of
   exactly the sum's range, and the summand depends on j only through π(j);
+* ``Lemma`` (:mod:`derive.kernel.lemmas`) — a proved derivation's claim at an instance; the cited
+  derivation is proved and not circular, the instance keeps its symbols' assumptions and satisfies its
+  premises, and it occurs in the expression;
 * ``MergeSums``, ``ExchangeSums``, ``RangeCases`` (:mod:`derive.kernel.sum_moves`) —
   :math:`\\sum_a^c f + \\sum_{c+1}^b f = \\sum_a^b f`; Σ_b g·Σ_c f = Σ_c Σ_b g·f over independent ranges;
   a Piecewise condition on the index decided by the (not reversed) range of its sum.
@@ -46,6 +49,7 @@ from typing import Any
 
 import sympy as sp
 
+from .lemmas import Lemma
 from .limit_laws import LimitLaws
 from .permutations import Reindex
 from .rule import Rule
@@ -67,6 +71,12 @@ class Context:
 
     definitions: tuple = ()
     premises: tuple = ()
+    models: tuple = ()
+    """The :class:`~derive.kernel.primitives.RandomModel` of every probability rule of the derivation (the
+    hypotheses its expectations are taken under); a cited claim about expectations needs one at its instance."""
+    citations: tuple = ()
+    """``(name, proved, reason, derivation)`` of each derivation the steps cite (:mod:`~derive.kernel.lemmas`),
+    as the running layer verified it (or served it from the cache) before the steps were checked."""
 
     def equations(self) -> list[tuple[Any, Any]]:
         """Every declared equation, as (lhs, rhs) pairs (a premise may be ``Eq(a, b)`` or a pair ``(a, b)``)."""
@@ -663,7 +673,7 @@ class Moments(Rule):
 #: The primitive rules, by exact class.
 PRIMITIVES: tuple[type, ...] = (Substitute, SplitSumAt, DropNonnegative, SiftDelta, ExpandSquare, SplitDiagonal,
                                 VarianceDefinition, Linearity, Independence, Moments, LimitLaws,
-                                Reindex, MergeSums, ExchangeSums, RangeCases)
+                                Reindex, MergeSums, ExchangeSums, RangeCases, Lemma)
 
 
 def is_primitive(rule: Any) -> bool:
@@ -671,12 +681,17 @@ def is_primitive(rule: Any) -> bool:
     return type(rule) in PRIMITIVES
 
 
-def check(rule: Any, expr: Any, ctx: Context, prove_equal: Any) -> str | None:
-    """The side conditions of primitive ``rule`` on ``expr``: ``None`` if they hold, else the reason."""
+def check(rule: Any, expr: Any, ctx: Context, prove_equal: Any, relation: str = "=") -> str | None:
+    """The side conditions of primitive ``rule`` on ``expr`` in a step of ``relation``: ``None`` if they hold,
+    else the reason."""
     if ctx.definitions or ctx.premises:
         bad = ctx.inconsistency()
         if bad is not None:
             return bad
+    if type(rule) is Lemma:
+        from . import lemmas
+
+        return lemmas.check(rule, expr, ctx, prove_equal, relation)
     fn = getattr(type(rule), "check", None)
     return fn(rule, expr, ctx, prove_equal) if fn is not None else None
 
@@ -687,5 +702,9 @@ def apply(rule: Any, expr: Any, ctx: Context) -> Any:
         return DropNonnegative.apply(rule, expr, ctx)
     if type(rule) is RangeCases:
         return RangeCases.apply(rule, expr, ctx)
+    if type(rule) is Lemma:
+        from . import lemmas
+
+        return lemmas.apply(rule, expr, ctx)
     return type(rule).apply(rule, expr)
 

@@ -9,6 +9,10 @@
 * :mod:`derive.params.flops` — FLOPs per token: exact from the shapes, and Kaplan et al. (2020)'s estimate.
 * :mod:`derive.params.memory` — KV cache and training memory with mixed-precision Adam (estimates).
 * :mod:`derive.params.budget` — FLOPs and memory of one architecture at a context, for every surface.
+* :mod:`derive.params.reference` — a small numpy decoder whose matrix products are counted, decoded with and
+  without a KV cache and trained for one step: the real computation the models above are checked against.
+* :mod:`derive.params.reference_checks` — those checks, as cross-checks of the FLOPs, KV-cache and memory
+  derivations.
 
 None of these import sympy at import time; only symbolic formulas do.
 """

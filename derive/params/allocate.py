@@ -47,9 +47,12 @@ def attention_arrays(arch: Architecture) -> list[np.ndarray]:
     return out
 
 
-def ffn_arrays(arch: Architecture) -> list[np.ndarray]:
-    """One FFN: two matrices (or three when gated) and their biases; a mixture of experts: router + experts."""
-    d, f, b = arch.d_model, arch.d_ff, arch.mlp_bias
+def ffn_arrays(arch: Architecture, d_ff: int | None = None) -> list[np.ndarray]:
+    """One FFN: two matrices (or three when gated) and their biases; a mixture of experts: router + experts.
+
+    ``d_ff``: the hidden width (default ``arch.d_ff``; a decoder of another width passes its own).
+    """
+    d, f, b = arch.d_model, arch.d_ff if d_ff is None else d_ff, arch.mlp_bias
     one = (lambda: _linear(d, f, b) + _linear(d, f, b) + _linear(f, d, b)) if arch.gated else (
         lambda: _linear(d, f, b) + _linear(f, d, b))
     if not arch.n_experts:
@@ -61,11 +64,19 @@ def ffn_arrays(arch: Architecture) -> list[np.ndarray]:
 
 
 def layer_arrays(arch: Architecture, cross: bool = False) -> list[np.ndarray]:
-    """One layer: self-attention, (cross-attention,) FFN, one norm per sub-layer (or ``norms_per_layer``)."""
+    """One layer: self-attention, (cross-attention,) FFN, one norm per sub-layer (or ``norms_per_layer``).
+
+    A decoder layer (``cross``) uses the decoder's heads (``decoder_n_heads``, each of d_model/heads) and
+    FFN width (``decoder_d_ff``) when they are given.
+    """
+    if cross and arch.decoder_n_heads is not None:
+        from dataclasses import replace
+
+        arch = replace(arch, n_heads=arch.decoder_n_heads, decoder_n_heads=None)
     out = attention_arrays(arch)
     if cross:
         out += attention_arrays(arch)
-    out += ffn_arrays(arch)
+    out += ffn_arrays(arch, arch.decoder_d_ff if cross else None)
     for _ in range((3 if cross else 2) if arch.norms_per_layer is None else arch.norms_per_layer):
         out += _norm(arch, arch.d_model)
     return out
@@ -94,10 +105,17 @@ def allocate(arch: Architecture, limit: int = MAX_ALLOCATE) -> dict[str, list[np
         raise InputError(f"refusing to allocate about {rough:,} parameters (limit {limit:,}); "
                          "use the exact count instead")
     parts: dict[str, list[np.ndarray]] = {}
+    width = arch.word_embed_proj_dim or d  # OPT's token table may be narrower than the model
+    v_dec = arch.decoder_vocab_size or v
     if v is not None:
-        parts["embed_tokens"] = [np.zeros((v, d), dtype=np.float32)]
-        if arch.encoder_decoder and not arch.share_encoder_decoder_embeddings:
-            parts["decoder.embed_tokens"] = [np.zeros((v, d), dtype=np.float32)]
+        parts["embed_tokens"] = [np.zeros((v, width), dtype=np.float32)]
+        if arch.stack_token_tables:  # transformers 5: the stacks' own tables, untied from the shared one
+            parts["encoder.embed_tokens"] = [np.zeros((v, d), dtype=np.float32)]
+        if arch.stack_token_tables or (arch.encoder_decoder and not arch.share_encoder_decoder_embeddings):
+            parts["decoder.embed_tokens"] = [np.zeros((v_dec, d), dtype=np.float32)]
+        if width != d:
+            parts["project_in"] = _linear(width, d, False)
+            parts["project_out"] = _linear(d, width, False)
     rows = (arch.max_position_embeddings or 0) + arch.position_offset
     if arch.position_table and not arch.per_stack_embeddings:
         parts["embed_positions"] = [np.zeros((rows, d), dtype=np.float32)]
@@ -123,9 +141,10 @@ def allocate(arch: Architecture, limit: int = MAX_ALLOCATE) -> dict[str, list[np
     if arch.lm_head_transform:
         parts["lm_head.transform"] = _linear(d, d, True) + _norm(arch, d)
     if arch.lm_head:
-        head = [] if arch.tie_word_embeddings else [np.zeros((d, v), dtype=np.float32)]
+        rows = v_dec if arch.encoder_decoder and not arch.share_encoder_decoder_embeddings else v
+        head = [] if arch.tie_word_embeddings else _linear(width, rows, arch.lm_head_linear_bias)
         if arch.lm_head_bias:
-            head.append(np.zeros(v, dtype=np.float32))
+            head.append(np.zeros(rows, dtype=np.float32))
         parts["lm_head"] = head
     if arch.pooler:
         parts["pooler"] = _linear(d, d, True)

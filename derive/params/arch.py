@@ -26,12 +26,14 @@ FFNS = ("relu", "gelu", "silu", "swiglu", "geglu")
 GATED_FFNS = ("swiglu", "geglu")
 
 _SIZE_FIELDS = ("d_model", "n_heads", "d_ff", "n_layers")
-_OPTIONAL_SIZE_FIELDS = ("n_kv_heads", "head_dim", "vocab_size", "max_position_embeddings")
+_OPTIONAL_SIZE_FIELDS = ("n_kv_heads", "head_dim", "vocab_size", "max_position_embeddings", "decoder_n_heads",
+                         "decoder_d_ff", "decoder_vocab_size", "word_embed_proj_dim")
 _COUNT_FIELDS = ("n_decoder_layers", "type_vocab_size", "position_offset", "n_experts",
                  "experts_per_token")  # may be 0
 _FLAGS = ("embedding_norm", "attention_bias", "mlp_bias", "norm_bias", "final_norm",
           "tie_word_embeddings", "share_encoder_decoder_embeddings", "lm_head", "lm_head_bias",
-          "lm_head_transform", "pooler", "per_stack_embeddings", "causal")
+          "lm_head_transform", "pooler", "per_stack_embeddings", "causal", "stack_token_tables",
+          "lm_head_linear_bias")
 
 
 def _shown(value: object) -> str:
@@ -102,6 +104,13 @@ class Architecture:
         n_decoder_layers: layers of the decoder of an encoder–decoder model;
             each has self-attention, cross-attention and an FFN (Vaswani et al.
             2017, §3.1). 0 for a model with one stack.
+        decoder_n_heads: heads of the decoder's attention when it differs from the encoder's (BART's
+            ``decoder_attention_heads``); ``None`` means ``n_heads``. Needs ``head_dim`` unset: each
+            stack's heads then split d_model, so h·d_k = d_model in both and the weights do not change.
+        decoder_d_ff: FFN width of the decoder when it differs from the encoder's (``decoder_ffn_dim``);
+            ``None`` means ``d_ff``.
+        decoder_vocab_size: rows of the decoder's own token table (Marian's ``decoder_vocab_size``);
+            ``None`` means ``vocab_size``. With unshared embeddings the LM head projects onto it too.
         vocab_size: token vocabulary; ``None`` means no token embedding is
             counted (e.g. a bare layer).
         position: ``"learned"`` (a table of ``max_position_embeddings`` × d_model,
@@ -141,8 +150,19 @@ class Architecture:
         tie_word_embeddings: the LM head reuses the token embedding (Press & Wolf 2017; §3.4 of
             Vaswani et al. 2017); default on.
         share_encoder_decoder_embeddings: encoder and decoder use one token table (default on).
+        stack_token_tables: an encoder–decoder with a shared table whose encoder and decoder still hold
+            their own token tables, untied from it (transformers 5 builds an untied BART or Marian so:
+            ``shared``, ``encoder.embed_tokens`` and ``decoder.embed_tokens`` are three tables; transformers 4
+            pointed both stacks at ``shared``).
+        word_embed_proj_dim: width of the token table when it differs from d_model (OPT-350m): the
+            embedding is vocab_size × word_embed_proj_dim, ``project_in`` (word_embed_proj_dim × d_model) and
+            ``project_out`` (d_model × word_embed_proj_dim) map in and out, and the LM head projects from
+            word_embed_proj_dim. ``None`` means d_model (no projections).
         lm_head: the model ends in a projection onto the vocabulary (default off).
         lm_head_bias: that projection has a bias of ``vocab_size``.
+        lm_head_linear_bias: an untied projection onto the vocabulary has a bias of its own besides
+            ``lm_head_bias`` (BertForMaskedLM in transformers 5: ``decoder`` is a Linear with a bias and the
+            head keeps a separate ``bias`` parameter, which only tying links).
         lm_head_transform: BERT's masked-LM transform before the projection (dense d_model × d_model
             with bias, then a norm).
         pooler: BERT's pooler (dense d_model × d_model with bias).
@@ -156,6 +176,9 @@ class Architecture:
     n_kv_heads: int | None = None
     head_dim: int | None = None
     n_decoder_layers: int = 0
+    decoder_n_heads: int | None = None
+    decoder_d_ff: int | None = None
+    decoder_vocab_size: int | None = None
     vocab_size: int | None = None
     position: str = "sinusoidal"
     max_position_embeddings: int | None = None
@@ -177,8 +200,11 @@ class Architecture:
     causal: bool = True
     tie_word_embeddings: bool = True
     share_encoder_decoder_embeddings: bool = True
+    stack_token_tables: bool = False
+    word_embed_proj_dim: int | None = None
     lm_head: bool = False
     lm_head_bias: bool = False
+    lm_head_linear_bias: bool = False
     lm_head_transform: bool = False
     pooler: bool = False
     name: str = "custom"
@@ -223,6 +249,25 @@ class Architecture:
             raise InputError("an LM head needs vocab_size")
         if self.lm_head_transform and not self.lm_head:
             raise InputError("lm_head_transform needs lm_head")
+        for f in ("decoder_n_heads", "decoder_d_ff", "decoder_vocab_size"):
+            if getattr(self, f) is not None and not self.n_decoder_layers:
+                raise InputError(f"{f} is for an encoder-decoder (n_decoder_layers > 0)")
+        if self.decoder_n_heads is not None:
+            if self.head_dim is not None or self.n_kv_heads is not None:
+                raise InputError("decoder_n_heads needs head_dim and n_kv_heads unset (each stack's heads split "
+                                 "d_model)")
+            if self.d_model % self.decoder_n_heads:
+                raise InputError(f"decoder_n_heads = {self.decoder_n_heads} does not divide d_model = "
+                                 f"{self.d_model}")
+        if self.decoder_vocab_size is not None and self.vocab_size is None:
+            raise InputError("decoder_vocab_size needs vocab_size")
+        if self.stack_token_tables and not (self.n_decoder_layers and self.share_encoder_decoder_embeddings
+                                            and self.vocab_size is not None):
+            raise InputError("stack_token_tables is for an encoder-decoder with a shared token table")
+        if self.word_embed_proj_dim is not None and (self.vocab_size is None or self.n_decoder_layers):
+            raise InputError("word_embed_proj_dim needs vocab_size and a model with one stack")
+        if self.lm_head_linear_bias and not (self.lm_head and not self.tie_word_embeddings):
+            raise InputError("lm_head_linear_bias is for an untied LM head")
 
     # resolved sizes ---------------------------------------------------------
     @property
@@ -245,6 +290,27 @@ class Architecture:
         return self.n_decoder_layers > 0
 
     @property
+    def projected(self) -> bool:
+        """The token table is narrower or wider than d_model (OPT's project_in/project_out)."""
+        return self.word_embed_proj_dim is not None and self.word_embed_proj_dim != self.d_model
+
+    @property
+    def head_uses_decoder_vocab(self) -> bool:
+        """The LM head projects onto the decoder's vocabulary (unshared encoder-decoder embeddings)."""
+        return self.encoder_decoder and not self.share_encoder_decoder_embeddings
+
+    @property
+    def head_vocab(self) -> int:
+        """Rows of the vocabulary the LM head projects onto (0 without a vocabulary)."""
+        d = self.dims()
+        return d["decoder_vocab_size"] if self.head_uses_decoder_vocab else d["vocab_size"]
+
+    @property
+    def embed_dim(self) -> int:
+        """Width of the token table: ``word_embed_proj_dim`` or d_model."""
+        return self.word_embed_proj_dim or self.d_model
+
+    @property
     def out_bias(self) -> bool:
         """Whether W_O has a bias: ``attention_out_bias``, or ``attention_bias`` when not given."""
         return self.attention_bias if self.attention_out_bias is None else self.attention_out_bias
@@ -265,6 +331,9 @@ class Architecture:
             "relative_attention_num_buckets": self.relative_attention_num_buckets,
             "position_offset": self.position_offset, "n_experts": self.n_experts,
             "experts_per_token": self.experts_per_token,
+            "decoder_d_ff": self.d_ff if self.decoder_d_ff is None else self.decoder_d_ff,
+            "decoder_vocab_size": (self.decoder_vocab_size or self.vocab_size or 0),
+            "word_embed_proj_dim": self.word_embed_proj_dim or self.d_model,
         }
 
     def as_dict(self) -> dict[str, object]:

@@ -68,7 +68,7 @@ def tally(arch: Architecture) -> Tally:
         if c.group not in ("embedding", "position") and c.key != "pooler":
             matmul += copies * sum(n for n, is_matrix in sizes if is_matrix)
     if arch.lm_head and arch.tie_word_embeddings:
-        matmul += arch.d_model * (arch.vocab_size or 0)
+        matmul += arch.embed_dim * arch.head_vocab
     return Tally(total, active, non_emb, matmul)
 
 
@@ -113,9 +113,11 @@ def symbolic_forward_flops(arch: Architecture, evaluate: bool = True) -> Any:
             if c.copies is not None:
                 term = sp.Mul(sym(SYMBOL_OF[c.copies]), term, evaluate=evaluate)
             terms.append(term)
-    d, v = sym("d_model"), sym("vocab_size")
+    from .shapes import embed_axis, head_vocab_axis
+
     if arch.lm_head and arch.tie_word_embeddings:
-        terms.append(sp.Mul(2, d, v, evaluate=evaluate))
+        terms.append(sp.Mul(2, sym(SYMBOL_OF[embed_axis(arch)[0]]), sym(SYMBOL_OF[head_vocab_axis(arch)[0]]),
+                            evaluate=evaluate))
     ctx, h, dk = sym("n_ctx"), sym("n_heads"), sym("d_k")
     blocks = [(sym("n_layers"), 1)] + ([(sym("n_decoder_layers"), 2)] if arch.encoder_decoder else [])
     for layers, k in blocks:  # k attention blocks per layer (self, and cross in a decoder)

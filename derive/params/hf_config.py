@@ -32,7 +32,27 @@ Key names and defaults follow the ``transformers`` configuration classes
 ``Qwen2Config``, ``Phi3Config``, ``GemmaConfig``, ``Gemma2Config``, ``GPTNeoXConfig``, ``GPTJConfig``,
 ``FalconConfig``, ``OPTConfig``, ``BartConfig``, ``MarianConfig``, ``T5Config``), and the weights
 counted follow their ``modeling_*.py`` modules; each total is checked against the class built on
-torch's meta device (``tests/data/expected_param_counts.json``).
+torch's meta device (``tests/data/expected_param_counts.json``, and 96 seeded random configs of the 16
+families in ``tests/data/hf_random/counts.json``).
+
+Conventions: those of **transformers 5** (:data:`TRANSFORMERS_CONVENTIONS`, checked against 5.24.0).
+Where transformers 4 (4.57) built the same file otherwise, the counted notes say so and by how much:
+
+* an untied BART or Marian with shared embeddings (``tie_word_embeddings: false``): transformers 5 keeps
+  ``shared``, ``encoder.embed_tokens`` and ``decoder.embed_tokens`` as three tables (and an untied
+  ``lm_head``); transformers 4 pointed both stacks at ``shared``;
+* an untied ``BertForMaskedLM``: transformers 5's ``decoder`` is a Linear with its own bias beside the
+  head's ``bias`` (two vocabulary-sized biases); transformers 4 linked them (one);
+* Marian with ``share_encoder_decoder_embeddings: false``: transformers 5's decoder table has
+  ``decoder_vocab_size`` rows; transformers 4 copied the encoder's table (``vocab_size`` rows) for it;
+* T5 v1.1 / Flan-T5 (gated FFN, ``tie_word_embeddings: false``) is the one exception: counted with the
+  separate ``lm_head`` the checkpoints store, as transformers 4 builds it; transformers 5 forces
+  ``T5Config.tie_word_embeddings`` to true and builds a tied head (vocab_size·d_model fewer).
+
+Marian's ``decoder_vocab_size`` (with ``share_encoder_decoder_embeddings: false``), OPT's
+``word_embed_proj_dim`` ≠ ``hidden_size`` (``project_in``/``project_out``) and BART/Marian with different
+encoder and decoder head counts or FFN widths are counted. What is still refused is refused with a
+message naming the key and value that are not supported.
 """
 
 from __future__ import annotations
@@ -48,6 +68,9 @@ from .arch import Architecture, check_int
 
 #: Largest config file read (bytes); real ones are a few kB.
 MAX_BYTES = 1_000_000
+
+#: The transformers version whose model classes the counts follow (checked on the meta device).
+TRANSFORMERS_CONVENTIONS = "transformers 5 (checked against 5.24.0)"
 
 _REQUIRED = object()
 
@@ -102,7 +125,15 @@ class _Config:
         return value
 
 
+def _no_cross_attention(c: _Config) -> None:
+    """GPT-2 and BERT grow a cross-attention block in every layer with ``add_cross_attention``: not counted."""
+    if c.flag("add_cross_attention", False):
+        raise InputError(f"{c.source}: add_cross_attention true (a cross-attention block in every layer of a "
+                         f"{c.model_type} model) is not supported")
+
+
 def _gpt2(c: _Config, cls: str) -> tuple[dict, list[str]]:
+    _no_cross_attention(c)
     d = c.size("n_embd")
     inner = c.size("n_inner", None)
     kw = dict(d_model=d, n_heads=c.size("n_head"), d_ff=inner or 4 * d, n_layers=c.size("n_layer"),
@@ -117,16 +148,26 @@ def _bert(c: _Config, cls: str) -> tuple[dict, list[str]]:
     if c.text("position_embedding_type", "absolute") != "absolute":
         raise InputError(f"{c.source}: position_embedding_type {c.data['position_embedding_type']!r:.40} "
                          "is not supported (only 'absolute')")
+    _no_cross_attention(c)
     mlm = cls == "BertForMaskedLM"
+    tied = c.flag("tie_word_embeddings", True)
     kw = dict(d_model=c.size("hidden_size"), n_heads=c.size("num_attention_heads"),
               d_ff=c.size("intermediate_size"), n_layers=c.size("num_hidden_layers"),
               vocab_size=c.size("vocab_size"), position="learned",
               max_position_embeddings=c.size("max_position_embeddings"),
               type_vocab_size=c.size("type_vocab_size", 2), embedding_norm=True, attention_bias=True, ffn="gelu",
               pooler=not mlm, lm_head=mlm, lm_head_transform=mlm, lm_head_bias=mlm,
-              tie_word_embeddings=c.flag("tie_word_embeddings", True), causal=False)
-    notes = (["BertForMaskedLM: no pooler; prediction head = dense + LayerNorm + decoder bias, "
-              "decoder weight tied to the word embedding"] if mlm else ["BertModel: includes the pooler"])
+              lm_head_linear_bias=mlm and not tied, tie_word_embeddings=tied, causal=False)
+    if not mlm:
+        notes = ["BertModel: includes the pooler"]
+    elif tied:
+        notes = ["BertForMaskedLM: no pooler; prediction head = dense + LayerNorm + decoder bias, "
+                 "decoder weight tied to the word embedding"]
+    else:
+        v = kw["vocab_size"]
+        notes = ["BertForMaskedLM, untied: no pooler; prediction head = dense + LayerNorm, a decoder Linear "
+                 "with its own weight and bias, and the head's separate bias parameter (transformers 5: two "
+                 f"vocabulary-sized biases; transformers 4 linked them into one, {v:,} fewer)"]
     return kw, notes
 
 
@@ -238,9 +279,6 @@ def _activation(c: _Config, key: str, default: str) -> str:
 def _opt(c: _Config, cls: str) -> tuple[dict, list[str]]:
     d = c.size("hidden_size")
     proj = c.size("word_embed_proj_dim", None) or d
-    if proj != d:
-        raise InputError(f"{c.source}: word_embed_proj_dim {proj} ≠ hidden_size {d} (project_in/project_out, "
-                         "as in opt-350m) is not supported")
     if not c.flag("layer_norm_elementwise_affine", True):
         raise InputError(f"{c.source}: layer_norm_elementwise_affine false (LayerNorm without weights) is not "
                          "supported")
@@ -248,41 +286,80 @@ def _opt(c: _Config, cls: str) -> tuple[dict, list[str]]:
     kw = dict(d_model=d, n_heads=c.size("num_attention_heads"), d_ff=c.size("ffn_dim"),
               n_layers=c.size("num_hidden_layers"), vocab_size=c.size("vocab_size"), position="learned",
               max_position_embeddings=c.size("max_position_embeddings"), position_offset=2,
+              word_embed_proj_dim=proj if proj != d else None,
               attention_bias=c.flag("enable_bias", True), mlp_bias=c.flag("enable_bias", True),
               final_norm=pre_ln and not c.flag("_remove_final_layer_norm", False),
               ffn=_activation(c, "activation_function", "relu"), lm_head=cls == "OPTForCausalLM",
               tie_word_embeddings=c.flag("tie_word_embeddings", True))
-    return kw, ["learned positions: max_position_embeddings + 2 rows (OPT's offset of 2)"]
+    notes = ["learned positions: max_position_embeddings + 2 rows (OPT's offset of 2)"]
+    if proj != d:
+        notes.append(f"word_embed_proj_dim {proj} ≠ hidden_size {d}: token table vocab_size × {proj}, project_in "
+                     f"{proj} × {d} and project_out {d} × {proj} without biases; the LM head projects from {proj}")
+    return kw, notes
 
 
-def _seq2seq(c: _Config, cls: str, **changes: Any) -> dict:
-    """BART and Marian: encoder and decoder sizes (which must agree), shared embeddings, biases everywhere."""
-    for enc, dec in (("encoder_attention_heads", "decoder_attention_heads"), ("encoder_ffn_dim", "decoder_ffn_dim")):
-        if c.size(enc) != c.size(dec):
-            raise InputError(f"{c.source}: {enc} = {c.size(enc)} ≠ {dec} = {c.size(dec)} is not supported")
-    kw = dict(d_model=c.size("d_model"), n_heads=c.size("encoder_attention_heads"), d_ff=c.size("encoder_ffn_dim"),
+def _seq2seq(c: _Config, cls: str, notes: list[str], share: bool = True, **changes: Any) -> dict:
+    """BART and Marian: encoder and decoder sizes, token tables as transformers 5 builds them, biases everywhere.
+
+    Appends to ``notes`` what differs from the symmetric, tied layout.
+    """
+    heads, dec_heads = c.size("encoder_attention_heads"), c.size("decoder_attention_heads")
+    ffn, dec_ffn = c.size("encoder_ffn_dim"), c.size("decoder_ffn_dim")
+    tied = c.flag("tie_word_embeddings", True)
+    if c.size("d_model") % dec_heads:
+        raise InputError(f"{c.source}: decoder_attention_heads = {dec_heads} does not divide d_model = "
+                         f"{c.size('d_model')}")
+    kw = dict(d_model=c.size("d_model"), n_heads=heads, d_ff=ffn,
+              decoder_n_heads=dec_heads if dec_heads != heads else None,
+              decoder_d_ff=dec_ffn if dec_ffn != ffn else None,
               n_layers=c.size("encoder_layers"), n_decoder_layers=c.size("decoder_layers"),
               vocab_size=c.size("vocab_size"), max_position_embeddings=c.size("max_position_embeddings"),
               per_stack_embeddings=True, attention_bias=True, mlp_bias=True,
               ffn=_activation(c, "activation_function", "gelu"),
               lm_head=cls.endswith(("ConditionalGeneration", "MTModel")),
-              tie_word_embeddings=c.flag("tie_word_embeddings", True))
+              share_encoder_decoder_embeddings=share, stack_token_tables=share and not tied,
+              tie_word_embeddings=tied)
     kw.update(changes)
+    if dec_heads != heads:
+        notes.append(f"encoder {heads} heads, decoder {dec_heads}: each stack's heads split d_model, so the "
+                     "weights are the same as with equal counts")
+    if dec_ffn != ffn:
+        notes.append(f"FFN width: encoder {ffn}, decoder {dec_ffn}")
+    if share and not tied:
+        table = kw["vocab_size"] * kw["d_model"] + (kw.get("decoder_vocab_size") or kw["vocab_size"]) * kw["d_model"]
+        notes.append("untied: shared, encoder.embed_tokens and decoder.embed_tokens are three tables, as transformers "
+                     f"5 builds them (transformers 4 pointed both stacks at the shared table: {table:,} fewer)")
     return kw
 
 
 def _bart(c: _Config, cls: str) -> tuple[dict, list[str]]:
-    kw = _seq2seq(c, cls, position="learned", position_offset=2, embedding_norm=True)
-    return kw, ["encoder and decoder each have a learned position table of max_position_embeddings + 2 rows "
-                "and an embedding LayerNorm", "final_logits_bias is a buffer, not a parameter"]
+    notes = ["encoder and decoder each have a learned position table of max_position_embeddings + 2 rows "
+             "and an embedding LayerNorm", "final_logits_bias is a buffer, not a parameter"]
+    kw = _seq2seq(c, cls, notes, position="learned", position_offset=2, embedding_norm=True)
+    return kw, notes
 
 
 def _marian(c: _Config, cls: str) -> tuple[dict, list[str]]:
     share = c.flag("share_encoder_decoder_embeddings", True)
-    kw = _seq2seq(c, cls, position="sinusoidal_table", share_encoder_decoder_embeddings=share)
-    return kw, ["positions: sinusoids stored as a frozen max_position_embeddings × d_model table in each stack, "
-                "counted as parameters (as transformers does) though never trained",
-                "final_logits_bias is a buffer, not a parameter"]
+    vocab = c.size("vocab_size")
+    dec_vocab = c.size("decoder_vocab_size", None) or vocab
+    notes = ["positions: sinusoids stored as a frozen max_position_embeddings × d_model table in each stack, "
+             "counted as parameters (as transformers does) though never trained",
+             "final_logits_bias is a buffer, not a parameter"]
+    kw = _seq2seq(c, cls, notes, share=share, position="sinusoidal_table",
+                  decoder_vocab_size=dec_vocab if dec_vocab != vocab else None)
+    if not share:
+        gap = (dec_vocab - vocab) * kw["d_model"]
+        notes.append(f"share_encoder_decoder_embeddings false: encoder table {vocab:,} rows, decoder table "
+                     f"{dec_vocab:,} rows (decoder_vocab_size); the LM head projects onto the decoder's "
+                     f"{dec_vocab:,}" + (", tied to the decoder table" if kw["tie_word_embeddings"] else "")
+                     + ("" if not gap else f" (transformers 4 copied the encoder's table for the decoder, "
+                                           f"{vocab:,} rows: {gap:+,} here)"))
+    elif dec_vocab != vocab:
+        notes.append(f"decoder_vocab_size {dec_vocab:,} ≠ vocab_size {vocab:,} with shared embeddings: "
+                     + ("the decoder's table is tied to the shared one" if kw["tie_word_embeddings"] else
+                        "the decoder's own table has decoder_vocab_size rows; the LM head projects onto vocab_size"))
+    return kw, notes
 
 
 _T5_FFN = {"relu": "relu", "gelu": "gelu", "gated-gelu": "geglu", "gated-silu": "swiglu"}
@@ -367,7 +444,11 @@ def from_dict(data: Any, source: str = "config") -> LoadedConfig:
         raise InputError(f"{source}: {exc}") from None
     if arch.lm_head:
         notes.append("LM head tied to the token embedding" if arch.tie_word_embeddings else "LM head untied")
-    return LoadedConfig(arch, model_type, cls, tuple(notes + more))
+    conventions = f"counted as {TRANSFORMERS_CONVENTIONS} builds {cls}"
+    if model_type == "t5" and arch.lm_head and not arch.tie_word_embeddings:  # the one exception (module doc)
+        conventions = (f"counted as the checkpoint stores {cls} and transformers 4 builds it (a separate lm_head); "
+                       f"not as {TRANSFORMERS_CONVENTIONS}, which ties the head")
+    return LoadedConfig(arch, model_type, cls, (conventions, *notes, *more))
 
 
 def _reject_constant(name: str) -> Any:

@@ -38,6 +38,8 @@ SYMBOL_OF = {
     "vocab_size": "vocab_size", "max_position_embeddings": "max_position_embeddings",
     "type_vocab_size": "type_vocab_size", "relative_attention_num_buckets": "relative_attention_num_buckets",
     "n_experts": "n_experts", "experts_per_token": "experts_per_token",
+    "decoder_d_ff": "decoder_d_ff", "decoder_vocab_size": "decoder_vocab_size",
+    "word_embed_proj_dim": "word_embed_proj_dim",
 }
 
 #: Component groups, in report order.
@@ -157,6 +159,16 @@ KV_OUT: Axis = ("n_kv_heads", "head_dim")
 FF: Axis = ("d_ff",)
 
 
+def embed_axis(arch: Architecture) -> Axis:
+    """Width of the token table and of the LM head's input: d_model, or OPT's word_embed_proj_dim."""
+    return ("word_embed_proj_dim",) if arch.projected else D
+
+
+def head_vocab_axis(arch: Architecture) -> Axis:
+    """The vocabulary the LM head projects onto: the decoder's with unshared encoder-decoder embeddings."""
+    return ("decoder_vocab_size",) if arch.head_uses_decoder_vocab else ("vocab_size",)
+
+
 def attention_weights(arch: Architecture) -> tuple[Weight, ...]:
     """W_Q (d_model × h·d_k), W_K and W_V (d_model × h_kv·d_k), W_O (h·d_k × d_model), and biases."""
     ws = [_w("W_Q", D, Q_OUT), _w("W_K", D, KV_OUT), _w("W_V", D, KV_OUT), _w("W_O", Q_OUT, D)]
@@ -172,16 +184,19 @@ def expert_weights(arch: Architecture) -> tuple[Weight, ...]:
     return tuple(Weight(w.name, (("n_experts",), *w.shape)) for w in ffn_weights(arch))
 
 
-def ffn_weights(arch: Architecture) -> tuple[Weight, ...]:
-    """W_1 (d_model × d_ff), W_2 (d_ff × d_model), biases; gated: W_gate, W_up, W_down."""
+def ffn_weights(arch: Architecture, ff: Axis = FF) -> tuple[Weight, ...]:
+    """W_1 (d_model × d_ff), W_2 (d_ff × d_model), biases; gated: W_gate, W_up, W_down.
+
+    ``ff``: the hidden axis (``("decoder_d_ff",)`` for a decoder of another width).
+    """
     if arch.gated:
-        ws = [_w("W_gate", D, FF), _w("W_up", D, FF), _w("W_down", FF, D)]
+        ws = [_w("W_gate", D, ff), _w("W_up", D, ff), _w("W_down", ff, D)]
         if arch.mlp_bias:
-            ws += [_w("b_gate", FF), _w("b_up", FF), _w("b_down", D)]
+            ws += [_w("b_gate", ff), _w("b_up", ff), _w("b_down", D)]
     else:
-        ws = [_w("W_1", D, FF), _w("W_2", FF, D)]
+        ws = [_w("W_1", D, ff), _w("W_2", ff, D)]
         if arch.mlp_bias:
-            ws = [ws[0], _w("b_1", FF), ws[1], _w("b_2", D)]
+            ws = [ws[0], _w("b_1", ff), ws[1], _w("b_2", D)]
     return tuple(ws)
 
 
@@ -199,6 +214,7 @@ def _norm_name(arch: Architecture) -> str:
 
 
 def _stack(arch: Architecture, prefix: str, copies: str, cross: bool) -> list[Component]:
+    ff: Axis = ("decoder_d_ff",) if cross and arch.decoder_d_ff is not None else FF
     lab = f"{prefix} " if prefix else ""
     key = f"{prefix}." if prefix else ""
     out = []
@@ -216,7 +232,7 @@ def _stack(arch: Architecture, prefix: str, copies: str, cross: bool) -> list[Co
         out.append(Component(f"{key}experts", f"{lab}experts (FFN {arch.ffn})", "ffn", expert_weights(arch), copies,
                              routed=True))
     else:
-        out.append(Component(f"{key}ffn", f"{lab}FFN ({arch.ffn})", "ffn", ffn_weights(arch), copies))
+        out.append(Component(f"{key}ffn", f"{lab}FFN ({arch.ffn})", "ffn", ffn_weights(arch, ff), copies))
     n_norms = (3 if cross else 2) if arch.norms_per_layer is None else arch.norms_per_layer
     norms = tuple(w for k in range(1, n_norms + 1) for w in norm_weights(arch, str(k)))
     if norms:
@@ -254,11 +270,21 @@ def components(arch: Architecture) -> list[Component]:
     """
     out: list[Component] = []
     if arch.vocab_size is not None:
-        out.append(Component("token_embedding", "token embedding", "embedding",
-                             (_w("E", ("vocab_size",), D),), embedding=True))
-        if arch.encoder_decoder and not arch.share_encoder_decoder_embeddings:
-            out.append(Component("decoder.token_embedding", "decoder token embedding", "embedding",
-                                 (_w("E_dec", ("vocab_size",), D),), embedding=True))
+        words = "token embedding" if not arch.encoder_decoder else (
+            "shared token embedding" if arch.share_encoder_decoder_embeddings else "encoder token embedding")
+        out.append(Component("token_embedding", words, "embedding", (_w("E", ("vocab_size",), embed_axis(arch)),),
+                             embedding=True))
+        if arch.stack_token_tables:
+            out.append(Component("encoder.token_embedding", "encoder token embedding (untied from the shared one)",
+                                 "embedding", (_w("E_enc", ("vocab_size",), D),), embedding=True))
+        if arch.stack_token_tables or (arch.encoder_decoder and not arch.share_encoder_decoder_embeddings):
+            untied = " (untied from the shared one)" if arch.stack_token_tables else ""
+            out.append(Component("decoder.token_embedding", f"decoder token embedding{untied}", "embedding",
+                                 (_w("E_dec", ("decoder_vocab_size",), D),), embedding=True))
+        if arch.projected:
+            out.append(Component("embedding_projection", "project_in and project_out (word_embed_proj_dim ↔ "
+                                 "d_model)", "head", (_w("W_in", ("word_embed_proj_dim",), D),
+                                                      _w("W_out", D, ("word_embed_proj_dim",)))))
     if not arch.per_stack_embeddings:
         pos = _position_components(arch)
         out += [c for c in pos if c.group == "embedding"]
@@ -276,10 +302,12 @@ def components(arch: Architecture) -> list[Component]:
         out.append(Component("lm_head_transform", "LM head transform", "head",
                              (_w("W_t", D, D), _w("b_t", D), *norm_weights(arch, "t"))))
     if arch.lm_head and not arch.tie_word_embeddings:
-        out.append(Component("lm_head", "LM head (untied)", "head", (_w("W_vocab", D, ("vocab_size",)),),
-                             embedding=True))
+        weights = (_w("W_vocab", embed_axis(arch), head_vocab_axis(arch)),)
+        if arch.lm_head_linear_bias:
+            weights += (_w("b_vocab_linear", head_vocab_axis(arch)),)
+        out.append(Component("lm_head", "LM head (untied)", "head", weights, embedding=True))
     if arch.lm_head and arch.lm_head_bias:
-        out.append(Component("lm_head_bias", "LM head bias", "head", (_w("b_vocab", ("vocab_size",)),),
+        out.append(Component("lm_head_bias", "LM head bias", "head", (_w("b_vocab", head_vocab_axis(arch)),),
                              embedding=True))
     if arch.pooler:
         out.append(Component("pooler", "pooler", "head", (_w("W_pool", D, D), _w("b_pool", D))))

@@ -136,7 +136,8 @@ def notes(arch: Architecture) -> list[str]:
     if arch.lm_head and arch.tie_word_embeddings:
         out.append("LM head tied to the token embedding: no extra parameters")
     if arch.encoder_decoder and arch.share_encoder_decoder_embeddings and arch.vocab_size:
-        out.append("encoder and decoder share one token embedding")
+        out.append("encoder and decoder keep their own token tables beside the shared one (untied, as transformers "
+                   "5 builds it)" if arch.stack_token_tables else "encoder and decoder share one token embedding")
     return out
 
 

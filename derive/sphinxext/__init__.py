@@ -9,6 +9,7 @@ It adds:
   build (:mod:`.verification`);
 * ``derive-cli`` (:mod:`.cli_reference`): the reference of the ``derive`` command
   from its argparse parser;
+* ``derive-graph`` (:mod:`derive.sphinxext.graph`): the citation graph of derivations, linked and coloured by verdict;
 * ``derive-plot`` (:mod:`.plots`): figures drawn with matplotlib at build time;
 * ``derive-params`` / ``derive-presets`` and the role ``derive-count`` (:mod:`.params`):
   parameter-count tables of the presets of :mod:`derive.params`;
@@ -229,7 +230,7 @@ def setup(app: Any) -> dict[str, Any]:
     """Register the directives, nodes, config values and event handlers."""
     from ..numeric import DEFAULT_SEED
     from ..verify import STEP_BUDGET
-    from . import cells, cli_reference, exercise, params, plots, quiz
+    from . import cells, cli_reference, exercise, graph, params, plots, quiz
     from .directives import DerivationDirective, DerivationsDirective
     from .nodes import (
         VISITORS,
@@ -262,6 +263,7 @@ def setup(app: Any) -> dict[str, Any]:
     quiz.setup(app)
     exercise.setup(app)
     cells.setup(app)
+    graph.setup(app)
     app.connect("config-inited", _config_inited, priority=400)
     app.connect("builder-inited", _builder_inited)
     app.connect("build-finished", _copy_static)

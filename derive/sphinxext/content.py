@@ -187,6 +187,7 @@ def header(derivation: Derivation, report: Report | None, *, claim_only: bool,
     out.append(paragraph(*meta, classes=("derive-meta",)))
     if derivation.summary:
         out.append(paragraph(*linked(derivation.summary)))
+    out += uses_lines(derivation)
     out.append(labelled("Claim.", [], ("derive-claim-label",)))
     out.append(display(layout.claim(_REL_TEX[derivation.relation]), ("derive-claim",)))
     if layout.names:
@@ -224,6 +225,18 @@ def header(derivation: Derivation, report: Report | None, *, claim_only: bool,
         out.append(paragraph("with", classes=("derive-definitions",)))
         out.append(display("\\begin{aligned}" + " \\\\\n".join(rows) + "\\end{aligned}",
                            ("derive-definitions-math",)))
+    return out
+
+
+def uses_lines(derivation: Derivation) -> list[nodes.Node]:
+    """"Uses …" and "Used by …": the derivations this one cites and those that cite it, linked."""
+    from ..citations import used_by, uses
+
+    out: list[nodes.Node] = []
+    for label, names in (("Uses ", uses(derivation)), ("Used by ", used_by().get(derivation.name, []))):
+        if names:
+            out.append(paragraph(nodes.strong(label.strip(), label.strip()), " ", *linked(", ".join(names)),
+                                 classes=("derive-uses",)))
     return out
 
 

@@ -237,7 +237,8 @@ def example() -> Derivation:
                 sp.Rational(1, 2))), 1 / total]]), "divide numerator and denominator by each numerator"),
         ),
         assumptions=(Assumption("query i = 3 of a causal row, all three scores equal (they cancel, "
-                                "softmax.shift-invariance), slope m = 1/2 (the first head of h = 16 has 2^(−1/2))"),),
+                                "softmax.shift-invariance), slope m = 1/2 (head 1 of h = 8 heads, whose slopes are "
+                                "1/2, 1/4, …, 1/256; with h = 16 head 1 has 2^(−1/2))"),),
         citations=(PRESS_3,),
         checks=tuple(ValueCheck(f"weight on key {jj}", e(-m * (i - jj)) / total, printed, "derived")
                      for jj, printed in ((1, "0.186"), (2, "0.307"), (3, "0.506"))),

@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core import Assumption, Citation, Derivation, Step
+from ..params import reference_checks
 from ..params.arch import Architecture
 from ..params.presets import MIXTRAL_8X7B
 from ..registry import metadata, register
@@ -129,6 +130,7 @@ def flops_kaplan() -> Derivation:
                        "Kaplan et al. 2020, §2.1 (small when d_model > n_ctx/12)"),
             FunctionCheck("derive.params.flops.kaplan_forward on Table 1's layout equals this closed form",
                           same_as_cli),
+            reference_checks.flops_kaplan(),
         ),
         notes=("Kaplan's context row counts 2·n_ctx·d_attn per layer; the scores QKᵀ and the weighted sum of V "
                "are each that large, so the exact count (params.flops-exact) has 4·n_layers·n_ctx·d_attn.",),
@@ -175,7 +177,12 @@ def flops_training() -> Derivation:
             ValueCheck("GPT-3 175B (174.6B parameters) trained on 300B tokens, 6N·D in PF-days (8.64e19 FLOPs each)",
                        _at(6 * n, n_params=174_600_000_000) * 300_000_000_000 / 86_400 / 10**15, "3.64e3",
                        "Brown et al. 2020, Table D.1 (3.64e3 PF-days)"),
+            reference_checks.flops_training(6 * n + 6 * L * c * h * dk),
         ),
+        notes=("Counted in a real training step (the cross-check), the backward pass is exactly twice the forward "
+               "for every product, weights and attention alike; the context term of a step is then "
+               "12·n_layers·n_ctx·d_attn, because the forward's attention costs 4·n_layers·n_ctx·d_attn "
+               "(params.flops-exact), not Kaplan's 2·n_layers·n_ctx·d_attn.",),
     )
 
 
@@ -249,6 +256,7 @@ def flops_exact() -> Derivation:
                        end.xreplace({**symbol_values(arch), c: 4096}), "16,368,271,360", "derived"),
             FunctionCheck("integer count, shape table and per-head arrays agree with the closed form",
                           integer_route),
+            reference_checks.flops_exact(end),
         ),
         notes=("Against Kaplan's 2N + 2·n_layers·n_ctx·d_attn the exact count adds the LM head (2·d_model·V, an "
                "embedding in Kaplan's N) and a second 2·n_layers·n_ctx·h·d_k for the weighted sum of V; GQA "
@@ -361,6 +369,7 @@ def kv_cache_token() -> Derivation:
             ValueCheck("Falcon-7B, bf16 (MQA: 1 KV head of 64)",
                        _at(end, n_layers=32, n_kv_heads=1, head_dim=64, bytes_per_value=2), "8,192", "derived"),
             FunctionCheck("derive.params.memory on four presets equals the closed form", cli),
+            reference_checks.kv_cache(end),
         ),
     )
 
@@ -392,6 +401,7 @@ def kv_cache() -> Derivation:
             ValueCheck("Llama 2 70B, bf16, batch 8 × 4096 (GQA 8 KV heads, 80 layers), GiB",
                        _at(end, batch_size=8, n_ctx=4096, n_layers=80, n_kv_heads=8, head_dim=128,
                            bytes_per_value=2) / 2**30, "10", "derived"),
+            reference_checks.kv_cache(2 * L * hkv * dk * b, end),
         ),
     )
 
@@ -425,6 +435,7 @@ def kv_cache_gqa() -> Derivation:
                        "Jiang et al. 2023, Table 1"),
             ValueCheck("Falcon-7B, MQA (71 heads, 1 KV head)", _at(h / hkv, n_heads=71, n_kv_heads=1), "71",
                        "HF tiiuae/falcon-7b config.json"),
+            reference_checks.kv_cache_gqa(h / hkv),
         ),
     )
 
@@ -461,5 +472,6 @@ def adam_memory() -> Derivation:
                        "24", "Rajbhandari et al. 2020, §3.1"),
             ValueCheck("LLaMA-7B (6,738,415,616 parameters), bytes", _at(16 * n, n_params=count(
                 PRESETS["llama-7b"].arch)), "107,814,649,856", "derived"),
+            reference_checks.adam_memory(16 * n),
         ),
     )

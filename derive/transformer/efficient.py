@@ -3,8 +3,9 @@ arithmetic intensity of decoding attention under MHA, GQA and MQA.
 
 Sources: Milakov & Gimelshein 2018, §3 (Algorithm 3: the running maximum and the rescaled running
 sum); Dao et al. 2022, §3.1 (FlashAttention: softmax computed block by block with the statistics
-m and ℓ, and the output rescaled); Kaplan et al. 2020, Table 1 (2N forward FLOPs per token and
-2·n_layers·n_ctx·d_attn for attending over the context); Pope et al. 2023 (the KV cache of
+m and ℓ, and the output rescaled); Kaplan et al. 2020, Table 1 (2N forward FLOPs per token; its
+2·n_layers·n_ctx·d_attn for the context counts QKᵀ only, and the weighted sum of V costs as much again, so
+attending over t positions is 4·n_layers·t·d_attn); Pope et al. 2023 (the KV cache of
 inference); Shazeer 2019, §3 (multi-query attention); Ainslie et al. 2023 (grouped-query
 attention). The memory of the cache is :mod:`derive.transformer.compute` (params.kv-cache-token,
 params.kv-cache, params.kv-cache-gqa).
@@ -326,22 +327,68 @@ def _at(expr: Any, **values: int) -> Any:
 
 
 def with_cache_total() -> Any:
-    """2N·n + n_layers·d_attn·n(n + 1): forward FLOPs of decoding n tokens with a KV cache."""
+    """2N·n + 2·n_layers·d_attn·n(n + 1): forward FLOPs of decoding n tokens with a KV cache."""
     N, L, h, dk, n, _, _ = _cache_sizes()
-    return 2 * N * n + L * h * dk * n * (n + 1)
+    return 2 * N * n + 2 * L * h * dk * n * (n + 1)
 
 
 def without_cache_total() -> Any:
-    """N·n(n + 1) + n_layers·d_attn·n(n + 1)(n + 2)/3: the same without a cache (prefix recomputed)."""
+    """N·n(n + 1) + 2·n_layers·d_attn·n(n + 1)(n + 2)/3: the same without a cache (prefix recomputed)."""
     N, L, h, dk, n, _, _ = _cache_sizes()
-    return N * n * (n + 1) + L * h * dk * n * (n + 1) * (n + 2) / 3
+    return N * n * (n + 1) + 2 * L * h * dk * n * (n + 1) * (n + 2) / 3
+
+
+def counted_decoding(cached: bool) -> Any:
+    """A cross-check: the closed form against the multiply-adds counted in a real decoding loop.
+
+    The reference decoder of :mod:`derive.params.reference` decodes n tokens of a batch at four sizes
+    (MHA and MQA with GELU, GQA and MHA with SwiGLU), with a KV cache or rerunning the prefix; its
+    counter's FLOPs of the layers' products (weights, qKᵀ, A·V; the LM head left out as in the
+    assumptions) per sequence must equal the closed form with N = the layers' matrix entries.
+    """
+    from ..crosscheck import FunctionCheck
+
+    total = with_cache_total if cached else without_cache_total
+
+    def check(seed: int) -> tuple[bool, dict, str]:
+        from ..params.reference import runs
+
+        rows = []
+        for r in runs():
+            c = r.config
+            counter = r.cached if cached else r.uncached
+            counted = counter.flops("weights", "qk", "av") // r.batch
+            closed = _at(total(), n_params=r.n_matrix_weights, n_layers=c.n_layers, n_heads=c.n_heads,
+                         d_k=c.head_dim, n=r.n)
+            rows.append({"d_model": c.d_model, "n_heads": c.n_heads, "n_kv_heads": c.n_kv_heads, "d_k": c.head_dim,
+                         "d_ff": c.d_ff, "ffn": c.ffn, "n_layers": c.n_layers, "N": r.n_matrix_weights, "n": r.n,
+                         "counted": counted, "closed_form": int(closed), "logit_gap": r.max_logit_gap})
+        ok = all(row["counted"] == row["closed_form"] for row in rows) and all(r["logit_gap"] < 1e-9 for r in rows)
+        text = "; ".join(f"d_model {r['d_model']}, h {r['n_heads']}/{r['n_kv_heads']}, {r['n_layers']} layers, "
+                         f"n {r['n']}: counted {r['counted']:,} = closed {r['closed_form']:,}" for r in rows)
+        return ok, {"rows": rows}, (f"checked against a counted forward pass ({'with' if cached else 'without'} a "
+                                    f"KV cache, numpy): {text}" if ok else f"disagreement: {rows}")
+
+    how = "a real KV-cache decoding loop" if cached else "rerunning the prefix at every step"
+    return FunctionCheck(f"checked against the multiply-adds counted in a numpy decoder ({how}), four sizes",
+                         check)
+
+
+def _intensity_check(end: Any) -> Any:
+    from ..params.reference_checks import decoding_intensity
+
+    return decoding_intensity(end)
+
+
+CACHED_CHECK = counted_decoding(cached=True)
+UNCACHED_CHECK = counted_decoding(cached=False)
 
 
 @register(
     "efficient.kv-cache-flops",
-    title="Decoding n tokens with a KV cache costs 2N·n + n_layers·d_attn·n(n + 1) FLOPs, for any n",
-    summary="Token t runs the weights once (2N) and attends over t cached positions ($2 n_{layers} t d_{attn}$); "
-            "summed "
+    title="Decoding n tokens with a KV cache costs 2N·n + 2·n_layers·d_attn·n(n + 1) FLOPs, for any n",
+    summary="Token t runs the weights once (2N) and attends over t cached positions ($4 n_{layers} t d_{attn}$: "
+            "$2 t d_{attn}$ for $qK^T$ and as much for the weighted sum of V, per layer); summed "
             "over t = 1..n the weight part is linear in n.",
 )
 def kv_cache_flops() -> Derivation:
@@ -351,25 +398,28 @@ def kv_cache_flops() -> Derivation:
     from ..rules import Evaluate
 
     N, L, h, dk, n, t, _ = _cache_sizes()
-    per_token = 2 * N + 2 * L * t * h * dk
+    per_token = 2 * N + 4 * L * t * h * dk
     end = with_cache_total()
     return Derivation(
         **metadata("efficient.kv-cache-flops"),
         start=sp.Sum(per_token, (t, 1, n)),
         steps=(
-            Step(sp.Add(2 * N * n, sp.Mul(2, L, h, dk, n * (n + 1), sp.Rational(1, 2), evaluate=False), evaluate=False),
+            Step(sp.Add(2 * N * n, sp.Mul(4, L, h, dk, n * (n + 1), sp.Rational(1, 2), evaluate=False), evaluate=False),
                  "n copies of 2N, and $\\sum_{t=1}^n t = n(n+1)/2$",
                  rule=Evaluate("the sum"), citation=KAPLAN_T1),
-            Step(end, "2 cancels"),
+            Step(end, "$4/2 = 2$"),
         ),
         assumptions=(Assumption("Kaplan's per-token forward count (params.flops-kaplan) with $d_{attn} = h d_k$: "
                                 "2N for "
                                 "the weights of the new token only (its K and V rows are appended to the cache) and "
-                                "$2 n_{layers} t d_{attn}$ to attend over the t positions 1..t; the prompt is empty, "
+                                "$4 n_{layers} t d_{attn}$ to attend over the t positions 1..t ($2 t d_{attn}$ per "
+                                "layer for the scores $qK^T$ and as much for the weighted sum of V, as in "
+                                "params.flops-exact); the prompt is empty, "
                                 "embeddings, norms and the LM head are left out"),),
         citations=(KAPLAN_T1, Citation("pope2023")),
         checks=(ValueCheck("GPT-2 small (N = 84,934,656), n = 1024 tokens", _at(end, n=1024, **GPT2),
-                           "1.8362e11", "derived"),),
+                           "1.9329e11", "derived"),
+                CACHED_CHECK),
         notes=("The memory the cache takes is params.kv-cache-token per token: $2 n_{layers} h_{kv} d_k b$ "
                "bytes; the FLOPs it saves are efficient.no-cache-flops minus this.",),
     )
@@ -377,8 +427,9 @@ def kv_cache_flops() -> Derivation:
 
 @register(
     "efficient.no-cache-flops",
-    title="Decoding n tokens without a cache costs N·n(n + 1) + n_layers·d_attn·n(n + 1)(n + 2)/3 FLOPs, for any n",
-    summary="Token t reruns the whole prefix of t tokens: $\\sum_{t \\le n} \\sum_{s \\le t} (2N + 2 n_{layers} s "
+    title="Decoding n tokens without a cache costs N·n(n + 1) + 2·n_layers·d_attn·n(n + 1)(n + 2)/3 FLOPs, "
+          "for any n",
+    summary="Token t reruns the whole prefix of t tokens: $\\sum_{t \\le n} \\sum_{s \\le t} (2N + 4 n_{layers} s "
             "d_{attn})$, quadratic in "
             "n for the weights and cubic for attention.",
 )
@@ -389,14 +440,14 @@ def no_cache_flops() -> Derivation:
     from ..rules import Evaluate
 
     N, L, h, dk, n, t, s = _cache_sizes()
-    inner = 2 * N + 2 * L * s * h * dk
+    inner = 2 * N + 4 * L * s * h * dk
     end = without_cache_total()
     return Derivation(
         **metadata("efficient.no-cache-flops"),
         start=sp.Sum(sp.Sum(inner, (s, 1, t)), (t, 1, n)),
         steps=(
-            Step(sp.Sum(2 * N * t + L * h * dk * t * (t + 1), (t, 1, n)),
-                 "the inner sum: t copies of 2N and $2\\sum_{s=1}^t s = t(t+1)$",
+            Step(sp.Sum(2 * N * t + 2 * L * h * dk * t * (t + 1), (t, 1, n)),
+                 "the inner sum: t copies of 2N and $4\\sum_{s=1}^t s = 2t(t+1)$",
                  rule=Evaluate("the inner sum"), citation=KAPLAN_T1),
             Step(end, "$\\sum_{t=1}^n t = \\frac{n(n+1)}{2}$ and $\\sum_{t=1}^n t(t+1) = \\frac{n(n+1)(n+2)}{3}$",
                  rule=Evaluate("the outer sum")),
@@ -406,9 +457,10 @@ def no_cache_flops() -> Derivation:
                                 "attention over s positions"),),
         citations=(KAPLAN_T1, Citation("pope2023")),
         checks=(
-            ValueCheck("GPT-2 small, n = 1024 tokens", _at(end, n=1024, **GPT2), "9.2456e13", "derived"),
+            ValueCheck("GPT-2 small, n = 1024 tokens", _at(end, n=1024, **GPT2), "9.5764e13", "derived"),
             ValueCheck("GPT-2 small, n = 1024: no cache over cache", _at(end / with_cache_total(), n=1024, **GPT2),
-                       "503.5", "derived"),
+                       "495.4", "derived"),
+            UNCACHED_CHECK,
         ),
         notes=("Without the cache the weight part alone grows as n²: decoding 1024 tokens of GPT-2 small costs "
                "about 500 times more than with the cache. The ratio of the weight parts is (n + 1)/2.",),
@@ -453,6 +505,7 @@ def decoding_intensity() -> Derivation:
                                                                        bytes_per_value=2), "8", "derived"),
             ValueCheck("Falcon-7B, MQA: 71 heads, 1 KV head, bf16", _at(end, n_heads=71, n_kv_heads=1,
                                                                          bytes_per_value=2), "71", "derived"),
+            _intensity_check(end),
         ),
         notes=("An accelerator does a few hundred FLOPs in the time it reads one byte from memory, so at 1 FLOP "
                "per byte decoding attention is bound by memory bandwidth; the h/h_kv = 8 of GQA raises the "

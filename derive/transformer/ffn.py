@@ -516,8 +516,9 @@ def _swiglu_check(seed: int) -> tuple[bool, dict, str]:
 
 @register(
     "ffn.swiglu",
-    title="SwiGLU is quadratic near zero: SwiGLU(s·x)W₂ ≈ s²·½(xW ⊙ xV)W₂",
-    summary="For any widths, SwiGLU(s·x)W₂/s² → ½(xW ⊙ xV)W₂ as s → 0: each unit Swish(s·u)·(s·v) ≈ s²·u·v/2.",
+    title="SwiGLU is quadratic near zero: SwiGLU(s·x) ≈ s²·½(xW ⊙ xV)W₂",
+    summary="With $\\operatorname{SwiGLU}(x) = (\\operatorname{Swish}(xW) \\odot xV)W_2$, the output matrix included, "
+            "for any widths SwiGLU(s·x)/s² → ½(xW ⊙ xV)W₂ as s → 0: each unit Swish(s·u)·(s·v) ≈ s²·u·v/2.",
 )
 def swiglu_near_zero() -> Derivation:
     import sympy as sp
@@ -546,8 +547,10 @@ def swiglu_near_zero() -> Derivation:
                Step(block(u[k] * v[k] / 2), "σ(0) = 1/2, so Swish(s·u) = s·u/2 + O(s²)",
                     rule=Evaluate("the limits"), citation=SHAZEER_2),),
         assumptions=(Assumption("u_k = (xW)_k and v_k = (xV)_k are the gate and value pre-activations of hidden "
-                                "unit k (no biases); scaling x by s scales both by s; the limit is output c of "
-                                "SwiGLU(s·x)·W₂ divided by s², for any d_model and d_ff"),),
+                                "unit k (no biases); scaling x by s scales both by s; SwiGLU(x) = (Swish(xW) ⊙ xV)W₂ "
+                                "includes the output matrix W₂ (Shazeer 2020's FFN_SwiGLU; W and V are W₁ and W₃ "
+                                "of LLaMA's code); the limit is output c of SwiGLU(s·x) divided by s², for any "
+                                "d_model and d_ff"),),
         definitions=_ffn_definitions("swiglu"),
         citations=(SHAZEER_2,),
         checks=(FunctionCheck("numpy SwiGLU vs the per-unit formula, and its s → 0 limit", _swiglu_check),),

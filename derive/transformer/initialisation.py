@@ -321,8 +321,9 @@ def example_xavier() -> Derivation:
                 ValueCheck("a = √15/80", sp.sqrt(15) / 80, "0.04841", "this chapter"),
                 ValueCheck("forward gain n_in·Var(w) = 512/1280", fi * var, "0.4", "this chapter"),
                 ValueCheck("backward gain n_out·Var(w) = 2048/1280", fo * var, "1.6", "this chapter")),
-        notes=("The forward gain n_in·Var(w) is 0.4 and the backward gain 1.6: each is off by the same factor "
-               "2 (in opposite directions, 0.4·1.6 = 0.64 and (0.4 + 1.6)/2 = 1).",),
+        notes=("The forward gain n_in·Var(w) is 0.4 and the backward gain 1.6: each is off from 1 by the same "
+               "amount, 0.6, in opposite directions (their mean (0.4 + 1.6)/2 is 1, which is what Var(w) = "
+               "2/(n_in + n_out) fixes), and their ratio is n_out/n_in = 4.",),
     )
 
 
@@ -529,7 +530,8 @@ def residual_growth() -> Derivation:
 
 @register(
     "init.gpt2-residual-scaling",
-    title="GPT-2's 1/√N scaling of the residual branches keeps Var(h_N) = σ_0² + σ_f² at every depth",
+    title="GPT-2's 1/√N scaling of the residual branches makes the final variance Var(h_N) = σ_0² + σ_f², "
+          "for any number N of residual additions",
     summary="With each branch output scaled by 1/√N (N = 2·n_layers residual additions), the N contributions "
             "add up to one σ_f², for a symbolic N.",
 )
@@ -551,6 +553,9 @@ def gpt2_residual_scaling() -> Derivation:
         citations=(RADFORD_23,),
         checks=(_residual_mc(48, True),),
         notes=("Scaling a linear projection's weights by 1/√N scales its output by 1/√N and its variance by 1/N. "
-               "In GPT-2's code (and nanoGPT's) the residual projections get the standard deviation "
-               "0.02/√(2·n_layers) instead of 0.02.",),
+               "The GPT-2 paper states the scaling (§2.3); OpenAI's released GPT-2 code does not apply it (its "
+               "initialiser uses 0.02 for every weight). nanoGPT and Hugging Face's GPT2 implementation do: their "
+               "residual projections get the standard deviation 0.02/√(2·n_layers) instead of 0.02.",
+               "Only the variance after the last of the N additions is derived here; after l < N scaled additions "
+               "it is σ_0² + (l/N)·σ_f², still below the final value.",),
     )

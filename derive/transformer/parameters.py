@@ -347,21 +347,46 @@ def swiglu_width() -> Derivation:
     )
 
 
+def _cited(expr: Any, names: tuple[str, ...], why: dict[str, str]) -> tuple[list[Step], Any]:
+    """Steps that each replace a component by the closed form a catalog derivation proves for it (a lemma)."""
+    import sympy as sp
+
+    from .. import registry
+
+    steps = []
+    for name in names:
+        lemma = registry.get(name)
+        parts = [lemma.end if p == lemma.start else p for p in sp.Add.make_args(expr)]
+        if all(p != lemma.start for p in sp.Add.make_args(expr)):  # inside a product n_layers·(...)
+            parts = [p.xreplace({lemma.start: lemma.end}) for p in sp.Add.make_args(expr)]
+        expr = sp.Add(*parts, evaluate=False)
+        steps.append(Step(expr, why[name], by=name))
+    return steps, expr
+
+
+_WHY = {
+    "params.attention": "the attention block without biases is $4d_{model}^2$ for every h (params.attention)",
+    "params.attention-bias": "the attention block with its biases is $4d_{model}^2 + 4d_{model}$ for every h "
+                             "(params.attention-bias)",
+    "params.gqa-attention": "grouped-query attention with $h_{kv}$ key/value heads (params.gqa-attention)",
+    "params.ffn": "the FFN of width $d_{ff} = 4d_{model}$ has $8d_{model}^2 + 5d_{model}$ parameters (params.ffn)",
+}
+
+
 def _layer_derivation(name: str, arch: Architecture, mid: Any, end: Any,
                       checks: tuple, citations: tuple, assumption: str, notes: tuple = ()) -> Derivation:
     from ..params.allocate import layer_arrays
-    from ..rules import Substitute
 
     d, f = _s("d_model"), _s("d_ff")
     start = _layer_start(arch)
-    steps = [Step(mid, "MHA ($h_{kv} = h$) with head width $d_k = d_{model}/h$: the attention block is "
-                       "$4d_{model}^2$ (params.attention), plus its biases if any; LayerNorm has γ and β",
-                  rule=Substitute(tuple(_mha_subs().items()), "h_kv = h, d_k = d_model/h"), citation=VASWANI_322)]
-    if end is not None:
-        steps.append(Step(end, "the usual width $d_{ff} = 4 d_{model}$",
-                          rule=Substitute(((f, 4 * d),), "d_ff = 4·d_model"), citation=VASWANI_33))
-    subs = {**_mha_subs(), **({f: 4 * d} if end is not None else {})}
+    attention = "params.attention-bias" if arch.attention_bias else "params.attention"
+    lemmas = (attention, "params.ffn") if end is not None else (attention,)
+    steps, _ = _cited(start, lemmas, _WHY)
     final = end if end is not None else mid
+    steps.append(Step(final, "collect the terms" + ("" if end is not None else
+                                                    ": the FFN's two matrices and two biases, LayerNorm's γ and β"),
+                      citation=VASWANI_33))
+    subs = {**_mha_subs(), **({f: 4 * d} if end is not None else {})}
     return Derivation(
         **metadata(name), start=start, steps=tuple(steps),
         assumptions=(Assumption(assumption),), citations=citations,
@@ -497,7 +522,8 @@ def layer_approximation() -> Derivation:
 
 
 def _total_derivation(name: str, preset: str, subs: dict, end: Any,
-                      printed: tuple[tuple[str, str], ...], citations: tuple) -> Derivation:
+                      printed: tuple[tuple[str, str], ...], citations: tuple,
+                      lemmas: tuple[str, ...] = ()) -> Derivation:
     """Whole-model closed form of a preset's architecture, from its shape table."""
     from ..numeric import FunctionCheck, ValueCheck
     from ..params.allocate import allocated_count
@@ -532,10 +558,13 @@ def _total_derivation(name: str, preset: str, subs: dict, end: Any,
             f"{len(presets)} presets: counted = closed form" if ok
             else f"disagreement (allocated, counted, closed form): {rows}; presets {presets}")
 
+    cited, _ = _cited(start, lemmas, _WHY)
+    last = (Step(end, "collect the embedding tables and the remaining norms") if lemmas else
+            Step(end, f"every component from its weight shapes, with {words}", rule=Substitute(tuple(subs.items()),
+                                                                                                   words)))
     return Derivation(
         **metadata(name), start=start,
-        steps=(Step(end, f"every component from its weight shapes, with {words}",
-                    rule=Substitute(tuple(subs.items()), words)),),
+        steps=(*cited, last),
         assumptions=(Assumption(f"the layout of the preset {preset!r} ({PRESETS[preset].source})"),),
         citations=citations,
         premises=_premises(subs),
@@ -558,7 +587,7 @@ def gpt2_total() -> Derivation:
         {**_mha_subs(), f: 4 * d}, v * d + p * d + n * (12 * d**2 + 13 * d) + 2 * d,
         (("gpt2", "124,439,808"), ("gpt2-medium", "354,823,168"), ("gpt2-large", "774,030,080"),
          ("gpt2-xl", "1,557,611,200")),
-        (Citation("radford2019", "§2.3"),))
+        (Citation("radford2019", "§2.3"),), ("params.attention-bias", "params.ffn"))
 
 
 @register(
@@ -573,7 +602,7 @@ def bert_total() -> Derivation:
         "params.bert-total", "bert-base",
         {**_mha_subs(), f: 4 * d}, v * d + p * d + t * d + 2 * d + n * (12 * d**2 + 13 * d) + d**2 + d,
         (("bert-base", "109,482,240"), ("bert-large", "335,141,888")),
-        (Citation("devlin2019", "§3"),))
+        (Citation("devlin2019", "§3"),), ("params.attention-bias", "params.ffn"))
 
 
 @register(
@@ -590,4 +619,5 @@ def llama_total() -> Derivation:
         2 * v * d + n * (2 * d**2 + 2 * d**2 * hkv / h + 3 * d * f + 2 * d) + d,
         (("llama-7b", "6,738,415,616"), ("llama-13b", "13,015,864,320"), ("llama2-70b", "68,976,648,192"),
          ("mistral-7b", "7,241,732,096")),
-        (Citation("touvron2023", "§2.2"), Citation("touvron2023b"), Citation("jiang2023")))
+        (Citation("touvron2023", "§2.2"), Citation("touvron2023b"), Citation("jiang2023")),
+        ("params.gqa-attention",))

@@ -88,9 +88,9 @@ def training_compute() -> Derivation:
         steps=(Step(end, "D equal terms: the cost per token does not depend on which token it is",
                     rule=Evaluate("the sum"), citation=KAPLAN_21),),
         assumptions=(Assumption("6N training FLOPs per token (params.flops-training: the forward pass 2N, the "
-                                "backward pass twice that), the context term $6 n_{layers} n_{ctx} d_{attn}$ left "
-                                "out as "
-                                "small; one pass over D tokens"),),
+                                "backward pass twice that), the context term left out as small ($6 n_{layers} n_{ctx} "
+                                "d_{attn}$ in Kaplan's count, $12 n_{layers} n_{ctx} d_{attn}$ with the weighted sum "
+                                "of V counted too); one pass over D tokens"),),
         citations=(KAPLAN_21, HOFFMANN_3),
         checks=(
             ValueCheck("Chinchilla, 70B parameters on 1.4T tokens", end.xreplace(

@@ -29,6 +29,11 @@ CONFIGS = {
         num_attention_heads=12, max_position_embeddings=2048, do_layer_norm_before=True, word_embed_proj_dim=768,
         enable_bias=True, activation_function="relu", dropout=0.1, attention_dropout=0.0, pad_token_id=1,
         bos_token_id=2, eos_token_id=2, prefix="</s>")),
+    "opt-350m": ("OPTConfig", "OPTForCausalLM", dict(
+        _name_or_path="facebook/opt-350m", vocab_size=50272, hidden_size=1024, num_hidden_layers=24, ffn_dim=4096,
+        num_attention_heads=16, max_position_embeddings=2048, do_layer_norm_before=False, word_embed_proj_dim=512,
+        enable_bias=True, activation_function="relu", dropout=0.1, attention_dropout=0.0, pad_token_id=1,
+        bos_token_id=2, eos_token_id=2, prefix="</s>")),
     "pythia-160m": ("GPTNeoXConfig", "GPTNeoXForCausalLM", dict(
         _name_or_path="EleutherAI/pythia-160m", vocab_size=50304, hidden_size=768, num_hidden_layers=12,
         num_attention_heads=12, intermediate_size=3072, hidden_act="gelu", max_position_embeddings=2048,

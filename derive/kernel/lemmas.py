@@ -1,0 +1,354 @@
+"""``Lemma``: a step justified by a proved derivation, instantiated (a primitive rule).
+
+A step may cite another derivation ``L`` whose claim is ``L.start R L.end`` under its hypotheses (the
+assumptions on its symbols, its premises and its definitions)::
+
+    Step(expr, "shift invariance", by="softmax.shift-invariance", where={c: m})
+
+Soundness: if ``L`` is proved, its claim holds at every point that satisfies its hypotheses. An
+*instance* replaces the claim's free symbols by expressions, σ = {c ↦ m, …}; at every point of the
+citing derivation, σ maps to a point of ``L``'s hypotheses as long as (a) each σ(s) has every assumption
+the symbol s carries (positive, integer, …), (b) each premise of ``L``, instantiated, holds under the
+citing derivation's own hypotheses, and (c) each definition of ``L`` either is unfolded into the claim
+(a symbol defined by an expression) or holds, instantiated, like a premise. Then σ(L.start) R σ(L.end)
+holds there. For an equality the instance may be used anywhere inside the previous expression
+(equality is a congruence), in either direction; an inequality only as the whole step, and only in a
+step whose relation it implies (start ≤ end justifies ``≤`` and ``<`` once the rest is proved with that
+relation: a ≤ b < c gives a < c).
+
+Side conditions, checked by the kernel on every use (:func:`check`):
+
+1. the cited derivation is resolved and *proved*: the running layer (:mod:`derive.verify`) verified it in
+   this run, or served its report from the cache whose key covers its content and that of everything it
+   cites (:mod:`derive.cache`); its status is handed to the kernel in the step's
+   :class:`~derive.kernel.primitives.Context` (``citations``) and a missing status is "not proved";
+2. the citation is not circular (the running layer refuses a cycle before any step is checked; a
+   cycle's status is "not proved" here too);
+3. the instance: ``where`` names the images of some of the claim's free symbols; each other symbol is its
+   own image, or, if that instance does not occur, its image is found by matching the claim's start (or
+   end) against a subexpression of the previous expression;
+4. (a), (b), (c) above, proved with the same kernel strategies (``prove_equal``) or sympy's assumptions;
+   a claim about expectations also holds only under its random model (the families and moments of its
+   probability rules): the instance of that model must be a model of the citing derivation's own rules;
+5. the instance occurs in the previous expression (alpha-equivalence: bound indices may be renamed) or
+   the whole previous expression is proved equal to it.
+
+Then the rule's output (the previous expression with the instance rewritten) must still be proved in the
+step's relation to the step's expression by the ordinary strategies and witness.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import sympy as sp
+
+from .rule import Rule
+
+#: the assumptions of a cited symbol an instance must keep (the others follow from these)
+_KEPT = ("integer", "rational", "real", "positive", "negative", "nonnegative", "nonpositive", "nonzero",
+         "even", "odd")
+
+
+@dataclass(frozen=True)
+class Lemma(Rule):
+    """Use the proved claim of another derivation at an instance (see the module docstring).
+
+    Args:
+        cited: the cited derivation: a :class:`~derive.core.Derivation` or its registered name.
+        where: ``((symbol, image), ...)``: the images of some of the cited claim's free symbols (a symbol
+            of the cited derivation, or its name); the others are found by matching.
+    """
+
+    cited: Any
+    where: tuple = ()
+    name: str = "lemma"
+
+    @property
+    def cited_name(self) -> str:
+        return self.cited if isinstance(self.cited, str) else getattr(self.cited, "name", "?")
+
+    def describe(self) -> str:
+        return f"by {self.cited_name}"
+
+    def apply(self, expr: Any) -> Any:  # pragma: no cover - applied through :func:`apply` with its context
+        raise TypeError("a Lemma is applied by the kernel with the step's context")
+
+
+# ----------------------------------------------------------------------------
+# the instance
+# ----------------------------------------------------------------------------
+
+
+def _claim(d: Any) -> tuple[Any, Any, str]:
+    """The cited claim with its symbol definitions unfolded (a defined symbol is not free)."""
+    start, end = sp.sympify(d.start, strict=True), sp.sympify(d.steps[-1].expr, strict=True)
+    defs = {a: b for a, b in d.definitions if isinstance(a, sp.Symbol)}
+    for _ in range(6):
+        new_start, new_end = start.xreplace(defs), end.xreplace(defs)
+        if new_start == start and new_end == end:
+            break
+        start, end = new_start, new_end
+    return start, end, d.relation
+
+
+def _free(e: Any) -> set:
+    """Free symbols and indexed bases (the label of ``z[i]`` stands for ``z``)."""
+    out = set()
+    for s in e.free_symbols:
+        if isinstance(s, sp.Indexed):
+            out.add(s.base)
+        elif isinstance(s, sp.Symbol):
+            out.add(s)
+    bases = {b.label for b in out if isinstance(b, sp.IndexedBase)}
+    return {s for s in out if s not in bases}
+
+
+def _key(symbols: set, k: Any) -> Any:
+    if isinstance(k, str):
+        hit = [s for s in symbols if str(s) == k]
+        if len(hit) != 1:
+            raise ValueError(f"the cited claim has no free symbol named {k!r}")
+        return hit[0]
+    if k in symbols:
+        return k
+    hit = [s for s in symbols if str(s) == str(k)]
+    if len(hit) == 1:  # the same name, other assumptions: the cited derivation's own symbol
+        return hit[0]
+    raise ValueError(f"{k} is not a free symbol of the cited claim")
+
+
+def instance(rule: Lemma, d: Any, expr: Any) -> tuple[dict, Any, Any, str]:
+    """σ, σ(start), σ(end) and the relation; raises ``ValueError`` naming what could not be determined."""
+    start, end, relation = _claim(d)
+    free = _free(start) | _free(end)
+    sigma = {_key(free, k): sp.sympify(v, strict=True) for k, v in rule.where}
+    rest = [s for s in free if s not in sigma]
+    same = {**sigma, **{s: s for s in rest}}  # a symbol left alone is its own image (always an instance)
+    lhs, rhs = _subs(start, same), _subs(end, same)
+    if not rest or _occurs(expr, lhs) or (relation == "=" and _occurs(expr, rhs)):
+        return same, lhs, rhs, relation
+    found = _match(start, end, sigma, rest, expr, relation)
+    if not found:
+        return same, lhs, rhs, relation  # the check then says the instance does not occur
+    sigma.update(found)
+    return sigma, _subs(start, sigma), _subs(end, sigma), relation
+
+
+def _subs(e: Any, sigma: dict) -> Any:
+    """``e`` with σ applied; an identity pair is left out (xreplace would rebuild, and evaluate, the tree)."""
+    moved = {k: v for k, v in sigma.items() if k != v}
+    return e.xreplace(moved) if moved else e
+
+
+def _match(start: Any, end: Any, sigma: dict, rest: list, expr: Any, relation: str) -> dict:
+    if not all(isinstance(s, sp.Symbol) for s in rest):
+        return {}
+    wilds = {s: sp.Wild(f"w_{k}") for k, s in enumerate(rest)}
+    sides = [start] if relation != "=" else [start, end]
+    for side in sides:
+        pattern = side.xreplace(sigma).xreplace(wilds)
+        for node in sp.preorder_traversal(expr):
+            try:
+                m = node.match(pattern)
+            except Exception:  # noqa: BLE001 - sympy's matcher may fail on any node: no match
+                m = None
+            if m and all(w in m for w in wilds.values()):
+                found = {s: m[w] for s, w in wilds.items()}
+                if _occurs(expr, _subs(side, {**sigma, **found})):
+                    return found
+    return {}
+
+
+# ----------------------------------------------------------------------------
+# side conditions and application
+# ----------------------------------------------------------------------------
+
+
+def _status(rule: Lemma, ctx: Any) -> tuple[Any, str | None]:
+    """The cited derivation and ``None`` if it is proved, else the reason it may not be used."""
+    for name, ok, reason, d in getattr(ctx, "citations", ()):
+        if name == rule.cited_name:
+            return d, None if ok else reason
+    return None, f"{rule.cited_name} has not been verified in this run (its status is unknown): not proved"
+
+
+def _keeps(image: Any, symbol: Any, ctx: Any) -> str | None:
+    """Does ``image`` have every assumption of the cited ``symbol``?"""
+    if isinstance(symbol, sp.IndexedBase):
+        if not isinstance(image, sp.IndexedBase):
+            return f"{symbol} must be replaced by an indexed family, not {image}"
+        k = sp.Dummy("k", integer=True)
+        probe, target = symbol[k], image[k]
+    else:
+        probe, target = symbol, image
+    for fact in _KEPT:
+        if getattr(probe, f"is_{fact}") is not True or getattr(target, f"is_{fact}") is True:
+            continue
+        if fact == "nonnegative" and ctx.nonnegative(target):
+            continue
+        if fact == "positive" and ctx.nonnegative(target) and target.is_nonzero is True:
+            continue
+        return f"the cited claim assumes {symbol} {fact}, and {image} is not known to be {fact}"
+    return None
+
+
+def _holds(premise: Any, sigma: dict, ctx: Any, prove_equal: Any) -> bool:
+    """Does the cited premise, instantiated, hold under the citing derivation's hypotheses?"""
+    if isinstance(premise, tuple) and len(premise) == 2:
+        premise = sp.Eq(*premise, evaluate=False)
+    p = premise.xreplace(sigma)
+    if p is sp.true:
+        return True
+    if isinstance(p, sp.Equality):
+        declared = ctx.equations()
+        if any(_same(p.lhs, a) and _same(p.rhs, b) or _same(p.lhs, b) and _same(p.rhs, a) for a, b in declared):
+            return True
+        lhs, rhs = p.lhs, p.rhs
+        defs = {a: b for a, b in declared if isinstance(a, sp.Symbol)}
+        for _ in range(5):
+            if prove_equal(lhs, rhs):
+                return True
+            new_lhs, new_rhs = lhs.xreplace(defs), rhs.xreplace(defs)
+            if (new_lhs, new_rhs) == (lhs, rhs):
+                break
+            lhs, rhs = new_lhs, new_rhs
+        return False
+    if isinstance(p, (sp.LessThan, sp.StrictLessThan, sp.GreaterThan, sp.StrictGreaterThan)):
+        gap = p.rhs - p.lhs if isinstance(p, (sp.LessThan, sp.StrictLessThan)) else p.lhs - p.rhs
+        if isinstance(p, (sp.StrictLessThan, sp.StrictGreaterThan)):
+            return gap.is_positive is True or any(_same(gap, _gap(q)) and _strict(q) for q in ctx.premises)
+        return ctx.nonnegative(gap)
+    return False
+
+
+def _gap(q: Any) -> Any:
+    if isinstance(q, (sp.LessThan, sp.StrictLessThan)):
+        return q.rhs - q.lhs
+    if isinstance(q, (sp.GreaterThan, sp.StrictGreaterThan)):
+        return q.lhs - q.rhs
+    return sp.nan
+
+
+def _strict(q: Any) -> bool:
+    return isinstance(q, (sp.StrictLessThan, sp.StrictGreaterThan))
+
+
+def _same(a: Any, b: Any) -> bool:
+    from .strategies import alpha_equal
+
+    try:
+        return alpha_equal(sp.sympify(a, strict=True), sp.sympify(b, strict=True))
+    except (TypeError, ValueError, sp.SympifyError):
+        return False
+
+
+_IMPLIES = {"=": ("=", "<=", "<", ">=", ">"), "<=": ("<=", "<"), "<": ("<=", "<"), ">=": (">=", ">"),
+            ">": (">=", ">")}
+
+
+def check(rule: Lemma, expr: Any, ctx: Any, prove_equal: Any, relation: str = "=") -> str | None:
+    """The side conditions of a lemma application on ``expr``: ``None`` if they hold, else the reason."""
+    d, why = _status(rule, ctx)
+    if why is not None:
+        return why
+    try:
+        sigma, lhs, rhs, lemma_relation = instance(rule, d, expr)
+    except (ValueError, TypeError, sp.SympifyError) as exc:
+        return str(exc)
+    if relation not in _IMPLIES[lemma_relation]:
+        return f"the cited claim is a {lemma_relation} relation and cannot justify a {relation!r} step"
+    if lemma_relation == "=":
+        occurs = _occurs(expr, lhs) or _occurs(expr, rhs) or prove_equal(expr, lhs)
+    else:
+        occurs = _same(expr, lhs) or prove_equal(expr, lhs)
+    if not occurs:
+        return f"the instance {lhs} of {d.name}'s claim does not occur in the expression"
+    for s, image in sigma.items():
+        bad = _keeps(image, s, ctx)
+        if bad is not None:
+            return bad
+    clash = _clash(getattr(ctx, "models", ()))
+    if clash:
+        return clash
+    for model in _models(d):
+        wanted = [(b.xreplace(sigma), m.xreplace(sigma), v.xreplace(sigma)) for b, m, v in model.moments]
+        if not any(_same_model(wanted, have, prove_equal) for have in getattr(ctx, "models", ())):
+            return (f"the claim of {d.name} holds under its random model ({_families(wanted)}), which this "
+                    "derivation's probability rules do not use")
+    for p in (*d.premises, *((a, b) for a, b in d.definitions if not isinstance(a, sp.Symbol))):
+        if not _holds(p, sigma, ctx, prove_equal):
+            shown = p if not isinstance(p, tuple) else f"{p[0]} = {p[1]}"
+            return f"the premise {shown} of {d.name} is not proved at the instance {_show(sigma)}"
+    return None
+
+
+def _models(d: Any) -> list:
+    """The random models of the cited derivation's probability rules: hypotheses of its claim."""
+    return list(dict.fromkeys((*getattr(d, "models", ()),
+                               *(m for s in d.steps if (m := getattr(s.rule, "model", None)) is not None))))
+
+
+def _clash(models: tuple) -> str | None:
+    """Two models of one derivation that give a random family different moments contradict each other."""
+    seen: dict = {}
+    for model in models:
+        for b, m, v in model.moments:
+            if b in seen and seen[b] != (m, v):
+                return f"the derivation's random models give {b} two different moments: {seen[b]} and {(m, v)}"
+            seen[b] = (m, v)
+    return None
+
+
+def _same_model(wanted: list, have: Any, prove_equal: Any) -> bool:
+    """Does the model ``have`` give the same families the same moments as ``wanted``?"""
+    mine = {b: (m, v) for b, m, v in have.moments}
+    return len(mine) == len(wanted) and all(
+        b in mine and (m == mine[b][0] or prove_equal(m, mine[b][0]))
+        and (v == mine[b][1] or prove_equal(v, mine[b][1]))
+        for b, m, v in wanted)
+
+
+def _families(moments: list) -> str:
+    return "; ".join(f"{b}: mean {m}, variance {v}" for b, m, v in moments)
+
+
+def apply(rule: Lemma, expr: Any, ctx: Any) -> Any:
+    """The previous expression with the instance rewritten (after :func:`check` passed)."""
+    d, _ = _status(rule, ctx)
+    _, lhs, rhs, lemma_relation = instance(rule, d, expr)
+    if lemma_relation == "=":
+        if _occurs(expr, lhs):
+            return _rewrite(expr, lhs, rhs)
+        if _occurs(expr, rhs):
+            return _rewrite(expr, rhs, lhs)
+    return rhs  # check proved the whole expression equal to the instance's start
+
+
+def _canon(e: Any) -> Any:
+    """``e`` rebuilt with sympy's evaluation (an ``Add(..., evaluate=False)`` in its canonical form)."""
+    try:
+        return e.replace(lambda x: isinstance(x, (sp.Add, sp.Mul, sp.Pow)), lambda x: x.func(*x.args))
+    except Exception:  # noqa: BLE001 - no canonical form: compared as written
+        return e
+
+
+def _like(node: Any, part: Any, canon_part: Any) -> bool:
+    return _same(node, part) or (type(node) is type(canon_part) and _same(_canon(node), canon_part))
+
+
+def _occurs(expr: Any, part: Any) -> bool:
+    canon = _canon(part)
+    return any(_like(node, part, canon) for node in sp.preorder_traversal(expr))
+
+
+def _rewrite(expr: Any, old: Any, new: Any) -> Any:
+    if expr.has(old):
+        return expr.xreplace({old: new})
+    canon = _canon(old)
+    return expr.replace(lambda node: _like(node, old, canon), lambda node: new)
+
+
+def _show(sigma: dict) -> str:
+    return "{" + ", ".join(f"{k} ↦ {v}" for k, v in sigma.items()) + "}"

@@ -1,0 +1,196 @@
+"""A step that cites a proved derivation (Step(by=..., where=...)): the kernel's Lemma rule and its side conditions."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+import pytest
+import sympy as sp
+
+from derive import Derivation, Step, Verdict
+from derive import check as verify
+from derive.citations import CitationCycleError, closure, graph
+from derive.exceptions import DerivationDefinitionError
+from derive.expectation import E, Linearity, Moments, RandomModel
+
+x, y = sp.symbols("x y", real=True)
+a = sp.Symbol("a", positive=True)
+t = sp.Symbol("t", nonnegative=True)
+
+SQUARE = Derivation(name="lem.square", title="square of a sum", start=(x + y) ** 2,
+                    steps=(Step(x**2 + 2 * x * y + y**2, "expand"),))
+WRONG = Derivation(name="lem.wrong", title="a wrong square", start=(x + y) ** 2,
+                   steps=(Step(x**2 + y**2, "forgets the cross term"),))
+ROOT = Derivation(name="lem.root", title="root of a square", start=sp.sqrt(t**2), steps=(Step(t, "t ≥ 0"),))
+
+
+def _one(start, step, **kw):
+    d = Derivation(name="lem.user", title="uses a lemma", start=start, steps=(step,), **kw)
+    return verify(d).steps[0]
+
+
+def test_an_instance_given_by_where_is_proved():
+    r = _one((2 * a + 1) ** 2 + 3, Step(4 * a**2 + 4 * a + 4, "square of a sum", by=SQUARE, where={x: 2 * a, y: 1}))
+    assert r.verdict is Verdict.PROVED and "by lem.square" in r.strategy
+
+
+def test_an_instance_found_by_matching_is_proved():
+    r = _one((2 * a + 1) ** 2 + 3, Step(4 * a**2 + 4 * a + 4, "square of a sum", by=SQUARE))
+    assert r.verdict is Verdict.PROVED
+
+
+def test_a_where_key_may_be_the_symbol_name():
+    r = _one((a + 3) ** 2, Step(a**2 + 6 * a + 9, "square", by=SQUARE, where={"x": a, "y": 3}))
+    assert r.verdict is Verdict.PROVED
+
+
+def test_a_wrong_instance_is_not_proved():
+    r = _one((2 * a + 1) ** 2 + 3, Step(4 * a**2 + 4 * a + 4, "square", by=SQUARE, where={x: 3 * a, y: 1}))
+    assert r.verdict is Verdict.UNDECIDED
+    assert "does not occur" in r.detail
+
+
+def test_the_instance_must_still_equal_the_step():
+    # the lemma applies, but the step claims something else: the rest is proved (or refuted) as usual
+    r = _one((2 * a + 1) ** 2, Step(4 * a**2 + 1, "square", by=SQUARE, where={x: 2 * a, y: 1}))
+    assert r.verdict is Verdict.REFUTED
+
+
+def test_a_refuted_lemma_proves_nothing():
+    r = _one((2 * a + 1) ** 2, Step(4 * a**2 + 1, "by the wrong square", by=WRONG))
+    assert r.verdict is Verdict.UNDECIDED
+    assert "lem.wrong is refuted" in r.detail
+
+
+def test_a_lemma_applies_only_where_its_assumptions_hold():
+    u = sp.Symbol("u", real=True)
+    r = _one(sp.sqrt((u - 1) ** 2), Step(u - 1, "root of a square", by=ROOT, where={t: u - 1}))
+    assert r.verdict is not Verdict.PROVED
+    assert "nonnegative" in r.detail
+    # where it holds (a positive instance), the lemma applies
+    ok = _one(sp.sqrt((a + 1) ** 2), Step(a + 1, "root of a square", by=ROOT, where={t: a + 1}))
+    assert ok.verdict is Verdict.PROVED
+
+
+def test_a_premise_of_the_lemma_must_hold_at_the_instance():
+    h, d_k, d_model, p, r, w = sp.symbols("h d_k d_model p r w", positive=True)
+    from derive.rules import Substitute
+
+    lemma = Derivation(name="lem.premised", title="h·d_k = d_model", start=h * d_k,
+                       premises=(sp.Eq(d_k, d_model / h),),
+                       steps=(Step(d_model, "d_k = d_model/h", rule=Substitute(((d_k, d_model / h),))),))
+    assert verify(lemma).ok
+    # the user's p is not known to be w/r: the premise is not proved at the instance
+    r1 = _one(r * p, Step(w, "heads times width", by=lemma, where={h: r, d_k: p, d_model: w}))
+    assert r1.verdict is not Verdict.PROVED and "the premise" in r1.detail
+    # declared, it is
+    r2 = _one(r * p, Step(w, "heads times width", by=lemma, where={h: r, d_k: p, d_model: w}),
+              premises=(sp.Eq(p, w / r),))
+    assert r2.verdict is Verdict.PROVED
+
+
+def test_an_inequality_lemma_justifies_only_its_direction():
+    z = sp.Symbol("z", real=True)
+    bound = Derivation(name="lem.bound", title="x² + 1 ≥ 2x", start=x**2 + 1,
+                       steps=(Step(2 * x + (x - 1) ** 2, "complete the square"), Step(2 * x, "drop a square",
+                                                                                       relation=">=")))
+    assert verify(bound).ok and bound.relation == ">="
+    assert _one(z**2 + 1, Step(2 * z, "AM-GM", by=bound, relation=">=")).verdict is Verdict.PROVED
+    r = _one(z**2 + 1, Step(2 * z, "AM-GM", by=bound))
+    assert r.verdict is Verdict.UNDECIDED and "cannot justify" in r.detail
+
+
+def test_a_claim_about_expectations_needs_its_random_model():
+    v = sp.IndexedBase("v", real=True)
+    i = sp.Symbol("i", integer=True, positive=True)
+    mu = sp.Symbol("mu", real=True)
+    model = RandomModel(((v, mu, sp.Integer(1)),))
+    mean = Derivation(name="lem.mean", title="E[v_i] = μ", start=E(v[i]),
+                      steps=(Step(mu, "moments", rule=Moments(model)),))
+    assert verify(mean).ok
+    zero = RandomModel(((v, sp.Integer(0), sp.Integer(1)),))
+    two = RandomModel(((v, sp.Integer(2), sp.Integer(1)),))
+    # no model declared: the cited claim's model is not a hypothesis here
+    assert _one(E(v[i]), Step(sp.Integer(0), "mean", by=mean, where={mu: 0})).verdict is not Verdict.PROVED
+    # declared at the instance: proved
+    assert _one(E(v[i]), Step(sp.Integer(0), "mean", by=mean, where={mu: 0}),
+                models=(zero,)).verdict is Verdict.PROVED
+    # a model that gives v another mean: not proved
+    assert _one(E(v[i]), Step(sp.Integer(0), "mean", by=mean, where={mu: 0}),
+                models=(two,)).verdict is not Verdict.PROVED
+    # two models contradicting each other prove nothing
+    both = _one(E(2 * v[i]), Step(2 * E(v[i]), "linearity", rule=Linearity(zero)), models=(two,))
+    r = _one(E(v[i]), Step(sp.Integer(0), "mean", by=mean, where={mu: 0}), models=(zero, two))
+    assert r.verdict is not Verdict.PROVED and "two different moments" in r.detail
+    assert both.verdict is Verdict.PROVED  # a rule of the kernel needs no citation
+
+
+def test_a_step_has_one_justification_and_images_are_expressions():
+    with pytest.raises(DerivationDefinitionError, match="not both"):
+        from derive.rules import Evaluate
+
+        Step(x, "two", by=SQUARE, rule=Evaluate("x"))
+    with pytest.raises(DerivationDefinitionError, match="never parses strings"):
+        Step(x, "text", by=SQUARE, where={x: "2*a"})
+    with pytest.raises(DerivationDefinitionError, match="give by= too"):
+        Step(x, "where without by", where={x: 1})
+    with pytest.raises(DerivationDefinitionError, match="names a derivation"):
+        Step(x, "bad", by=3)
+
+
+def test_a_cycle_is_refused_with_its_names():
+    one = Derivation(name="lem.one", title="one", start=x + x, steps=(Step(2 * x, "by two", by="lem.two"),))
+    two = Derivation(name="lem.two", title="two", start=2 * x, steps=(Step(x + x, "by one", by=one),))
+    from derive import registry
+
+    registry.add(one, "tests.lemmas")
+    registry.add(two, "tests.lemmas")
+    with pytest.raises(CitationCycleError, match=r"^citation cycle: lem\.one → lem\.two → lem\.one$"):
+        closure([one])
+    # verifying it anyway: the circular step is not proved
+    assert verify(one).steps[0].verdict is not Verdict.PROVED
+
+
+def test_the_cli_refuses_a_cycle_in_one_line(tmp_path):
+    (tmp_path / "cyc.py").write_text(textwrap.dedent('''
+        import sympy as sp
+        from derive import Derivation, Step
+        x = sp.Symbol("x", real=True)
+        a = Derivation(name="cyc.a", title="a", start=x + x, steps=(Step(2 * x, "by b", by="cyc.b"),))
+        b = Derivation(name="cyc.b", title="b", start=2 * x, steps=(Step(x + x, "by a", by="cyc.a"),))
+    '''))
+    run = subprocess.run([sys.executable, "-m", "derive", "check", "--module", "cyc.py", "--no-cache"],
+                         cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 2
+    assert run.stderr.strip() == "derive: error: citation cycle: cyc.a → cyc.b → cyc.a"
+    assert run.stdout == ""
+
+
+def test_check_by_name_verifies_what_it_cites_first(tmp_path):
+    (tmp_path / "mine.py").write_text(textwrap.dedent('''
+        import sympy as sp
+        from derive import Derivation, Step
+        x, y = sp.symbols("x y", real=True)
+        a = sp.Symbol("a", positive=True)
+        square = Derivation(name="mine.square", title="square", start=(x + y) ** 2,
+                            steps=(Step(x**2 + 2 * x * y + y**2, "expand"),))
+        use = Derivation(name="mine.use", title="use", start=(a + 1) ** 2,
+                         steps=(Step(a**2 + 2 * a + 1, "square of a sum", by="mine.square"),))
+    '''))
+    run = subprocess.run([sys.executable, "-m", "derive", "check", "--module", "mine.py", "mine.use",
+                          "--no-cache", "--json"], cwd=tmp_path, capture_output=True, text=True, timeout=300)
+    assert run.returncode == 0, run.stderr
+    import json
+
+    names = [r["name"] for r in json.loads(run.stdout)["reports"]]
+    assert names == ["mine.square", "mine.use"]
+
+
+def test_the_graph_is_read_from_the_citations():
+    use = Derivation(name="lem.graph-user", title="user", start=(a + 1) ** 2,
+                     steps=(Step(a**2 + 2 * a + 1, "square", by=SQUARE),))
+    g = graph([use])
+    assert [n["name"] for n in g["nodes"]] == ["lem.square", "lem.graph-user"]
+    assert g["edges"] == [{"from": "lem.graph-user", "to": "lem.square", "step": 1}]
