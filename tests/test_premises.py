@@ -126,3 +126,18 @@ def test_verdict_under_premises_does_not_depend_on_the_name():
         r = _run(name, sp.Min(x, 2), [Step(x, "premise")], (sp.Le(x, 2),))
         verdicts.add(r.steps[0].verdict)
     assert verdicts == {Verdict.PROVED}
+
+
+def test_two_equations_on_one_symbol_that_disagree_are_refused():
+    b = sp.Symbol("b", real=True)
+    r = _run("t.two-eq", b, [Step(sp.Integer(2), "substitute", rule=Substitute(((b, 2),)))],
+             (sp.Eq(b, 1), sp.Eq(b, 2)))
+    assert r.steps[0].verdict is Verdict.UNDECIDED
+    assert r.steps[0].strategy == "premises refused"
+
+
+def test_an_equation_premise_is_used_without_a_rule():
+    b = sp.Symbol("b", real=True)
+    r = _run("t.eq-norule", b - x, [Step(sp.Integer(1), "by the premise")], (sp.Eq(b, x + 1),))
+    assert r.steps[0].verdict is Verdict.PROVED
+    assert r.ok

@@ -361,6 +361,7 @@ def build(definitions: tuple, premises: tuple) -> Hypotheses:
         else:
             unusable.append(f"{a} := {b}")
     rest: list = []
+    early = ""
     for p in premises:
         if isinstance(p, tuple):
             a, b = (sp.sympify(x, strict=True) for x in p)
@@ -376,10 +377,21 @@ def build(definitions: tuple, premises: tuple) -> Hypotheses:
                 elims.append(Elimination(p.lhs, p.rhs, True, f"{p.lhs} = {p.rhs}"))
                 taken.add(p.lhs)
                 continue
-            el = _eliminate(p.lhs, p.rhs, taken) if not (p.lhs.atoms(sp.Indexed) or p.rhs.atoms(sp.Indexed)) else None
+            so_far = Hypotheses(eliminations=tuple(elims))
+            lhs, rhs = so_far.reduce(p.lhs), so_far.reduce(p.rhs)
+            if (lhs - rhs).is_zero is False:
+                early = early or f"{p} cannot hold with the other declarations ({lhs} ≠ {rhs})"
+                continue
+            if (lhs - rhs).is_zero is True:
+                continue
+            indexed = lhs.atoms(sp.Indexed) or rhs.atoms(sp.Indexed)
+            el = _eliminate(lhs, rhs, taken) if not indexed else None
             if el is not None:
                 elims.append(el)
                 taken.add(el.target)
+                continue
+            if not indexed and not (lhs - rhs).has(sp.Sum, sp.Integral, sp.Limit, sp.Derivative):
+                rest.append(sp.Eq(lhs, rhs, evaluate=False))
                 continue
             # an equation the points cannot be made to satisfy (a constraint on a sum of elements):
             # the witness may not refute under it
@@ -387,7 +399,7 @@ def build(definitions: tuple, premises: tuple) -> Hypotheses:
             continue
         rest.append(p)
     hyp = Hypotheses(eliminations=tuple(elims), shown=tuple(shown), unusable=tuple(unusable))
-    contradiction = ""
+    contradiction = early
     checks = []
     for p in rest:
         got = _kind(p)
