@@ -171,6 +171,8 @@ class Hypotheses:
         """``point`` if it satisfies every hypothesis, else a point moved onto the region, else ``None``."""
         if self.empty:
             return point
+        if self.contradiction:
+            return None  # no point satisfies inconsistent hypotheses
         values = dict(point.values)
         for _ in range(3):
             failed = self._failing(values, point)
