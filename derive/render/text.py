@@ -365,6 +365,8 @@ def report_text(report: Report) -> str:
             lines.append(f"  step {s.index}: {s.verdict}{flag} by {s.strategy}{extra}")
         if s.witness:
             lines.append(f"    witness: {s.witness}")
+        if getattr(s, "excluded", ()):
+            lines.append(f"    holds where both sides are defined: {', '.join(s.excluded)}")
     for c in report.checks:
         lines.append(f"  check {_CHECK_WORD[c.state]} {_u(c.name)}: {_u(c.message)}")
     return "\n".join(lines)

@@ -197,7 +197,6 @@ def row_shift() -> Derivation:
         assumptions=(Assumption("a row of n keys (n = i under the causal mask), scores $z_s$, slope m > 0, any "
                                 "query position i"),),
         citations=(PRESS_3,),
-        auto_identity_check=False,
         checks=(IdentityCheck(start, end, name="claim at random points", n_points=8),),
         notes=("ALiBi therefore adds to each key a bias that grows linearly with the key's own index; "
                "together with the causal mask this is the same as penalising distance from the query.",),

@@ -279,7 +279,6 @@ def output_bounded() -> Derivation:
                                 r"\max_j v_j$); the same argument bounds the output from below by $\min_j v_j$"),),
         citations=(VASWANI_321,),
         premises=(sp.Eq(v[j], M - u[j]),),
-        auto_identity_check=False,  # the premise v_j ≤ M is not something random points respect
         checks=(FunctionCheck("random attention: convex weights, outputs within V's range", _convex_check),),
     )
 

@@ -194,7 +194,6 @@ def online_softmax_output() -> Derivation:
                        "the blocks' unnormalised outputs"),
         ),
         citations=(DAO_31, MILAKOV_3),
-        auto_identity_check=False,
         checks=(IdentityCheck(start.xreplace(dict(subs)), gw(m) / fw(m), name="claim at random points", n_points=5),
                 FunctionCheck("numpy online softmax against the direct softmax, many block sizes", _merge_check)),
         notes=(r"The result is $\sum_j \operatorname{softmax}(z)_j\cdot v_j$ with softmax written shifted by m "
@@ -261,7 +260,6 @@ def online_softmax_step() -> Derivation:
         assumptions=(Assumption("j ≥ 1; $m_{j-1} = \\max(z_1, \\dots, z_{j-1})$ and $m_j = \\max(m_{j-1}, z_j)$ in the "
                                 "algorithm, though the identity holds for any reals; $d_0 = 0$ (an empty sum)"),),
         citations=(MILAKOV_3,),
-        auto_identity_check=False,
         checks=(IdentityCheck(end.xreplace({dp: prev}), start, name="claim at random points", n_points=8),
                 FunctionCheck("Algorithm 3 in numpy, element by element", _step_check)),
         notes=("The claim holds for every j, so by induction on j the running sum after the last element is "

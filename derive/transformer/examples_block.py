@@ -334,7 +334,6 @@ def pre_ln_block() -> Derivation:
         ),
         definitions=at,
         citations=(XIONG, VASWANI_33),
-        auto_identity_check=False,  # the claim holds at the defined α, β (ReLU's signs), not at random points
         checks=(FunctionCheck("float64 recomputation of LN(H), LN(H)W₁, ReLU, FFN and Y",
                               _float_check(("LN(H)", "LN(H)W1", "ReLU", "FFN", "Y"), exact, at)),
                 link, *checks),

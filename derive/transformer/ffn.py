@@ -280,7 +280,6 @@ def bias_free_homogeneity() -> Derivation:
         definitions=((h[k], pre),),
         premises=(unit,),
         citations=(VASWANI_33,),
-        auto_identity_check=False,  # the premise is a law of max, not something random points see
         checks=(FunctionCheck("FFN(a·x) vs a·FFN(x), with and without biases", _homogeneity_check),),
         notes=("The premise is ffn.relu-homogeneity applied to each unit's pre-activation $h_k$. The biases break "
                "the law, which the numeric check shows.",),

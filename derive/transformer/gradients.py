@@ -287,7 +287,6 @@ def example_cross_entropy() -> Derivation:
         ),
         assumptions=(Assumption("n = 3 classes, scores z = (2, 0, 1), target y = e₁ = (1, 0, 0)"),),
         citations=(D2L_CE,),
-        auto_identity_check=False,  # premises fix the point
         checks=(FunctionCheck(r"float64 $\mathtt{cross\_entropy\_grad}$ at z = (2, 0, 1)", float_check),
                 *(ValueCheck(f"$(p - y)_{c + 1}$", exact[c], CE_PRINTED[c], "this chapter") for c in range(3)),
                 ValueCheck("sum of the gradient", sum(exact), "0", r"$\sum p = \sum y = 1$")),
@@ -541,7 +540,6 @@ def layernorm_grad_orthogonal_ones() -> Derivation:
         assumptions=(Assumption(r"$v_j = (g_j - \operatorname{mean}(g) - \hat{x}_j\cdot (g\cdot \hat{x})/d)/s$ is "
                                 "the input gradient (gradients.layernorm-vjp); x̂ has mean 0 (norms.layernorm-mean)"),),
         citations=(BA_2016,),
-        auto_identity_check=False,  # the premise Σ x̂ = 0 is not something random points respect
         checks=(FunctionCheck(r"$\sum_j (g^\top J)_j$ at random tokens (numpy)", _vjp_check("layernorm")),),
     )
 
@@ -604,7 +602,6 @@ def layernorm_grad_along_xhat() -> Derivation:
                                 r"norms.layernorm-variance); $\varepsilon > 0$"),),
         definitions=((s, sp.sqrt(s2 + eps)),),
         citations=(BA_2016,),
-        auto_identity_check=False,  # the premises on x̂ are not something random points respect
         checks=(FunctionCheck(r"$(g^\top J)\cdot \hat{x}$ at random tokens, $\varepsilon = 0$ "
                               r"(numpy)", _vjp_check("layernorm")),
                 FunctionCheck((r"$(g^\top J)\cdot \hat{x}$ against $\varepsilon/(\sigma^2 + \varepsilon)\cdot "
@@ -655,7 +652,6 @@ def layernorm_grad_orthogonal_xhat() -> Derivation:
                                 r"\operatorname{mean}(g) - \hat{x}_j\cdot (g\cdot \hat{x})/d)/s$ "
                                 "(gradients.layernorm-vjp)"),),
         citations=(BA_2016,),
-        auto_identity_check=False,  # the premises on x̂ are not something random points respect
         checks=(FunctionCheck(r"$(g^\top J)\cdot \hat{x}$ at random tokens, $\varepsilon = 0$ "
                               r"(numpy)", _vjp_check("layernorm")),),
         notes=(r"Together with gradients.layernorm-grad-orthogonal-ones: at $\varepsilon = 0$ the input gradient "
@@ -739,7 +735,6 @@ def rmsnorm_vjp() -> Derivation:
                                 r"Jacobian is gradients.rmsnorm-jacobian; $s = \sqrt{\operatorname{mean}(x^2) + "
                                 r"\varepsilon}$; $1 \le j \le d_{\text{model}}$"),),
         citations=(ZHANG_2019,),
-        auto_identity_check=False,
         checks=(FunctionCheck(r"$g^\top J$ of the numpy Jacobian against the closed form", _vjp_check("rmsnorm")),),
     )
 
@@ -769,7 +764,6 @@ def rmsnorm_grad_along_xhat() -> Derivation:
                                 r"\varepsilon)$ because x̂ = x/s; $\varepsilon > 0$"),),
         definitions=((s, sp.sqrt(sym("rms2") + eps)),),
         citations=(ZHANG_2019,),
-        auto_identity_check=False,
         checks=(FunctionCheck(r"$(g^\top J)\cdot \hat{x}$ against the formula at $\varepsilon > 0$ "
                               r"(numpy)", _along_check("rmsnorm")),),
     )
@@ -794,7 +788,6 @@ def rmsnorm_grad_orthogonal_xhat() -> Derivation:
                                 r"$\sum_j \hat{x}_j^2 = d_{\text{model}}$; $v_j = (g_j - \hat{x}_j\cdot (g\cdot "
                                 r"\hat{x})/d)/s$ (gradients.rmsnorm-vjp)"),),
         citations=(ZHANG_2019,),
-        auto_identity_check=False,
         checks=(FunctionCheck(r"$(g^\top J)\cdot \hat{x}$ at random tokens, $\varepsilon = 0$ "
                               r"(numpy)", _vjp_check("rmsnorm")),),
         notes=("Zhang & Sennrich 2019 (§4) state the re-scaling invariance of RMSNorm; the orthogonality of the "
@@ -848,7 +841,6 @@ def example_layernorm_jacobian() -> Derivation:
         assumptions=(Assumption(r"$d_{\text{model}} = 3$, x = (1, 2, 3), $\varepsilon = 0$ (so $\sigma^2 = 2/3 > 0$ "
                                  r"is needed); no $\gamma$, $\beta$"),),
         citations=(BA_2016,),
-        auto_identity_check=False,  # premises fix the point
         checks=(FunctionCheck(r"float64 $\mathtt{layer\_norm\_jacobian}$ at x = (1, 2, 3)", float_check),
                 ValueCheck(r"$J_{11} = \sqrt{6}/12$", exact[0, 0], "0.2041", "this chapter"),
                 ValueCheck(r"$J_{22} = \sqrt{6}/3$", exact[1, 1], "0.8165", "this chapter")),
@@ -943,7 +935,6 @@ def attention_dv() -> Derivation:
         ),
         assumptions=(Assumption(ATTN_ASSUMPTION + r"; 1 ≤ j ≤ n, $1 \le c \le d_v$"),),
         citations=(DAO_B2,),
-        auto_identity_check=False,
         checks=_attention_checks(),
         notes=(r"In matrix form $dV = A^\top dO$: each value row j collects the upstream gradients of every query, "
                "weighted by how much that query attended to token j.",),
@@ -982,7 +973,6 @@ def attention_da() -> Derivation:
         ),
         assumptions=(Assumption(ATTN_ASSUMPTION + "; 1 ≤ i, j ≤ n"),),
         citations=(DAO_B2,),
-        auto_identity_check=False,
         checks=_attention_checks(),
     )
 
@@ -1041,7 +1031,6 @@ def attention_ds() -> Derivation:
                                 "n symbolic; 1 ≤ i, j ≤ n"),),
         definitions=((A[i, j], pij), (A[i, b], pib)),
         citations=(DAO_B2, VASWANI_321),
-        auto_identity_check=False,
         checks=_attention_checks(),
         notes=(r"This is softmax.jacobian applied to each row: $dS_i = (\operatorname{diag}(A_i) - A_i "
                r"A_i^\top)\cdot dA_i$. FlashAttention computes $\sum_b A_{ib} dA_{ib}$ as $D_i = \sum_c dO_{ic} "
@@ -1089,7 +1078,6 @@ def attention_dq() -> Derivation:
         assumptions=(Assumption(r"$S = QK^\top /\sqrt{d_k}$; $dS_{ab} = \partial L/\partial S_{ab}$ "
                                 r"(gradients.attention-ds); n, $d_k$ symbolic; 1 ≤ i ≤ n, $1 \le c \le d_k$"),),
         citations=(DAO_B2, VASWANI_321),
-        auto_identity_check=False,
         checks=_attention_checks(),
     )
 
@@ -1127,7 +1115,6 @@ def attention_dk() -> Derivation:
         assumptions=(Assumption(r"$S = QK^\top /\sqrt{d_k}$; $dS_{ab} = \partial L/\partial S_{ab}$ "
                                 r"(gradients.attention-ds); n, $d_k$ symbolic; 1 ≤ j ≤ n, $1 \le c \le d_k$"),),
         citations=(DAO_B2, VASWANI_321),
-        auto_identity_check=False,
         checks=_attention_checks(),
         notes=(r"The scale $1/\sqrt{d_k}$ of the forward pass reappears in dQ and dK; dV does not see it.",),
     )

@@ -239,7 +239,6 @@ def xavier_average() -> Derivation:
                                 "(init.linear-variance), the backward pass keeps the gradient's variance when "
                                 r"$n_{\text{out}}\cdot \operatorname{Var}(w) = 1$ (the same law for $W^\top$)"),),
         citations=(GLOROT_42,),
-        auto_identity_check=False,  # the premise fixes σ_w
         checks=(FunctionCheck(r"forward and backward gains of $\mathtt{xavier\_std}$ for four layer shapes", check),),
         notes=(r"$2/(n_{\text{in}} + n_{\text{out}})$ is the harmonic mean of $1/n_{\text{in}}$ and "
                r"$1/n_{\text{out}}$: between the two conditions, equal to both when $n_{\text{in}} = "
@@ -291,7 +290,6 @@ def xavier_uniform() -> Derivation:
         ),
         assumptions=(Assumption("w ~ U[−a, a]: density 1/(2a) on [−a, a], mean 0, so Var(w) = E[w²]"),),
         citations=(GLOROT_16, GLOROT_42),
-        auto_identity_check=False,  # the premise fixes a
         checks=(FunctionCheck("sample variance of U[−a, a] at 512 → 2048", check),),
     )
 

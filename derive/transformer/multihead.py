@@ -101,7 +101,6 @@ def head_dims() -> Derivation:
         assumptions=(Assumption(r"h divides $d_{\text{model}}$, so $d_k = d_v = d_{\text{model}}/h$ is an integer"),),
         definitions=((d_k, d_model / h), (d_v, d_model / h), (d_model, h * w)),
         citations=(VASWANI_322,),
-        auto_identity_check=False,  # the claim holds under the definition d_v = d_model/h: checked with it below
         checks=(
             IdentityCheck(sp.Sum(d_model / h, (head, 1, h)), d_model, ("claim at random points, $d_v = "
                                                                        r"d_{\text{model}}/h$")),
@@ -186,7 +185,6 @@ def cost() -> Derivation:
                      Assumption(r"h divides $d_{\text{model}}$")),
         definitions=((d_k, d / h), (d_v, d / h)),
         citations=(VASWANI_322,),
-        auto_identity_check=False,  # the claim holds under d_k = d_v = d_model/h: checked with it below
         checks=(
             IdentityCheck(split, end, r"claim at random points, $d_k = d_v = d_{\text{model}}/h$"),
             FunctionCheck("multiply-adds counted from the shapes of a numpy pass, every h dividing 16",

@@ -273,7 +273,6 @@ def layernorm_variance() -> Derivation:
         ),
         definitions=((mu, mu_def), (s2, s2_def)),
         citations=(BA_2016,),
-        auto_identity_check=False,  # μ and σ² are symbols tied to x by definition; check the expanded form
         checks=(
             IdentityCheck(full, (s2 / (s2 + eps)).xreplace({s2: s2_def}).xreplace({mu: mu_def}),
                           name="claim with μ and σ² expanded, at random points", n_points=5),
@@ -381,7 +380,6 @@ def rmsnorm_equals_layernorm() -> Derivation:
         definitions=((sp.Symbol("RMSNorm(x)_i"), g * x[i] / sp.sqrt(sp.Sum(x[j] ** 2, (j, 1, d)) / d + eps)),),
         citations=(ZHANG_2019, BA_2016),
         premises=(sp.Eq(mu, 0),),
-        auto_identity_check=False,  # the premise μ = 0 is not something random points respect
         checks=(FunctionCheck("RMSNorm vs LayerNorm(β = 0) on zero-mean and on raw tokens", _rms_check),),
         notes=((r"RMSNorm has $d_{\text{model}}$ parameters $(\gamma)$ against LayerNorm's $2\cdot d_{\text{model}}$ "
                 r"$(\gamma, \beta)$, and skips the mean."),),
@@ -444,7 +442,6 @@ def residual_zero_init() -> Derivation:
                                 r"d_{\text{model}})$, 1 the column of n ones"),),
         citations=(HE_2016, VASWANI_31),
         premises=((W, zero_w), (b, zero_b)),
-        auto_identity_check=False,  # the premise W_O = 0, b_O = 0 is not something random points respect
         checks=(FunctionCheck("Pre-LN FFN sublayer with zero last projection, in numpy", _zero_init_check),),
         notes=("A deep stack of such blocks starts as the identity map, which is why residual networks can be "
                "initialised this way and trained deeper.",),

@@ -160,7 +160,6 @@ def attention() -> Derivation:
                                 r"without biases $(W_Q, W_K, W_V: d_{\text{model}} \times h\cdot d_k; W_O: h\cdot "
                                 r"d_v \times d_{\text{model}})$"),),
         citations=(VASWANI_322,),
-        auto_identity_check=False,
         premises=_premises(_mha_subs()),
         checks=(
             _conditional_identity(start, end, _mha_subs(), r"$h_{kv} = h$, $d_k = d_{\text{model}}/h$"),
@@ -208,7 +207,6 @@ def attention_bias() -> Derivation:
         assumptions=(Assumption(r"h divides $d_{\text{model}}$, $d_k = d_{\text{model}}/h$; Q, K, V, O projections "
                                  "each with a bias"),),
         citations=(VASWANI_322, Citation("radford2019")),
-        auto_identity_check=False,
         premises=_premises(_mha_subs()),
         checks=(
             _conditional_identity(start, end, _mha_subs(), r"$h_{kv} = h$, $d_k = d_{\text{model}}/h$"),
@@ -255,7 +253,6 @@ def gqa_attention() -> Derivation:
                                 r"heads); $d_k = d_{\text{model}}/h$; no biases. $h_{kv} = h$ is MHA $(4\cdot "
                                 r"d_{\text{model}}^2)$, $h_{kv} = 1$ is MQA"),),
         citations=(Citation("ainslie2023"), VASWANI_322),
-        auto_identity_check=False,
         premises=_premises({dk: d / h}),
         checks=(
             _conditional_identity(start, end, {dk: d / h}, r"$d_k = d_{\text{model}}/h$"),
@@ -302,7 +299,6 @@ def ffn() -> Derivation:
                                 r"d_{\text{model}}$; the last step takes $d_{\text{ff}} = 4\cdot d_{\text{model}}$ "
                                 "(2048 = 4·512 in the paper)"),),
         citations=(VASWANI_33,),
-        auto_identity_check=False,
         premises=_premises({f: 4 * d}),
         checks=(
             _conditional_identity(start, end, {f: 4 * d}, r"$d_{\text{ff}} = 4\cdot d_{\text{model}}$"),
@@ -366,7 +362,6 @@ def swiglu_width() -> Derivation:
                                 r"W_2$ without biases; the width is $d_{\text{ff}} = (2/3)\cdot 4\cdot "
                                 r"d_{\text{model}}$ before any rounding"),),
         citations=(Citation("shazeer2020"), Citation("touvron2023")),
-        auto_identity_check=False,
         premises=_premises({f: sp.Rational(8, 3) * d}),
         checks=(
             _conditional_identity(start, end, {f: sp.Rational(8, 3) * d}, (r"$d_{\text{ff}} = (2/3)\cdot 4\cdot "
@@ -430,7 +425,7 @@ def _layer_derivation(name: str, arch: Architecture, mid: Any, end: Any,
     subs = {**_mha_subs(), **({f: 4 * d} if end is not None else {})}
     return Derivation(
         **metadata(name), start=start, steps=tuple(steps),
-        assumptions=(Assumption(assumption),), citations=citations, auto_identity_check=False,
+        assumptions=(Assumption(assumption),), citations=citations,
         premises=_premises(subs),
         checks=(_conditional_identity(start, final, subs, r"$h_{kv} = h$, $d_k = d_{\text{model}}/h$"
                                       + (r", $d_{\text{ff}} = 4\cdot d_{\text{model}}$" if end is not None else "")),
@@ -616,7 +611,7 @@ def _total_derivation(name: str, preset: str, subs: dict, end: Any,
         **metadata(name), start=start,
         steps=(*cited, last),
         assumptions=(Assumption(f"the layout of the preset {preset!r} ({PRESETS[preset].source})"),),
-        citations=citations, auto_identity_check=False,
+        citations=citations,
         premises=_premises(subs),
         checks=(_conditional_identity(start, end, subs, words),
                 FunctionCheck("allocation and integer count against the closed form", small),

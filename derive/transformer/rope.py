@@ -200,7 +200,6 @@ def norm_preserved() -> Derivation:
                                 r"$\theta_i$ real"),),
         definitions=((sp.Symbol(r"\lVert x \rVert^2"), end),),
         citations=(SU_32,),
-        auto_identity_check=False,
         checks=(IdentityCheck(start, end, name="claim at random points", n_points=8),
                 FunctionCheck("numpy RoPE keeps norms", _norm_check)),
         notes=("RoPE changes the direction of q and k, never their length, so it cannot by itself inflate or "

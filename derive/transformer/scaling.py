@@ -132,7 +132,6 @@ def fixed_ratio_split() -> Derivation:
         assumptions=(Assumption("C, N, D, r positive; the two premises: the budget C = 6·N·D "
                                 "(scaling.training-compute) and a fixed number r of tokens per parameter"),),
         citations=(KAPLAN_21, HOFFMANN_3),
-        auto_identity_check=False,  # the premises tie C, N, D, r together: free random points do not respect them
         checks=(
             ValueCheck("r = 20, C = 5.88e23: N = √(C/120)", sp.sqrt(sp.Integer(588 * 10**21) / 120), "7e10",
                        "Hoffmann et al. 2022, §4.1 (Chinchilla 70B)"),
@@ -181,7 +180,6 @@ def budget_exponents() -> Derivation:
                                 "α, β, G > 0; "
                                 "the budget counts 6 FLOPs per parameter and token"),),
         citations=(HOFFMANN_EQ4,),
-        auto_identity_check=False,  # a, b are tied to α, β by the definitions
         checks=(IdentityCheck(6 * (G * x**fa) * (x**fb / G), C, name="claim at random points", n_points=10),),
         notes=("So only one of the two exponents is free: the fits of Table 2 report a and b with a + b = 1 (0.50 + "
                r"0.50, 0.49 + 0.51, 0.46 + 0.54), where Kaplan et al. 2020 had found $N_{\text{opt}} \propto "
@@ -222,7 +220,6 @@ def equal_exponents() -> Derivation:
         assumptions=(Assumption("eq. (4) of Hoffmann et al. 2022 with the exponents a = b = 0.50 of their Approach 1 "
                                 "(Table 2), taken as a cited input"),),
         citations=(HOFFMANN_EQ4, HOFFMANN_3),
-        auto_identity_check=False,  # the premises fix a and b
         checks=(ValueCheck("G = 1/√20 gives G⁻² = 20 tokens per parameter", (1 / sp.sqrt(20)) ** -2, "20",
                            "Hoffmann et al. 2022, §4.1 (Chinchilla's 1.4T/70B)"),),
         notes=("$G^{-2} = r$ is then the constant ratio of scaling.fixed-ratio-split; Chinchilla's 1.4T/70B gives r "

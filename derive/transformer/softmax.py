@@ -178,7 +178,6 @@ def max_trick() -> Derivation:
             Assumption(r"$c = \max_j z_j$, so $u_j = c - z_j \ge 0$ for every j, with $u_j = 0$ at the maximum"),
         ),
         citations=(VASWANI_321,),
-        auto_identity_check=False,  # the premise c = max z is not something random points respect
         checks=(_bounds(),),
         notes=(
             "Each term is positive and the maximum's own term is $e^0 = 1$, so the denominator lies in [1, n]: it "
@@ -221,7 +220,6 @@ def max_trick_lower_bound() -> Derivation:
             Assumption(r"$c = \max_j z_j = z_m$ for an index 1 ≤ m ≤ n, so $u_j = c - z_j \ge 0$ and $u_m = 0$"),
         ),
         citations=(VASWANI_321,),
-        auto_identity_check=False,  # the premise c = max z is not something random points respect
         checks=(_bounds(),),
         notes=(r"Together with softmax.max-trick: $1 \le \sum_j e^{z_j - c} \le n$, so the shifted denominator can "
                "neither overflow nor vanish, and the division is always safe.",),
