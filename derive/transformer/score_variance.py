@@ -341,7 +341,6 @@ def _general_mc() -> tuple:
     summary="Var(c·q·k) = c²·d_k(σ_q²σ_k² + μ_q²σ_k² + μ_k²σ_q²) for any real scale c, derived for symbolic d_k.",
 )
 def score_variance_general() -> Derivation:
-    import sympy as sp
 
     from ..numeric import FunctionCheck
     from .notation import sym
