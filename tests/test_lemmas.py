@@ -194,3 +194,32 @@ def test_the_graph_is_read_from_the_citations():
     g = graph([use])
     assert [n["name"] for n in g["nodes"]] == ["lem.square", "lem.graph-user"]
     assert g["edges"] == [{"from": "lem.graph-user", "to": "lem.square", "step": 1}]
+
+
+def test_a_premise_about_a_bound_index_is_not_proved_from_the_free_symbol():
+    # Σ_{j=1}^{3} j² is 14, not 3: the cited j = 1 speaks of the free j, the sum's j runs over 1..3
+    from derive.rules import Substitute
+
+    j = sp.Symbol("j", integer=True, positive=True)
+    lemma = Derivation(name="lem.at-one", title="j² at j = 1", start=j**2, premises=(sp.Eq(j, 1),),
+                       auto_identity_check=False,
+                       steps=(Step(sp.Integer(1), "j = 1", rule=Substitute(((j, 1),), "j = 1")),))
+    assert verify(lemma).ok
+    r = _one(sp.Sum(j**2, (j, 1, 3)), Step(sp.Sum(sp.Integer(1), (j, 1, 3)), "inside the sum", by=lemma),
+             premises=(sp.Eq(j, 1),), auto_identity_check=False)
+    assert r.verdict is not Verdict.PROVED
+    assert "bound variable" in r.detail
+
+
+def test_a_premise_about_a_bound_index_may_follow_from_its_range():
+    j = sp.Symbol("j", integer=True, positive=True)
+    n = sp.Symbol("n", integer=True, positive=True)
+    lemma = Derivation(name="lem.in-range", title="(j + 1)² for j ≤ n", start=(j + 1) ** 2, premises=(j <= n,),
+                       steps=(Step(j**2 + 2 * j + 1, "expand"),))
+    assert verify(lemma).ok
+    ok = _one(sp.Sum((j + 1) ** 2, (j, 1, n)), Step(sp.Sum(j**2 + 2 * j + 1, (j, 1, n)), "in range", by=lemma))
+    assert ok.verdict is Verdict.PROVED
+    # the range 1..n + 1 leaves j = n + 1 outside the premise: not proved
+    out = _one(sp.Sum((j + 1) ** 2, (j, 1, n + 1)),
+               Step(sp.Sum(j**2 + 2 * j + 1, (j, 1, n + 1)), "out of range", by=lemma))
+    assert out.verdict is not Verdict.PROVED and "range" in out.detail

@@ -198,7 +198,7 @@ def _holds(premise: Any, sigma: dict, ctx: Any, prove_equal: Any) -> bool:
     """Does the cited premise, instantiated, hold under the citing derivation's hypotheses?"""
     if isinstance(premise, tuple) and len(premise) == 2:
         premise = sp.Eq(*premise, evaluate=False)
-    p = premise.xreplace(sigma)
+    p = _subs(premise, sigma)
     if p is sp.true:
         return True
     if isinstance(p, sp.Equality):
@@ -265,6 +265,9 @@ def check(rule: Lemma, expr: Any, ctx: Any, prove_equal: Any, relation: str = "=
         occurs = _same(expr, lhs) or prove_equal(expr, lhs)
     if not occurs:
         return f"the instance {lhs} of {d.name}'s claim does not occur in the expression"
+    captured, by_range = _captured(d, sigma, expr, lhs, rhs, lemma_relation, ctx)
+    if captured:
+        return captured
     for s, image in sigma.items():
         bad = _keeps(image, s, ctx)
         if bad is not None:
@@ -277,11 +280,98 @@ def check(rule: Lemma, expr: Any, ctx: Any, prove_equal: Any, relation: str = "=
         if not any(_same_model(wanted, have, prove_equal) for have in getattr(ctx, "models", ())):
             return (f"the claim of {d.name} holds under its random model ({_families(wanted)}), which this "
                     "derivation's probability rules do not use")
-    for p in (*d.premises, *((a, b) for a, b in d.definitions if not isinstance(a, sp.Symbol))):
-        if not _holds(p, sigma, ctx, prove_equal):
-            shown = p if not isinstance(p, tuple) else f"{p[0]} = {p[1]}"
+    for p in _hypotheses(d):
+        if p not in by_range and not _holds(p, sigma, ctx, prove_equal):
+            shown = p
             return f"the premise {shown} of {d.name} is not proved at the instance {_show(sigma)}"
     return None
+
+
+def _binders(node: Any) -> dict:
+    """The variables ``node`` binds in its arguments, with their ranges ``(lo, hi)`` (``None`` if unknown)."""
+    if isinstance(node, (sp.Sum, sp.Product)):
+        return {lim[0]: (lim[1], lim[2]) if len(lim) == 3 else None for lim in node.limits}
+    if isinstance(node, sp.Integral):
+        return {lim[0]: None for lim in node.limits}  # a real variable: no index range to use
+    if isinstance(node, sp.Limit):
+        return {node.args[1]: None}
+    if isinstance(node, (sp.Lambda, sp.Subs)):
+        return {v: None for v in node.variables}
+    return {}
+
+
+def _sites(expr: Any, part: Any, bound: dict | None = None) -> list:
+    """Every occurrence of ``part`` in ``expr`` with the variables bound around it (and their ranges)."""
+    bound = bound or {}
+    canon = _canon(part)
+    if _like(expr, part, canon):
+        return [bound]
+    out = []
+    inner = {**bound, **_binders(expr)}
+    for arg in getattr(expr, "args", ()):
+        if isinstance(arg, sp.Basic):
+            out.extend(_sites(arg, part, inner))
+    return out
+
+
+def _captured(d: Any, sigma: dict, expr: Any, lhs: Any, rhs: Any, relation: str,
+              ctx: Any) -> tuple[str | None, set]:
+    """An instance used under a binder (a sum's index, an integral's variable…) whose variable it mentions.
+
+    There the instance speaks of the bound variable, not of the citing derivation's free symbol of the same
+    name, so a premise of the cited derivation that mentions it cannot be proved from the citing
+    derivation's hypotheses (which are about the free symbol). Such a premise must follow from the binder's
+    range alone (``j ≤ n`` inside ``Σ_{j=1}^{m}`` with ``m ≤ n``); any other is not proved. Returns the
+    reason the instance may not be used, or ``None`` and the premises the ranges proved at every site.
+    """
+    if relation != "=":
+        return None, set()
+    parts = [p for p in (lhs, rhs) if _occurs(expr, p)] or [lhs]
+    sites = [(part.free_symbols, bound) for part in parts for bound in _sites(expr, part)]
+    by_range = set()
+    for p in _hypotheses(d):
+        q = _subs(p, sigma)
+        if not isinstance(q, sp.Basic):
+            continue
+        everywhere = True
+        for free, bound in sites:
+            hit = {v: r for v, r in bound.items() if v in free and v in q.free_symbols}
+            if not hit:
+                everywhere = False
+            elif not _by_range(q, hit, ctx):
+                v = next(iter(hit))
+                return (f"the instance is used where {v} is a bound variable, and the premise {q} of "
+                        f"{d.name} is about {v}: it does not follow from {v}'s range"), set()
+        if everywhere and sites:
+            by_range.add(p)
+    return None, by_range
+
+
+def _hypotheses(d: Any) -> list:
+    """The cited derivation's premises and its definitions that are not of a symbol, as relations."""
+    out = []
+    for p in (*d.premises, *((a, b) for a, b in d.definitions if not isinstance(a, sp.Symbol))):
+        out.append(sp.Eq(*p, evaluate=False) if isinstance(p, tuple) and len(p) == 2 else p)
+    return out
+
+
+def _by_range(q: Any, hit: dict, ctx: Any) -> bool:
+    """Does the inequality ``q`` on one bound index follow from that index's range (lo ≤ v ≤ hi)?"""
+    if len(hit) != 1 or not isinstance(q, (sp.LessThan, sp.StrictLessThan, sp.GreaterThan, sp.StrictGreaterThan)):
+        return False
+    (v, rng), = hit.items()
+    if rng is None:
+        return False
+    lo, hi = rng
+    small, big = (q.lhs, q.rhs) if isinstance(q, (sp.LessThan, sp.StrictLessThan)) else (q.rhs, q.lhs)
+    strict = isinstance(q, (sp.StrictLessThan, sp.StrictGreaterThan))
+    if small == v and v not in big.free_symbols:  # v ≤ big follows from hi ≤ big (hi < big if strict)
+        gap = big - hi
+    elif big == v and v not in small.free_symbols:  # small ≤ v follows from small ≤ lo
+        gap = lo - small
+    else:
+        return False
+    return gap.is_positive is True if strict else ctx.nonnegative(gap)
 
 
 def _models(d: Any) -> list:
