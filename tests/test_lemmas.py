@@ -223,3 +223,21 @@ def test_a_premise_about_a_bound_index_may_follow_from_its_range():
     out = _one(sp.Sum((j + 1) ** 2, (j, 1, n + 1)),
                Step(sp.Sum(j**2 + 2 * j + 1, (j, 1, n + 1)), "out of range", by=lemma))
     assert out.verdict is not Verdict.PROVED and "range" in out.detail
+
+
+def test_the_inner_sum_of_a_multiple_sum_may_be_rewritten():
+    # sympy builds Σ_j Σ_i f as one Sum(f, (i…), (j…)); its inner sum is still an instance's site
+    v = sp.IndexedBase("v", real=True)
+    i, j = sp.symbols("i j", integer=True, positive=True)
+    n = sp.Symbol("n", integer=True, positive=True)
+    lemma = Derivation(name="lem.row", title="a row sum", start=sp.Sum(v[i] + v[j], (i, 1, n)), premises=(j <= n,),
+                       steps=(Step(sp.Sum(v[i], (i, 1, n)) + n * v[j], "split"),))
+    assert verify(lemma).ok
+    start = sp.Sum(sp.Sum(v[i] + v[j], (i, 1, n)), (j, 1, n))
+    assert len(start.limits) == 2  # flattened by sympy
+    ok = _one(start, Step(sp.Sum(sp.Sum(v[i], (i, 1, n)) + n * v[j], (j, 1, n)), "each row", by=lemma))
+    assert ok.verdict is Verdict.PROVED
+    # over j = 1..n + 1 the premise j ≤ n fails at the last row
+    wide = sp.Sum(sp.Sum(v[i] + v[j], (i, 1, n)), (j, 1, n + 1))
+    out = _one(wide, Step(sp.Sum(sp.Sum(v[i], (i, 1, n)) + n * v[j], (j, 1, n + 1)), "each row", by=lemma))
+    assert out.verdict is not Verdict.PROVED

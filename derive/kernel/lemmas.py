@@ -306,7 +306,8 @@ def _sites(expr: Any, part: Any, bound: dict | None = None) -> list:
     canon = _canon(part)
     if _like(expr, part, canon):
         return [bound]
-    out = []
+    out = [{**bound, **{lim[0]: (lim[1], lim[2]) for lim in expr.limits[m:]}}
+           for m, nest in _nests(expr) if _like(nest, part, canon)]
     inner = {**bound, **_binders(expr)}
     for arg in getattr(expr, "args", ()):
         if isinstance(arg, sp.Basic):
@@ -428,16 +429,39 @@ def _like(node: Any, part: Any, canon_part: Any) -> bool:
     return _same(node, part) or (type(node) is type(canon_part) and _same(_canon(node), canon_part))
 
 
+def _nests(node: Any) -> list:
+    """A sum (product) of several limits read as nested ones: ``Σ_j Σ_i f`` is ``Sum(f, (i…), (j…))``.
+
+    sympy flattens ``Sum(Sum(f, (i, …)), (j, …))`` into one node; its inner sums ``Sum(f, limits[:m])`` are
+    subexpressions all the same (the definition of a multiple sum). Returns ``[(m, inner), …]``.
+    """
+    if not isinstance(node, (sp.Sum, sp.Product)) or len(node.limits) < 2:
+        return []
+    return [(m, node.func(node.function, *node.limits[:m])) for m in range(1, len(node.limits))]
+
+
 def _occurs(expr: Any, part: Any) -> bool:
     canon = _canon(part)
-    return any(_like(node, part, canon) for node in sp.preorder_traversal(expr))
+    return any(_like(node, part, canon) or any(_like(inner, part, canon) for _, inner in _nests(node))
+               for node in sp.preorder_traversal(expr))
+
+
+def _unnest(node: Any, old: Any, new: Any, canon: Any) -> Any:
+    for m, inner in _nests(node):
+        if _like(inner, old, canon):
+            return node.func(new, *node.limits[m:])
+    return None
 
 
 def _rewrite(expr: Any, old: Any, new: Any) -> Any:
     if expr.has(old):
         return expr.xreplace({old: new})
     canon = _canon(old)
-    return expr.replace(lambda node: _like(node, old, canon), lambda node: new)
+    out = expr.replace(lambda node: _like(node, old, canon), lambda node: new)
+    if out != expr:
+        return out
+    return expr.replace(lambda node: _unnest(node, old, new, canon) is not None,
+                        lambda node: _unnest(node, old, new, canon))
 
 
 def _show(sigma: dict) -> str:
