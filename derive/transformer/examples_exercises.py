@@ -145,9 +145,9 @@ def causal_first_token() -> Derivation:
 
     from ..numeric import FunctionCheck, IdentityCheck, ValueCheck
     from .exact_ops import CausalMask, RowSoftmax
-    from .notation import vec
+    from .notation import sym, vec
 
-    s = vec("s")  # token 1's scores s[1], s[2] on tokens 1 and 2 (any reals)
+    s, ell = vec("s"), sym("l")  # token 1's scores s[1], s[2] on tokens 1 and 2 (any reals)
     s11, s12 = s[1], s[2]
     scores = sp.ImmutableMatrix([[s11, s12]])
     src = f"{SOURCE}, exercises"
@@ -171,10 +171,11 @@ def causal_first_token() -> Derivation:
         steps=(
             Step(RowSoftmax(sp.ImmutableMatrix([[s11, -sp.oo]])),
                  "the mask sets the score of the later token 2 to −∞", citation=VASWANI_323),
-            Step(sp.ImmutableMatrix([[sp.Mul(sp.exp(s11), sp.Pow(sp.exp(s11), -1, evaluate=False), evaluate=False),
-                                      sp.Mul(0, sp.Pow(sp.exp(s11), -1, evaluate=False), evaluate=False)]]),
-                 "softmax: exp(−∞) = 0, so the denominator is exp(s₁) alone"),  # unevaluated, or sympy cancels it
-            Step(sp.ImmutableMatrix([[1, 0]]), "exp(s₁)/exp(s₁) = 1"),
+            Step(sp.ImmutableMatrix([[sp.exp(s11) / sp.Sum(sp.Piecewise((sp.exp(s[ell]), ell <= 1), (0, True)),
+                                                           (ell, 1, 2)), 0]]),
+                 "softmax: $e^{-\\infty} = 0$, so key 2 adds nothing to the sum over $l = 1, 2$"),
+            Step(sp.ImmutableMatrix([[1, 0]]), "the first row under a causal mask with $r = 1$ masked key "
+                 "(mask.first-token)", by="mask.first-token", where={"z": s, "n_masked": sp.Integer(1)}),
         ),
         assumptions=(Assumption("s₁, s₂ are any real scores of token 1 on tokens 1 and 2"),),
         citations=(VASWANI_323,),
