@@ -88,7 +88,7 @@ def layernorm_constant() -> Derivation:
     import sympy as sp
 
     from ..numeric import FunctionCheck, ValueCheck
-    from .exact_ops import LayerNorm, matmul
+    from .exact_ops import LayerNorm
     from .notation import sym
 
     eps = sym("eps")
@@ -97,6 +97,8 @@ def layernorm_constant() -> Derivation:
     var = sp.Add(*[(v - mu) ** 2 for v in x]) / 4
     zeros = sp.ImmutableMatrix([[0, 0, 0, 0]])
     src = f"{SOURCE}, exercises"
+    i, j = sym("i"), sym("j")
+    entry = (2 - sp.Sum(2, (j, 1, 4)) / 4) / sp.sqrt(sp.Sum((2 - sp.Sum(2, (i, 1, 4)) / 4) ** 2, (j, 1, 4)) / 4 + eps)
 
     def eps_zero(seed: int) -> tuple[bool, dict, str]:
         try:
@@ -116,9 +118,13 @@ def layernorm_constant() -> Derivation:
         **metadata("example.exercise-layernorm-constant"),
         start=LayerNorm(x, eps),
         steps=(
-            Step(matmul(1 / sp.sqrt(var + eps), x - mu * sp.ImmutableMatrix([[1, 1, 1, 1]])),
-                 "definition with γ = 1, β = 0: μ = 2, σ² = 0", citation=BA),
-            Step(zeros, "x − μ = 0, and 0/√ε = 0 because ε > 0"),
+            Step(sp.ImmutableMatrix([[entry] * 4]),
+                 "definition with $\\gamma = 1$, $\\beta = 0$, component by component: every $x_i$ is 2, so "
+                 "each entry is the same", citation=BA),
+            Step(zeros, "a constant token is mapped to $\\beta = 0$ because $\\varepsilon > 0$ "
+                 "(norms.layernorm-constant-input at $c = 2$, $d_{model} = 4$)", by="norms.layernorm-constant-input",
+                 where={"c": sp.Integer(2), "d_model": sp.Integer(4), "gamma": sp.Integer(1),
+                        "ln_beta": sp.Integer(0)}),
         ),
         assumptions=(Assumption("ε > 0 (the lecture: a very small positive number); γ = 1, β = 0"),),
         citations=(BA,),
