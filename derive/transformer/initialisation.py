@@ -396,18 +396,29 @@ def relu_second_moment() -> Derivation:
 def he_variance() -> Derivation:
     import sympy as sp
 
-    from ..expectation import RandomModel
+    from ..expectation import RandomModel, Var
+    from ..rules import Substitute
     from .notation import sym, vec
 
-    w, r = vec("w"), vec("r")
-    n, sx, mr = sym("fan_in"), sym("sigma_x"), sym("mu_r")
+    w, r, i = vec("w"), vec("r"), sym("i")
+    n, sx, mr, sr = sym("fan_in"), sym("sigma_x"), sym("mu_r"), sym("sigma_r")
     vw = 2 / n
-    # relu outputs r_i = relu(x_i): E[r²] = σ_x²/2 (init.relu-second-moment), so Var(r) = σ_x²/2 − μ_r²
-    model = RandomModel(((w, sp.Integer(0), vw), (r, mr, sx**2 / 2 - mr**2)))
-    start, steps = _linear_chain(model, w, r, n, (vw, mr, sx**2 / 2 - mr**2),
-                                 final=sp.Mul(n, vw, sx**2 / 2, evaluate=False))
-    steps = (*steps, Step(sx**2, "$n_{in} \\cdot \\frac{2}{n_{in}} \\cdot \\frac{\\sigma_x^2}{2} = \\sigma_x^2$",
-                          citation=HE_22))
+    # relu outputs r_i = relu(x_i) with some mean μ_r and standard deviation σ_r; their second moment
+    # σ_r² + μ_r² is σ_x²/2 (init.relu-second-moment), a premise here
+    model = RandomModel(((w, sp.Integer(0), vw), (r, mr, sr**2)))
+    second = sp.Eq(sr**2 + mr**2, sx**2 / 2)
+    start = Var(sp.Sum(w[i] * r[i], (i, 1, n)))
+    steps = (
+        Step(sp.Mul(n, vw, sr**2 + mr**2, evaluate=False),
+             "a linear layer's output variance $n_{in} \\sigma_w^2 E[r^2]$ (init.linear-variance) with "
+             "$\\sigma_w^2 = 2/n_{in}$ and inputs $r_i$ of mean $\\mu_r$ and variance $\\sigma_r^2$",
+             by="init.linear-variance", where={"x": r, "sigma_w": sp.sqrt(vw), "mu_x": mr, "sigma_x": sr}),
+        Step(sp.Mul(n, vw, sx**2 / 2, evaluate=False),
+             "$E[r_i^2] = \\sigma_r^2 + \\mu_r^2 = \\sigma_x^2/2$ (init.relu-second-moment)",
+             rule=Substitute(((sr**2 + mr**2, sx**2 / 2),), "E[r²] = σ_x²/2 (premise)")),
+        Step(sx**2, "$n_{in} \\cdot \\frac{2}{n_{in}} \\cdot \\frac{\\sigma_x^2}{2} = \\sigma_x^2$",
+             citation=HE_22),
+    )
 
     def draw_relu(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
         return np.maximum(rng.standard_normal(shape), 0.0)  # relu of N(0, 1): E[r²] = 1/2
@@ -416,9 +427,13 @@ def he_variance() -> Derivation:
         **metadata("init.he-variance"),
         start=start,
         steps=steps,
+        premises=(second,),
+        models=(model,),
+        auto_identity_check=False,  # the premise ties σ_r, μ_r to σ_x; random points do not respect it
         assumptions=(Assumption("w_i i.i.d., mean 0, Var(w) = 2/n_in (He); r_i = relu(x_i) with x_i i.i.d. "
-                                "N(0, σ_x²), so E[r_i²] = σ_x²/2 (init.relu-second-moment) and r_i has some mean "
-                                "μ_r; weights independent of inputs"),),
+                                "N(0, σ_x²), so r_i has some mean μ_r and variance σ_r² with "
+                                "E[r_i²] = σ_r² + μ_r² = σ_x²/2 (init.relu-second-moment); weights independent of "
+                                "inputs"),),
         citations=(HE_22, D2L_542),
         checks=(_mc_linear("Var(y), n_in = 256, σ_w = √(2/256), r = relu(N(0, 1))", 256, np.sqrt(2 / 256),
                            draw_relu, 0.5, (0.5, 2.0)),),
