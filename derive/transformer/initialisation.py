@@ -295,9 +295,14 @@ def example_xavier() -> Derivation:
 
     from ..numeric import FunctionCheck, ValueCheck
 
+    from .notation import sym
+
     fi, fo = (sp.Integer(v) for v in XAVIER_FAN)
     var = sp.Rational(1, 1280)
-    start = sp.ImmutableMatrix([[2 / sp.Add(fi, fo, evaluate=False), sp.sqrt(6 / sp.Add(fi, fo, evaluate=False))]])
+    t, fans = sym("t"), sp.Add(fi, fo, evaluate=False)
+    bound = sp.sqrt(6) / sp.sqrt(fans)  # Glorot's uniform bound at these fans
+    # left: the variance of U[−a, a] at that bound, ∫ t²/(2a) dt; right: the bound itself
+    start = sp.ImmutableMatrix([[sp.Integral(t**2 / (2 * bound), (t, -bound, bound)), bound]])
 
     def float_check(seed: int) -> tuple[bool, dict, str]:
         std = xavier_std(*XAVIER_FAN)
@@ -310,11 +315,14 @@ def example_xavier() -> Derivation:
         instance="n_in = 512, n_out = 2048",
         start=start,
         steps=(
+            Step(sp.ImmutableMatrix([[2 / fans, bound]]), "the uniform law at $n_{in} = 512$, $n_{out} = 2048$: "
+                 "$U[-a, a]$ at Glorot's bound has variance $2/(n_{in} + n_{out})$ (init.xavier-uniform)",
+                 by="init.xavier-uniform", where={"fan_in": fi, "fan_out": fo, "bound": bound}),
             Step(sp.ImmutableMatrix([[var, sp.sqrt(15) / 80]]), "$n_{in} + n_{out} = 2560$; "
                  "$6/2560 = 15/6400$, and $\\sqrt{6400} = 80$", citation=GLOROT_16),
         ),
         assumptions=(Assumption("n_in = 512 (d_model of the base Transformer), n_out = 2048 (its d_ff); "
-                                "left: Var(w) = 2/(n_in + n_out) (eq. 12), right: the uniform bound (eq. 16)"),),
+                                "left: the variance of U[−a, a] at the uniform bound, which is Var(w) = 2/(n_in + n_out) (eq. 12); right: the bound a (eq. 16)"),),
         citations=(GLOROT_42, GLOROT_16),
         auto_identity_check=False,  # no free symbols
         checks=(FunctionCheck("float64 xavier_std(512, 2048)", float_check),
