@@ -294,7 +294,6 @@ def example_xavier() -> Derivation:
     import sympy as sp
 
     from ..numeric import FunctionCheck, ValueCheck
-
     from .notation import sym
 
     fi, fo = (sp.Integer(v) for v in XAVIER_FAN)
