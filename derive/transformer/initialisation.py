@@ -321,7 +321,8 @@ def example_xavier() -> Derivation:
                  "$6/2560 = 15/6400$, and $\\sqrt{6400} = 80$", citation=GLOROT_16),
         ),
         assumptions=(Assumption("n_in = 512 (d_model of the base Transformer), n_out = 2048 (its d_ff); "
-                                "left: the variance of U[−a, a] at the uniform bound, which is Var(w) = 2/(n_in + n_out) (eq. 12); right: the bound a (eq. 16)"),),
+                                "left: the variance of U[−a, a] at the uniform bound, which is Var(w) = "
+                                "2/(n_in + n_out) (eq. 12); right: the bound a (eq. 16)"),),
         citations=(GLOROT_42, GLOROT_16),
         auto_identity_check=False,  # no free symbols
         checks=(FunctionCheck("float64 xavier_std(512, 2048)", float_check),
