@@ -241,3 +241,19 @@ def test_the_inner_sum_of_a_multiple_sum_may_be_rewritten():
     wide = sp.Sum(sp.Sum(v[i] + v[j], (i, 1, n)), (j, 1, n + 1))
     out = _one(wide, Step(sp.Sum(sp.Sum(v[i], (i, 1, n)) + n * v[j], (j, 1, n + 1)), "each row", by=lemma))
     assert out.verdict is not Verdict.PROVED
+
+
+def test_an_image_is_not_captured_by_a_bound_index():
+    # m ↦ k in Σ_k m·k = m·n(n+1)/2 is Σ_d k·d, not Σ_k k²: the sum of squares is not k·n(n+1)/2
+    k = sp.Symbol("k", integer=True, positive=True)
+    n = sp.Symbol("n", integer=True, positive=True)
+    m = sp.Symbol("m", real=True)
+    gauss = Derivation(name="lem.gauss-m", title="Σ m·k", start=sp.Sum(m * k, (k, 1, n)),
+                       steps=(Step(m * n * (n + 1) / 2, "Gauss"),))
+    assert verify(gauss).ok
+    r = _one(sp.Sum(k**2, (k, 1, n)), Step(k * n * (n + 1) / 2, "captured", by=gauss, where={m: k}))
+    assert r.verdict is not Verdict.PROVED
+    # a fresh name for the image is an instance like any other
+    a2 = sp.Symbol("a2", real=True)
+    ok = _one(sp.Sum(a2 * k, (k, 1, n)), Step(a2 * n * (n + 1) / 2, "Gauss at m = a2", by=gauss, where={m: a2}))
+    assert ok.verdict is Verdict.PROVED

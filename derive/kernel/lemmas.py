@@ -137,9 +137,52 @@ def instance(rule: Lemma, d: Any, expr: Any) -> tuple[dict, Any, Any, str]:
 
 
 def _subs(e: Any, sigma: dict) -> Any:
-    """``e`` with σ applied; an identity pair is left out (xreplace would rebuild, and evaluate, the tree)."""
+    """``e`` with σ applied; an identity pair is left out (xreplace would rebuild, and evaluate, the tree).
+
+    The substitution avoids capture: a variable bound in ``e`` (a sum's index…) that occurs in an image is
+    renamed first, so ``m ↦ k`` in ``Σ_k m·k`` gives ``Σ_d k·d``, not ``Σ_k k²``.
+    """
     moved = {k: v for k, v in sigma.items() if k != v}
-    return e.xreplace(moved) if moved else e
+    if not moved:
+        return e
+    avoid = set().union(*(getattr(v, "free_symbols", set()) for v in moved.values()))
+    return _rename_bound(e, avoid).xreplace(moved)
+
+
+def _rename_bound(e: Any, avoid: set) -> Any:
+    """``e`` with each bound variable that is in ``avoid`` renamed to a fresh dummy (in its scope only)."""
+    if not isinstance(e, sp.Basic) or not e.args or not (e.free_symbols | _bound(e)) & avoid:
+        return e
+    args = [_rename_bound(a, avoid) for a in e.args]
+    if any(a is not b for a, b in zip(args, e.args, strict=True)):
+        e = e.func(*args, evaluate=False) if isinstance(e, (sp.Add, sp.Mul, sp.Pow)) else e.func(*args)
+    if isinstance(e, (sp.Sum, sp.Product, sp.Integral)):
+        body, limits = e.function, [tuple(lim) for lim in e.limits]
+        for k, lim in enumerate(limits):
+            v = lim[0]
+            if v in avoid:
+                d = sp.Dummy(v.name, **v.assumptions0)
+                body = body.xreplace({v: d})
+                limits = [(*(x.xreplace({v: d}) for x in inner),) if m < k else inner
+                          for m, inner in enumerate(limits)]
+                limits[k] = (d, *lim[1:])
+        return e.func(body, *limits)
+    if isinstance(e, sp.Limit) and e.args[1] in avoid:
+        v = e.args[1]
+        d = sp.Dummy(v.name, **v.assumptions0)
+        return sp.Limit(e.args[0].xreplace({v: d}), d, e.args[2], str(e.args[3]))
+    if isinstance(e, sp.Subs) and set(e.variables) & avoid:
+        ren = {v: sp.Dummy(v.name, **v.assumptions0) for v in e.variables if v in avoid}
+        return sp.Subs(e.expr.xreplace(ren), tuple(ren.get(v, v) for v in e.variables), e.point)
+    return e
+
+
+def _bound(e: Any) -> set:
+    """The variables bound anywhere in ``e``."""
+    out = set()
+    for node in sp.preorder_traversal(e):
+        out |= set(_binders(node))
+    return out
 
 
 def _match(start: Any, end: Any, sigma: dict, rest: list, expr: Any, relation: str) -> dict:
@@ -148,7 +191,7 @@ def _match(start: Any, end: Any, sigma: dict, rest: list, expr: Any, relation: s
     wilds = {s: sp.Wild(f"w_{k}") for k, s in enumerate(rest)}
     sides = [start] if relation != "=" else [start, end]
     for side in sides:
-        pattern = side.xreplace(sigma).xreplace(wilds)
+        pattern = _subs(side, sigma).xreplace(wilds)
         for node in sp.preorder_traversal(expr):
             try:
                 m = node.match(pattern)
