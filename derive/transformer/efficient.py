@@ -449,8 +449,9 @@ def no_cache_flops() -> Derivation:
         start=sp.Sum(sp.Sum(inner, (s, 1, t)), (t, 1, n)),
         steps=(
             Step(sp.Sum(2 * N * t + 2 * L * h * dk * t * (t + 1), (t, 1, n)),
-                 "the inner sum: t copies of 2N and $4\\sum_{s=1}^t s = 2t(t+1)$",
-                 rule=Evaluate("the inner sum"), citation=KAPLAN_T1),
+                 "the inner sum is a cached decode of the $t$ tokens of the prefix: $2N t + 2 n_{layers} d_{attn} "
+                 "t(t + 1)$ (efficient.kv-cache-flops with $n = t$)", by="efficient.kv-cache-flops", where={n: t},
+                 citation=KAPLAN_T1),
             Step(end, "$\\sum_{t=1}^n t = \\frac{n(n+1)}{2}$ and $\\sum_{t=1}^n t(t+1) = \\frac{n(n+1)(n+2)}{3}$",
                  rule=Evaluate("the outer sum")),
         ),
