@@ -186,15 +186,15 @@ def norm_preserved() -> Derivation:
     p = sym("pos")
     r0, r1 = _rotated(q, p)
     start = sp.Sum(r0**2 + r1**2, (i, 0, half - 1))
-    a = p * th[i]
     end = sp.Sum(q[2 * i] ** 2 + q[2 * i + 1] ** 2, (i, 0, half - 1))
     return Derivation(
         **metadata("rope.norm-preserved"),
         start=start,
         steps=(
-            Step(sp.Sum((q[2 * i] ** 2 + q[2 * i + 1] ** 2) * (c(a) ** 2 + s(a) ** 2), (i, 0, half - 1)),
-                 "square each component: the cross terms $\\mp 2x_{2i}x_{2i+1}\\sin\\cos$ cancel", citation=SU_32),
-            Step(end, "Pythagoras, $\\cos^2 + \\sin^2 = 1$, in every pair"),
+            Step(end, "the squared length is the rotated dot product of $x$ with itself at the same position: "
+                      "offset $0$, $\\cos 0 = 1$ and $\\sin 0 = 0$ (rope.relative-dot-product with $k = q$, "
+                      "$m = n = p$)", by="rope.relative-dot-product", where={"k": q, "pos_m": p, "pos_n": p},
+                 citation=SU_32),
         ),
         assumptions=(Assumption("an even head width d with d/2 pairs (symbolic); x real, indexed from 0; "
                                 "p and θ_i real"),),
