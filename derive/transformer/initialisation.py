@@ -526,22 +526,22 @@ def _residual_mc(n_res: int, scaled: bool) -> Any:
 
 @register(
     "init.residual-growth",
-    title="Without scaling, the residual stream's variance grows linearly: Var(h_N) = σ_0² + N·σ_f²",
-    summary="After N additions of independent mean-0 branch outputs of variance σ_f², for a symbolic N.",
+    title="Without scaling, the residual stream's variance grows linearly: Var(h_N) = σ_0² + N·σ_f² "
+          "(σ_0² + c²·N·σ_f² with branches scaled by c)",
+    summary="After N additions of independent mean-0 branch outputs of variance σ_f², each scaled by a constant c "
+            "(c = 1: no scaling), for a symbolic N.",
 )
 def residual_growth() -> Derivation:
-    import sympy as sp
-
     from .notation import sym
 
-    N = sym("n_res")
-    start, steps, (s0, sf, Evaluate) = _residual_chain(sp.Integer(1), N)
+    N, c = sym("n_res"), sym("c")
+    start, steps, (s0, sf, Evaluate) = _residual_chain(c, N)
     return Derivation(
         **metadata("init.residual-growth"),
         start=start,
-        steps=(*steps, Step(s0**2 + N * sf**2, "a sum of $N$ equal terms, and sums of zeros",
+        steps=(*steps, Step(s0**2 + c**2 * N * sf**2, "a sum of $N$ equal terms, and sums of zeros",
                             rule=Evaluate("the sums"), citation=RADFORD_23)),
-        assumptions=(Assumption("h_N = h_0 + Σ_{l=1}^{N} f_l: the stream after N residual additions (two per "
+        assumptions=(Assumption("h_N = h_0 + c·Σ_{l=1}^{N} f_l: the stream after N residual additions (two per "
                                 "Transformer layer); the branch outputs f_l are i.i.d. with mean 0 and variance "
                                 "σ_f², independent of each other and of h_0 (mean μ_0, variance σ_0²) — the usual "
                                 "idealisation at initialisation"),),
@@ -566,12 +566,16 @@ def gpt2_residual_scaling() -> Derivation:
     from .notation import sym
 
     N = sym("n_res")
-    start, steps, (s0, sf, Evaluate) = _residual_chain(1 / sp.sqrt(N), N)
+    start, _, (s0, sf, _) = _residual_chain(1 / sp.sqrt(N), N)
+    model, = {m for s in _residual_chain(1 / sp.sqrt(N), N)[1] if (m := getattr(s.rule, "model", None))}
     return Derivation(
         **metadata("init.gpt2-residual-scaling"),
         start=start,
-        steps=(*steps, Step(s0**2 + sf**2, "$N$ equal terms $\\sigma_f^2/N$ add up to $\\sigma_f^2$",
-                            rule=Evaluate("the sums"), citation=RADFORD_23)),
+        steps=(Step(s0**2 + sf**2, "the stream's variance $\\sigma_0^2 + c^2 N \\sigma_f^2$ "
+                    "(init.residual-growth) at $c = 1/\\sqrt{N}$: $N$ terms $\\sigma_f^2/N$ add up to "
+                    "$\\sigma_f^2$", by="init.residual-growth", where={"c": 1 / sp.sqrt(N)},
+                    citation=RADFORD_23),),
+        models=(model,),
         assumptions=(Assumption("as init.residual-growth, with every branch's last projection scaled by 1/√N at "
                                 "initialisation, so each branch output is f_l/√N; GPT-2 counts N = 2·n_layers "
                                 "residual layers (attention and MLP in each block)"),),
