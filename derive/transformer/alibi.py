@@ -142,16 +142,22 @@ def weight_ratio() -> Derivation:
 
     i, j, ll = sym("i"), sym("j"), sym("l")
     z, m = vec("z"), sym("alibi_slope")
-    num_j, num_l = sp.exp(z[j] - m * (i - j)), sp.exp(z[ll] - m * (i - ll))
+    sp_ = sym("s_pos")
+
+    def shifted(key: Any) -> Any:  # key's weight with the bias +m·key (the right side of alibi.row-shift)
+        return sp.exp(z[key] + m * key) / sp.Sum(sp.exp(z[sp_] + m * sp_), (sp_, 1, i))
     return Derivation(
         **metadata("alibi.weight-ratio"),
         start=sp.Mul(_weights(j, i, i), sp.Pow(_weights(ll, i, i), -1, evaluate=False), evaluate=False),
         steps=(
-            Step(num_j / num_l, "the two weights share the row's denominator $\\sum_s e^{z_s - m(i-s)}$, which "
-                                "cancels", citation=PRESS_3),
-            Step(sp.exp(sp.Add(z[j] - z[ll], -m * sp.Add(i - j, -(i - ll), evaluate=False), evaluate=False)),
-                 "a quotient of exponentials is the exponential of the difference; group scores and distances"),
-            Step(sp.exp(z[j] - z[ll] - m * (ll - j)), "the query position $i$ cancels: $(i-j) - (i-l) = l - j$"),
+            Step(sp.Mul(shifted(j), sp.Pow(_weights(ll, i, i), -1, evaluate=False), evaluate=False),
+                 "the bias $-m(i - j)$ acts as $+mj$ on key $j$'s weight (alibi.row-shift, a row of $i$ keys)",
+                 by="alibi.row-shift", where={"n": i}, citation=PRESS_3),
+            Step(sp.Mul(shifted(j), sp.Pow(shifted(ll), -1, evaluate=False), evaluate=False),
+                 "and likewise on key $l$'s weight (alibi.row-shift)", by="alibi.row-shift",
+                 where={"n": i, "j": ll}),
+            Step(sp.exp(z[j] - z[ll] - m * (ll - j)), "the two weights share the denominator $\\sum_s e^{z_s + ms}$, "
+                 "which cancels; a quotient of exponentials is the exponential of the difference"),
         ),
         assumptions=(Assumption("query i attends to keys 1..i (causal); $z_s = q_i \\cdot k_s/\\sqrt{d_k}$ are the "
                                 "scores; the "
