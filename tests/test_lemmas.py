@@ -257,3 +257,29 @@ def test_an_image_is_not_captured_by_a_bound_index():
     a2 = sp.Symbol("a2", real=True)
     ok = _one(sp.Sum(a2 * k, (k, 1, n)), Step(a2 * n * (n + 1) / 2, "Gauss at m = a2", by=gauss, where={m: a2}))
     assert ok.verdict is Verdict.PROVED
+
+
+def test_a_family_may_be_given_elementwise():
+    # Σ_j (v_j + 1) = Σ_j v_j + n at the family v_j = j²: Σ_j (j² + 1) = Σ_j j² + n
+    v = sp.IndexedBase("v", real=True)
+    j = sp.Symbol("j", integer=True, positive=True)
+    n = sp.Symbol("n", integer=True, positive=True)
+    k = sp.Symbol("k", integer=True)
+    lemma = Derivation(name="lem.shift-sum", title="Σ (v_j + 1)", start=sp.Sum(v[j] + 1, (j, 1, n)),
+                       steps=(Step(sp.Sum(v[j], (j, 1, n)) + n, "split"),))
+    assert verify(lemma).ok
+    ok = _one(sp.Sum(j**2 + 1, (j, 1, n)), Step(sp.Sum(j**2, (j, 1, n)) + n, "the law at v_j = j²", by=lemma,
+                                                where={v: sp.Lambda(k, k**2)}))
+    assert ok.verdict is Verdict.PROVED
+    # a family whose elements break the cited assumption (real) is not an instance
+    bad = _one(sp.Sum(sp.I * j + 1, (j, 1, n)), Step(sp.Sum(sp.I * j, (j, 1, n)) + n, "complex", by=lemma,
+                                                     where={v: sp.Lambda(k, sp.I * k)}))
+    assert bad.verdict is not Verdict.PROVED
+    # nor where the claim differentiates with respect to the family's elements (z_j ↦ w_1 for every j)
+    w = sp.IndexedBase("w", real=True)
+    deriv = Derivation(name="lem.d-own", title="∂v_1/∂v_j", start=sp.Derivative(v[1], v[j]),
+                       steps=(Step(sp.KroneckerDelta(1, j), "differentiate"),))
+    if verify(deriv).ok:
+        r = _one(sp.Derivative(w[1], w[1]), Step(sp.KroneckerDelta(1, j), "collapsed", by=deriv,
+                                                 where={v: sp.Lambda(k, w[1])}))
+        assert r.verdict is not Verdict.PROVED

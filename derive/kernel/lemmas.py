@@ -146,7 +146,17 @@ def _subs(e: Any, sigma: dict) -> Any:
     if not moved:
         return e
     avoid = set().union(*(getattr(v, "free_symbols", set()) for v in moved.values()))
-    return _rename_bound(e, avoid).xreplace(moved)
+    e = _rename_bound(e, avoid)
+    families = {k: v for k, v in moved.items() if isinstance(v, sp.Lambda)}
+    if not families:
+        return e.xreplace(moved)
+    # a family k ↦ body(k): park each family under a fresh name, substitute the rest, then expand the
+    # family's elements (simultaneous: the bodies are not substituted again)
+    parked = {k: sp.IndexedBase(sp.Dummy(str(k))) for k in families}
+    e = e.xreplace({**{k: v for k, v in moved.items() if k not in families}, **parked})
+    back = {p.label: families[k] for k, p in parked.items()}
+    return e.replace(lambda x: isinstance(x, sp.Indexed) and x.base.label in back,
+                     lambda x: back[x.base.label](*x.indices))
 
 
 def _rename_bound(e: Any, avoid: set) -> Any:
@@ -220,10 +230,13 @@ def _status(rule: Lemma, ctx: Any) -> tuple[Any, str | None]:
 def _keeps(image: Any, symbol: Any, ctx: Any) -> str | None:
     """Does ``image`` have every assumption of the cited ``symbol``?"""
     if isinstance(symbol, sp.IndexedBase):
-        if not isinstance(image, sp.IndexedBase):
-            return f"{symbol} must be replaced by an indexed family, not {image}"
         k = sp.Dummy("k", integer=True)
-        probe, target = symbol[k], image[k]
+        if isinstance(image, sp.Lambda) and len(image.variables) == 1:
+            probe, target = symbol[k], image(k)  # a family given elementwise: k ↦ body(k), for every integer k
+        elif isinstance(image, sp.IndexedBase):
+            probe, target = symbol[k], image[k]
+        else:
+            return f"{symbol} must be replaced by an indexed family (or a Lambda k ↦ element), not {image}"
     else:
         probe, target = symbol, image
     for fact in _KEPT:
@@ -312,7 +325,7 @@ def check(rule: Lemma, expr: Any, ctx: Any, prove_equal: Any, relation: str = "=
     if captured:
         return captured
     for s, image in sigma.items():
-        bad = _keeps(image, s, ctx)
+        bad = _keeps(image, s, ctx) or _family(s, image, d)
         if bad is not None:
             return bad
     clash = _clash(getattr(ctx, "models", ()))
@@ -416,6 +429,21 @@ def _by_range(q: Any, hit: dict, ctx: Any) -> bool:
     else:
         return False
     return gap.is_positive is True if strict else ctx.nonnegative(gap)
+
+
+def _family(symbol: Any, image: Any, d: Any) -> str | None:
+    """A family given elementwise (``z ↦ Lambda(k, body)``) is refused where the claim differentiates with
+    respect to its elements or draws it at random: ∂/∂z_j and a random model are about the family's
+    elements as independent variables, which an arbitrary body need not be."""
+    if not isinstance(image, sp.Lambda):
+        return None
+    start, end, _ = _claim(d)
+    for node in (*sp.preorder_traversal(start), *sp.preorder_traversal(end)):
+        if isinstance(node, sp.Derivative) and any(getattr(v, "base", None) == symbol for v, _ in node.variable_count):
+            return f"the cited claim differentiates with respect to {symbol}'s elements: {symbol} must be a family"
+    if any(b == symbol for model in _models(d) for b, _, _ in model.moments):
+        return f"{symbol} is random in the cited claim: it must be replaced by a family, not by {image}"
+    return None
 
 
 def _models(d: Any) -> list:
