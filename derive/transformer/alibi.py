@@ -230,6 +230,10 @@ def example() -> Derivation:
     i = 3
     e = sp.exp
     denom_sum = sp.Sum(e(-m * (i - s)), (s, 1, i))
+    k = sp.Symbol("k", integer=True)
+
+    def shifted(jj: int) -> Any:  # key jj's weight with the bias +m·jj (alibi.row-shift at z = 0)
+        return e(m * jj) / sp.Sum(e(m * s), (s, 1, i))
     total = e(-1) + e(-m) + 1
     start = sp.ImmutableMatrix([[e(-m * (i - jj)) / denom_sum for jj in (1, 2, 3)]])
     return Derivation(
@@ -237,8 +241,16 @@ def example() -> Derivation:
         instance="query i = 3, slope m = 1/2, equal scores",
         start=start,
         steps=(
+            *(Step(sp.ImmutableMatrix([[shifted(jj) if jj <= upto else e(-m * (i - jj)) / denom_sum
+                                        for jj in (1, 2, 3)]]),
+                   f"key {upto}: the bias $-m(i - j)$ acts as $+mj$ (alibi.row-shift at $i = n = 3$, "
+                   f"$m = 1/2$, equal scores $z_s = 0$)", by="alibi.row-shift",
+                   where={"z": sp.Lambda(k, 0), "alibi_slope": m, "i": sp.Integer(i), "n": sp.Integer(i),
+                          "j": sp.Integer(upto)})
+              for upto in (1, 2, 3)),
             Step(sp.ImmutableMatrix([[e(-1) / total, e(-m) / total, 1 / total]]),
-                 "biases $-\\frac12(3 - j) = -1, -\\frac12, 0$ for keys 1, 2, 3; the sum has three terms",
+                 "the sum has three terms; divide numerator and denominator by $e^{3/2}$: weights in the ratio of "
+                 "the biases $-\\frac12(3 - j) = -1, -\\frac12, 0$ for keys 1, 2, 3",
                  rule=Evaluate("the sum"), citation=PRESS_3),
             Step(sp.ImmutableMatrix([[1 / (1 + e(sp.Rational(1, 2)) + e(1)), 1 / (e(-sp.Rational(1, 2)) + 1 + e(
                 sp.Rational(1, 2))), 1 / total]]), "divide numerator and denominator by each numerator"),
