@@ -227,6 +227,7 @@ def example() -> Derivation:
     import sympy as sp
 
     from ..numeric import ValueCheck
+    from .notation import sym
 
     th = sp.pi / 3
     q, k = sp.ImmutableMatrix(EXAMPLE_Q), sp.ImmutableMatrix(EXAMPLE_K)
@@ -235,6 +236,10 @@ def example() -> Derivation:
                          sp.MatMul(_rot(n * th), k, evaluate=False), evaluate=False)
 
     first, second = score(2, 1), score(5, 4)
+    # q = (1, 2) and k = (3, 1) indexed from 0 as families: q_t = 1 + t, k_t = 3 − 2t
+    t, i = sp.Symbol("t", integer=True), sym("i_pair")
+    qe, qo, ke, ko = 1 + 2 * i, 2 + 2 * i, 3 - 4 * i, 1 - 4 * i  # q_(2i), q_(2i+1), k_(2i), k_(2i+1)
+    closed = sp.Sum((ko * qo + ke * qe) * sp.cos(th) + (ko * qe - ke * qo) * sp.sin(th), (i, 0, 0))
     h = sp.sqrt(3) / 2
     rq2 = sp.ImmutableMatrix([[-sp.Rational(1, 2) - 2 * h, h - 1]])  # R(2π/3)·q, as a row
     rk1 = sp.ImmutableMatrix([sp.Rational(3, 2) - h, 3 * h + sp.Rational(1, 2)])  # R(π/3)·k
@@ -250,9 +255,14 @@ def example() -> Derivation:
                  "\\frac{\\sqrt3}{2}$, and $R(\\theta)k$ with $\\cos\\frac{\\pi}{3} = \\frac12$"),
             Step(sp.ImmutableMatrix([[sp.Rational(5, 2) - 5 * h]]), "multiply the row by the column and collect: "
                  "the rational parts give $\\frac52$, the parts in $\\sqrt3$ give $-\\frac{5\\sqrt3}{2}$"),
-            Step(value, "the closed form of rope.relative-dot-product with $m - n = 1$: $(q\\cdot k)\\cos\\theta + "
-                        "(q_0k_1 - q_1k_0)\\sin\\theta$", citation=SU_32),
-            Step(second, "the same closed form at positions (5, 4), whose offset is also 1"),
+            Step(value, "$q\\cdot k = 5$ and $q_0k_1 - q_1k_0 = -5$: $(q\\cdot k)\\cos\\theta + "
+                        "(q_0k_1 - q_1k_0)\\sin\\theta$"),
+            Step(sp.ImmutableMatrix([[closed]]), "the same number as the closed form of rope.relative-dot-product for one pair with "
+                         "$m - n = 1$", citation=SU_32),
+            Step(second, "which is the rotated dot product at positions (5, 4), whose offset is also 1 "
+                         "(rope.relative-dot-product)", by="rope.relative-dot-product",
+                 where={"q": sp.Lambda(t, 1 + t), "k": sp.Lambda(t, 3 - 2 * t), "theta": sp.Lambda(t, th),
+                        "n_pairs": sp.Integer(1), "pos_m": sp.Integer(5), "pos_n": sp.Integer(4)}),
         ),
         assumptions=(Assumption("one pair (d = 2), θ = π/3 (chosen for exact values; RoFormer's θ_0 is 1); "
                                 "q = (1, 2), k = (3, 1)"),),
