@@ -257,8 +257,8 @@ def example() -> Derivation:
                  "the rational parts give $\\frac52$, the parts in $\\sqrt3$ give $-\\frac{5\\sqrt3}{2}$"),
             Step(value, "$q\\cdot k = 5$ and $q_0k_1 - q_1k_0 = -5$: $(q\\cdot k)\\cos\\theta + "
                         "(q_0k_1 - q_1k_0)\\sin\\theta$"),
-            Step(sp.ImmutableMatrix([[closed]]), "the same number as the closed form of rope.relative-dot-product for one pair with "
-                         "$m - n = 1$", citation=SU_32),
+            Step(sp.ImmutableMatrix([[closed]]), "the same number as the closed form of "
+                 "rope.relative-dot-product for one pair with $m - n = 1$", citation=SU_32),
             Step(second, "which is the rotated dot product at positions (5, 4), whose offset is also 1 "
                          "(rope.relative-dot-product)", by="rope.relative-dot-product",
                  where={"q": sp.Lambda(t, 1 + t), "k": sp.Lambda(t, 3 - 2 * t), "theta": sp.Lambda(t, th),
