@@ -30,8 +30,18 @@ Side conditions, checked by the kernel on every use (:func:`check`):
 4. (a), (b), (c) above, proved with the same kernel strategies (``prove_equal``) or sympy's assumptions;
    a claim about expectations also holds only under its random model (the families and moments of its
    probability rules): the instance of that model must be a model of the citing derivation's own rules;
-5. the instance occurs in the previous expression (alpha-equivalence: bound indices may be renamed) or
-   the whole previous expression is proved equal to it.
+5. the instance occurs in the previous expression (alpha-equivalence: bound indices may be renamed; the
+   inner sums of a multiple sum ``Sum(f, (i…), (j…))`` are subexpressions) or the whole previous
+   expression is proved equal to it;
+6. where the instance sits under a binder (a sum's index, an integral's variable) that binds one of its
+   symbols, a premise of the cited derivation about that symbol is not proved from the citing
+   derivation's hypotheses (they speak of the free symbol of the same name): it must follow from the
+   binder's range (``j ≤ n`` inside ``Σ_{j=1}^{n}``), else the step is not proved.
+
+The substitution avoids capture: a variable bound in the claim that occurs in an image is renamed first.
+An indexed family may be given elementwise, ``z ↦ Lambda(k, body)`` (the family ``z_k = body(k)``), when
+``body(k)`` keeps z's assumptions for every integer k; not where the claim differentiates with respect to
+z's elements or draws z at random (there the elements must be independent variables, a family).
 
 Then the rule's output (the previous expression with the instance rewritten) must still be proved in the
 step's relation to the step's expression by the ordinary strategies and witness.
