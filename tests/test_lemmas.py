@@ -283,3 +283,15 @@ def test_a_family_may_be_given_elementwise():
         r = _one(sp.Derivative(w[1], w[1]), Step(sp.KroneckerDelta(1, j), "collapsed", by=deriv,
                                                  where={v: sp.Lambda(k, w[1])}))
         assert r.verdict is not Verdict.PROVED
+
+
+def test_a_citing_step_survives_dataclasses_replace():
+    import dataclasses
+
+    step = Step(x**2 + 2 * x * y + y**2, "square", by=SQUARE)
+    copy = dataclasses.replace(step, expr=x**2 + y**2)
+    assert copy.cites == "lem.square" and copy.rule == step.rule
+    from derive.rules import Evaluate
+
+    with pytest.raises(DerivationDefinitionError, match="not both"):
+        dataclasses.replace(step, rule=Evaluate("x"))
