@@ -10,6 +10,9 @@ from pathlib import Path
 
 from .common import ROOT, Figure, bench_env, fmt_ratio, fmt_s, run_timed
 
+#: issue 20: the site built with a warm verification cache, wall seconds
+WARM_TARGET = 30.0
+
 
 def _verify_seconds(stats: Path) -> tuple[float, int, int]:
     seconds, hits, misses = 0.0, 0, 0
@@ -35,6 +38,8 @@ def run(quick: bool) -> Figure:
         plans = [("full build, empty cache", out, []),
                  ("again, nothing changed", out, []),
                  ("fresh environment (-E, new output), warm cache", tmp_path / "html2", ["-E"])]
+        if quick:  # the two builds the targets need: the unchanged rebuild is the full run's
+            plans = [plans[0], plans[2]]
         for label, outdir, extra in plans:
             stats = tmp_path / f"stats-{len(rows)}.jsonl"
             env = bench_env(DERIVE_CACHE_DIR=str(cache), DERIVE_CACHE_STATS=str(stats))
@@ -48,8 +53,12 @@ def run(quick: bool) -> Figure:
     for label, wall, verifying, hits, misses in rows:
         share = f"{fmt_s(verifying)} ({verifying / wall:.0%})" if wall else "—"
         fig.rows.append([label, fmt_s(wall), share, f"{hits} / {misses}", fmt_ratio(wall / full)])
-    fig.target("unchanged rebuild ÷ full build", rows[1][1] / full, 0.5, "×")
-    fig.target("fresh-environment build with a warm cache ÷ full build", rows[2][1] / full, 1.0, "×")
+    warm = rows[-1][1]
+    if not quick:
+        fig.target("unchanged rebuild ÷ full build", rows[1][1] / full, 0.5, "×")
+    fig.target("fresh-environment build with a warm cache ÷ full build", warm / full, 1.0, "×")
+    fig.target("`sphinx-build` of the site with a warm verification cache, wall time (issue 20)", warm,
+               WARM_TARGET)
     fig.notes += [
         "`python -m sphinx -b html -q docs OUT` in fresh processes with a private verification cache "
         "(`DERIVE_CACHE_DIR`); the verifying column is the time spent in `derive.cache.cached_verify` misses, "

@@ -56,9 +56,28 @@ def print_figure(n: int, fig: Figure) -> None:
         print(f"   - {note}")
 
 
+def _now() -> str:
+    return datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+
+
+def _write(args: argparse.Namespace, t0: float, by_key: dict[str, dict]) -> None:
+    """Write the results so far (figures in :data:`FIGURES` order) and the page generated from them."""
+    results = {
+        "date": _now(), "quick": args.quick, "seconds": time.perf_counter() - t0, "machine": machine(),
+        "figures": [by_key[k] for k in FIGURES if k in by_key],
+    }
+    args.out.parent.mkdir(parents=True, exist_ok=True)
+    tmp = args.out.with_name(args.out.name + ".tmp")
+    tmp.write_text(json.dumps(results, indent=2, default=str) + "\n")
+    tmp.replace(args.out)
+    if str(args.page) != "-":
+        args.page.parent.mkdir(parents=True, exist_ok=True)
+        args.page.write_text(render(results))
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="benchmarks/run.py", description=__doc__.split("\n\n")[0])
-    parser.add_argument("--quick", action="store_true", help="small sizes and few repeats (about a minute)")
+    parser.add_argument("--quick", action="store_true", help="small sizes and few repeats (under two minutes)")
     parser.add_argument("--only", default="", help=f"comma-separated figures to run: {', '.join(FIGURES)}")
     parser.add_argument("--out", type=Path, default=ROOT / "benchmarks" / "results" / "latest.json",
                         help="where to write the JSON results")
@@ -70,36 +89,28 @@ def main(argv: list[str] | None = None) -> int:
     if unknown:
         parser.error(f"unknown figure(s) {', '.join(unknown)}; choose from {', '.join(FIGURES)}")
     t0 = time.perf_counter()
-    figures = []
+    previous: dict[str, dict] = {}
+    if args.only and args.out.exists():
+        # a partial run updates its figures in the last results and keeps the others
+        with contextlib.suppress(ValueError, KeyError, TypeError):
+            last = json.loads(args.out.read_text())
+            previous = {f["key"]: {"date": last["date"], **f} for f in last["figures"]}
+    figures: list[dict] = []
     for n, key in enumerate(wanted, 1):
         module = importlib.import_module(FIGURES[key])
+        began = time.perf_counter()
         try:
             fig = module.run(args.quick)
         except Exception as exc:  # noqa: BLE001 - one broken figure must not hide the others
             traceback.print_exc()
             fig = Figure(key, key).skip(f"failed: {type(exc).__name__}: {exc}")
         print_figure(n, fig)
-        figures.append(fig.to_dict())
-    now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
-    for fig in figures:
-        fig["date"] = now
-    if args.only and args.out.exists():
-        # a partial run updates its figures in the last results and keeps the others
-        with contextlib.suppress(ValueError, KeyError, TypeError):
-            last = json.loads(args.out.read_text())
-            previous = {f["key"]: {"date": last["date"], **f} for f in last["figures"]}
-            previous.update({f["key"]: f for f in figures})
-            figures = [previous[k] for k in FIGURES if k in previous]
-    results = {
-        "date": now, "quick": args.quick, "seconds": time.perf_counter() - t0, "machine": machine(),
-        "figures": figures,
-    }
-    args.out.parent.mkdir(parents=True, exist_ok=True)
-    args.out.write_text(json.dumps(results, indent=2, default=str) + "\n")
+        print(f"   ({time.perf_counter() - began:.0f} s)", flush=True)
+        figures.append({**fig.to_dict(), "date": _now()})
+        # each figure is written as soon as it is measured: an interrupted run keeps what it measured
+        _write(args, t0, {**previous, **{f["key"]: f for f in figures}})
     print(f"\nresults: {args.out}")
     if str(args.page) != "-":
-        args.page.parent.mkdir(parents=True, exist_ok=True)
-        args.page.write_text(render(results))
         print(f"page: {args.page}")
     failed = [f["key"] for f in figures if f["reason"].startswith("failed")]
     return 1 if failed else 0

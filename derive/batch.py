@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import multiprocessing
 import os
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -50,6 +50,7 @@ def verify_many(
     cache: bool = True,
     atol: float | None = None,
     rtol: float | None = None,
+    progress: Callable[[Report, bool], None] | None = None,
 ) -> list[Report]:
     """Verify ``derivations``; return their reports in the same order.
 
@@ -61,6 +62,8 @@ def verify_many(
         jobs: worker processes (default :func:`default_jobs`; 1 verifies in this process).
         cache: serve unchanged passing derivations from the cache and store new passing reports.
         atol, rtol: tolerances of the float screen (default: the active :mod:`derive.settings`).
+        progress: called ``progress(report, cached)`` in this process as each derivation finishes
+            (cache hits first, then the verified ones in the order they finish).
 
     Returns:
         One :class:`~derive.report.Report` per derivation, exactly as
@@ -89,6 +92,8 @@ def verify_many(
             if hit is not None and hit.name == d.name and hit.ok:
                 report_cache.STATS.hits += 1
                 reports[i] = hit
+                if progress is not None:
+                    progress(hit, True)
                 continue
             report_cache.STATS.misses += 1
         todo.append(i)
@@ -100,7 +105,7 @@ def verify_many(
             remember(d, served, settings)
     # in waves: a derivation is verified after the ones it cites, so a worker finds their reports
     for wave in _waves(derivations, todo):
-        _verify_wave(derivations, wave, reports, settings, jobs)
+        _verify_wave(derivations, wave, reports, settings, jobs, progress)
         for i in wave:
             report = reports[i]
             assert report is not None
@@ -130,7 +135,7 @@ def _waves(derivations: Sequence[Derivation], todo: list[int]) -> list[list[int]
 
 
 def _verify_wave(derivations: Sequence[Derivation], wave: list[int], reports: list, settings: tuple,
-                 jobs: int | None) -> None:
+                 jobs: int | None, progress: Callable[[Report, bool], None] | None = None) -> None:
     from .verify import verify
 
     seed, budget, numeric, atol, rtol = settings
@@ -143,8 +148,13 @@ def _verify_wave(derivations: Sequence[Derivation], wave: list[int], reports: li
             with multiprocessing.get_context("fork").Pool(jobs) as pool:
                 for k, report in pool.imap_unordered(_verify_pending, range(len(wave))):
                     reports[wave[k]] = report
+                    if progress is not None:
+                        progress(report, False)
         finally:
             _PENDING = []
     else:
         for i in wave:
-            reports[i] = verify(derivations[i], seed=seed, budget=budget, numeric=numeric, atol=atol, rtol=rtol)
+            reports[i] = report = verify(derivations[i], seed=seed, budget=budget, numeric=numeric, atol=atol,
+                                         rtol=rtol)
+            if progress is not None:
+                progress(report, False)

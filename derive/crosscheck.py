@@ -43,8 +43,10 @@ class IdentityCheck(CrossCheck):
     ``atol + rtol·|value|`` and the gap is stable from 60 to 120 digits.
     ``atol``/``rtol`` default to the active :mod:`derive.settings`
     (``pytest --derive-atol/--derive-rtol``). A claim with no numeric value at
-    any point (operators such as E[·]) is reported as not evaluated; when
-    ``required`` is true (the default for checks a derivation lists) that fails.
+    any point (operators such as E[·]), or that runs out of time before its
+    first point, is *not evaluated* (:class:`~derive.report.CheckState`): never
+    counted as passed, and failing the derivation when ``required`` is true (the
+    default for checks a derivation lists; the automatic claim check is not required).
     """
 
     lhs: Any
@@ -68,8 +70,9 @@ class IdentityCheck(CrossCheck):
             with limits.limit(max(4 * active.budget, 10.0), self.name):
                 w = witness.cross_check(self.lhs, self.rhs, self.relation, seed, n_random=self.n_points)
         except limits.TimeLimit:
-            return CheckResult(self.name, False, {**figures, "points": 0}, "ran out of time",
-                               time.perf_counter() - t0)
+            return CheckResult.not_evaluated(self.name, {**figures, "points": 0},
+                                             "not evaluated: ran out of time before a point was evaluated",
+                                             time.perf_counter() - t0, required=self.required)
         figures.update(points=w.evaluated, special=w.special, undecidable=w.unknown)
         if w.differ is not None and w.differ.relative_gap > max(atol, rtol):
             text = str(witness.counterexample(w.differ))
@@ -77,8 +80,8 @@ class IdentityCheck(CrossCheck):
                                time.perf_counter() - t0)
         if w.evaluated == 0:
             why = w.not_evaluable or "no point could be evaluated numerically"
-            return CheckResult(self.name, not self.required, figures, f"not evaluated: {why}",
-                               time.perf_counter() - t0)
+            return CheckResult.not_evaluated(self.name, figures, f"not evaluated: {why}", time.perf_counter() - t0,
+                                             required=self.required)
         return CheckResult(self.name, True, figures,
                            f"holds at {w.evaluated} points ({w.special} special)", time.perf_counter() - t0)
 

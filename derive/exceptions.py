@@ -38,5 +38,11 @@ class InputError(DeriveError, ValueError):
 class MissingDependencyError(DeriveError):
     """An optional dependency is not installed (e.g. ziamath or cairosvg for ``derive export --format svg``).
 
-    The message names the package and the extra that installs it (``pip install "derive[slides]"``).
+    The message names the package and how to install it: :data:`SLIDES_INSTALL` for the ``slides``
+    extra. The hint points at the checkout, never at PyPI, where ``derive`` is an unrelated package.
     """
+
+
+#: How to install the ``slides`` extra (ziamath, cairosvg): from the derive checkout, not from PyPI
+#: (a project called ``derive`` there is another package).
+SLIDES_INSTALL = 'pip install -e ".[slides]" from the root of the derive checkout'

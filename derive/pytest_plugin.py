@@ -160,7 +160,11 @@ class DerivationItem(pytest.Item):
         from . import registry
         from .testing import assert_proved
 
-        assert_proved(registry.get(self.name), **dataclasses.asdict(_settings_for(self)))
+        report = assert_proved(registry.get(self.name), **dataclasses.asdict(_settings_for(self)))
+        # a cross-check that evaluated nothing passes nothing: counted apart in the summary line
+        unevaluated = [c.name for c in report.checks if not c.evaluated]
+        if unevaluated:
+            self.user_properties.append(("derive_not_evaluated", unevaluated))
 
     def repr_failure(self, excinfo: pytest.ExceptionInfo[BaseException], style: Any = None) -> Any:
         if isinstance(excinfo.value, (AssertionError, DeriveError)):
@@ -204,15 +208,22 @@ class _Summary:
     def __init__(self, config: pytest.Config) -> None:
         self.config = config
         self.outcomes: dict[str, str] = {}
+        self.unevaluated: dict[str, list[str]] = {}
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
         if report.nodeid.startswith("derive::") and (report.when == "call" or report.outcome != "passed"):
             self.outcomes[report.nodeid] = report.outcome
+            for key, names in report.user_properties:
+                if key == "derive_not_evaluated":
+                    self.unevaluated[report.nodeid] = list(names)
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if not self.outcomes:
             return
         passed = sum(o == "passed" for o in self.outcomes.values())
+        unevaluated = sum(len(v) for v in self.unevaluated.values())
+        tail = (f"; {unevaluated} cross-check(s) not evaluated, not counted as passed "
+                f"({', '.join(k.removeprefix('derive::') for k in self.unevaluated)})" if unevaluated else "")
         terminalreporter.write_line(
             f"derive: {len(self.outcomes)} derivation(s) checked, {passed} proved, {len(self.outcomes) - passed} "
-            f"failed ({self.config.stash[_SETTINGS].header()})")
+            f"failed{tail} ({self.config.stash[_SETTINGS].header()})")

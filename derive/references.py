@@ -272,6 +272,14 @@ REFERENCES: dict[str, dict[str, str]] = {
         "year": "2022",
         "short": "Hoffmann et al. 2022",
     },
+    "chen2023": {
+        "type": "article",
+        "author": "Chen, Shouyuan and Wong, Sherman and Chen, Liangjian and Tian, Yuandong",
+        "title": "Extending Context Window of Large Language Models via Positional Interpolation",
+        "journal": "arXiv preprint arXiv:2306.15595",
+        "year": "2023",
+        "short": "Chen et al. 2023",
+    },
 }
 
 

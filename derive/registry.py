@@ -52,6 +52,15 @@ CATALOG_MODULES: tuple[str, ...] = (
     "derive.transformer.masking",
     "derive.transformer.efficient",
     "derive.transformer.scaling",
+    "derive.transformer.chinchilla",
+    "derive.transformer.linear_backward",
+    "derive.transformer.norm_invariance",
+    "derive.transformer.rope_complex",
+    "derive.transformer.flash_io",
+    "derive.transformer.rope_scaling",
+    "derive.transformer.glu_variants",
+    "derive.transformer.gqa",
+    "derive.transformer.rope_decay",
 )
 
 

@@ -10,6 +10,7 @@ Only *proved* passes, and only the kernel issues it.
 from __future__ import annotations
 
 import enum
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -85,17 +86,37 @@ class StepResult:
         return self.verdict is Verdict.PROVED
 
 
+class CheckState(enum.StrEnum):
+    """Outcome of one numeric cross-check: evidence gathered and held, gathered and contradicted, or none."""
+
+    PASSED = "passed"
+    FAILED = "failed"
+    NOT_EVALUATED = "not evaluated"
+
+    def __str__(self) -> str:
+        return self.value
+
+
 @dataclass(frozen=True)
 class CheckResult:
     """Outcome of one numeric cross-check.
 
+    A check that gathered no evidence (an identity with no numeric value at any
+    point, a check that ran out of time before its first point) is *not
+    evaluated*: neither passed nor failed, and never counted as passed. It fails
+    the derivation only when it is ``required``. A result built as passed with
+    ``figures["points"] == 0`` is turned into a not-evaluated one.
+
     Attributes:
         name: what was checked, e.g. ``"Monte Carlo Var(q·k), normal, d_k=64"``.
-        passed: whether the claim survived the check.
+        passed: whether the claim survived the check (false when not evaluated).
         figures: the numbers behind the outcome (n, estimate, standard error,
             bound, seed, max error, ...), as JSON-friendly values.
         message: one line for reports.
         seconds: wall time.
+        evaluated: whether the check gathered any evidence at all.
+        required: whether a not-evaluated outcome fails the derivation (a check a
+            derivation lists is required; the automatic claim check is not).
     """
 
     name: str
@@ -103,6 +124,49 @@ class CheckResult:
     figures: dict[str, Any] = field(default_factory=dict)
     message: str = ""
     seconds: float = 0.0
+    evaluated: bool = True
+    required: bool = True
+
+    def __post_init__(self) -> None:
+        if self.passed and self.figures.get("points") == 0:
+            object.__setattr__(self, "evaluated", False)
+        if not self.evaluated:
+            object.__setattr__(self, "passed", False)
+
+    @classmethod
+    def not_evaluated(cls, name: str, figures: dict[str, Any], message: str, seconds: float = 0.0, *,
+                      required: bool = True) -> CheckResult:
+        """A check that gathered no evidence; ``message`` says why."""
+        return cls(name, False, figures, message, seconds, evaluated=False, required=required)
+
+    @property
+    def state(self) -> CheckState:
+        """passed / failed / not evaluated."""
+        if not self.evaluated:
+            return CheckState.NOT_EVALUATED
+        return CheckState.PASSED if self.passed else CheckState.FAILED
+
+    @property
+    def ok(self) -> bool:
+        """Whether the check lets the derivation pass: it passed, or it was not evaluated and is not required."""
+        return self.passed or (not self.evaluated and not self.required)
+
+
+def count_checks(checks: Sequence[CheckResult]) -> dict[CheckState, int]:
+    """How many checks are in each state (every state present, in the order passed, failed, not evaluated)."""
+    counts = dict.fromkeys(CheckState, 0)
+    for c in checks:
+        counts[c.state] += 1
+    return counts
+
+
+def checks_summary(checks: Sequence[CheckResult]) -> str:
+    """E.g. ``"3 passed, 1 not evaluated"``, ``"2 passed, 1 failed"``, ``"4 passed"`` (states with none left out,
+    except *passed*)."""
+    counts = count_checks(checks)
+    parts = [f"{counts[CheckState.PASSED]} passed"]
+    parts += [f"{n} {state}" for state, n in counts.items() if n and state is not CheckState.PASSED]
+    return ", ".join(parts)
 
 
 @dataclass(frozen=True)
@@ -137,11 +201,11 @@ class Report:
 
     @property
     def numeric_ok(self) -> bool:
-        return all(c.passed for c in self.checks)
+        return all(c.ok for c in self.checks)
 
     @property
     def ok(self) -> bool:
-        """True only if every step is proved and every cross-check passed."""
+        """True only if every step is proved and every cross-check passed (or, not required, was not evaluated)."""
         return self.symbolic_ok and self.numeric_ok
 
     @property
@@ -164,6 +228,8 @@ class Report:
         data["ok"] = self.ok
         for s in data["steps"]:
             s["verdict"] = str(s["verdict"])
+        for c, result in zip(data["checks"], self.checks, strict=True):
+            c["state"] = str(result.state)
         return data
 
     @classmethod
@@ -190,7 +256,8 @@ class Report:
         )
         checks = tuple(
             CheckResult(c["name"], bool(c["passed"]), dict(c.get("figures", {})), c.get("message", ""),
-                        float(c.get("seconds", 0.0)))
+                        float(c.get("seconds", 0.0)), evaluated=bool(c.get("evaluated", True)),
+                        required=bool(c.get("required", True)))
             for c in data["checks"]
         )
         return cls(data["name"], steps, checks, float(data["seconds"]), data.get("error", ""), seed=data.get("seed"))

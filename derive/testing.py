@@ -78,7 +78,9 @@ def failure_message(derivation: Derivation, report: Report) -> str:
     if first is not None:
         head += f" at step {first.index} of {len(derivation.steps)}"
     elif report.symbolic_ok:
-        head += " symbolically, but a numeric cross-check failed"
+        failed = any(c.evaluated and not c.ok for c in report.checks)
+        head += (" symbolically, but a numeric cross-check failed" if failed
+                 else " symbolically, but a required numeric cross-check was not evaluated")
     lines = [head]
     if not report.symbolic_ok:
         lines.append(failure_text(derivation, report))

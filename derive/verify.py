@@ -123,6 +123,9 @@ def verify(
 
         raise InputError(f"expected a Derivation, got {type(derivation).__name__}")
     settings = current().merged(seed=seed, budget=budget, atol=atol, rtol=rtol)
+    from .recursion import make_room
+
+    make_room()  # deep expressions (nested fractions, continued fractions) need more frames than the default
     with using(settings):
         return _verify(derivation, settings.seed, settings.budget, numeric)
 

@@ -111,6 +111,23 @@ def kernel_log(pytestconfig):
     return pytestconfig.stash.setdefault(KERNEL, {})
 
 
+@pytest.hookimpl(optionalhook=True)  # an xdist hook: unknown (and never called) without pytest-xdist
+def pytest_testnodedown(node, error):
+    """Under pytest-xdist: fold a worker's mutation and kernel logs into the controller's."""
+    out = getattr(node, "workeroutput", {})
+    for key, name in ((MUTATIONS, "derive_mutations"), (KERNEL, "derive_kernel")):
+        if out.get(name):
+            node.config.stash.setdefault(key, {}).update(out[name])
+
+
+def pytest_sessionfinish(session):
+    """Under pytest-xdist, a worker hands its logs to the controller (plain lists: they cross a channel)."""
+    out = getattr(session.config, "workeroutput", None)
+    if out is not None:
+        out["derive_mutations"] = dict(session.config.stash.get(MUTATIONS, {}))
+        out["derive_kernel"] = {k: list(v) for k, v in session.config.stash.get(KERNEL, {}).items()}
+
+
 def pytest_terminal_summary(terminalreporter, exitstatus, config):
     """``mutation rejection: 49/49 (100 %)``: variants refuted or undecided, never proved."""
     log = config.stash.get(MUTATIONS, {})

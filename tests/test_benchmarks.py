@@ -38,3 +38,23 @@ def test_bench_page_marks_missed_targets():
                    "machine": {"cpus": 2, "python": "3", "sympy": "1", "numpy": "2"}})
     assert "**not met**: w: 2 s (target ≤ 1 s)" in text
     assert "| x\\|y |" in text
+
+
+def test_benchmarks_page_describes_the_current_catalog():
+    """docs/benchmarks.md must have been generated from this catalog: its derivation count is `derive list`'s.
+
+    When a derivation is added or removed, regenerate the page: ``python benchmarks/run.py`` (or
+    ``--only catalog`` to re-measure that figure alone).
+    """
+    import re
+
+    from derive import registry
+
+    registry.load_catalog()
+    listed = [e.name for e in registry.entries() if e.module in registry.CATALOG_MODULES]
+    page = (ROOT / "docs" / "benchmarks.md").read_text()
+    counts = {int(n) for n in re.findall(r"whole catalog \((\d+) derivations\)", page)}
+    assert counts, "docs/benchmarks.md has no whole-catalog figure"
+    assert counts == {len(listed)}, (
+        f"docs/benchmarks.md describes a catalog of {sorted(counts)} derivations, `derive list` has {len(listed)}: "
+        "run `python benchmarks/run.py` to regenerate it")

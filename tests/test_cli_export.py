@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import shutil
 import xml.etree.ElementTree as ET
 
@@ -71,7 +72,8 @@ def test_images_of_several_derivations_go_to_a_directory(tmp_path, capsys):
     (["export", "softmax.shift-invariant", "-f", "latex"],
      "unknown derivation 'softmax.shift-invariant'; did you mean 'softmax.shift-invariance'"),
     (["export", "-f", "latex"], "name at least one derivation (see 'derive list') or use --all"),
-    (["export", "--all", "softmax.max-trick", "-f", "latex"], "give derivation names or --all, not both"),
+    (["export", "--all", "softmax.max-trick", "-f", "latex"], "give derivation names, --all or --chapter, one of them"),
+    (["export", "--chapter", "atention", "-f", "beamer"], "unknown chapter 'atention'; chapters: attention, "),
     (["export", "softmax.max-trick", "-f", "png"], "--format png needs -o FILE_OR_DIR"),
     (["export", "softmax.max-trick", "-f", "marp", "--standalone"],
      "--standalone applies to latex, beamer, mathml, not to marp"),
@@ -119,6 +121,20 @@ def test_all_as_a_beamer_deck_and_markdown_decks(tmp_path, capsys):
     frames = sum(len(chunks(registry.get(n), BeamerSettings())) for n in registry.names())  # continued frames
     assert code == 0 and text.count(r"\begin{frame}") >= 1 + frames >= 1 + len(registry.names())
     assert text.rstrip().endswith(r"\end{document}")
+    # the book's order: a section per chapter (one PDF bookmark each), an agenda, chapters as docs/index.md
+    from derive.chapters import CHAPTERS
+
+    sections = re.findall(r"^\\section\{\\texorpdfstring\{.*\}\{(.*)\}\}$", text, re.M)
+    from derive.chapters import book
+
+    assert len(sections) == len(book(registry.names()))
+    assert sections[0].startswith("Scaled dot-product attention") and r"\tableofcontents" in text
+    order = [c.title for c in CHAPTERS]
+    assert text.index("derive-frame: attention.") < text.index("derive-frame: softmax.") < text.index(
+        "derive-frame: example.pre-ln-block") < text.index("derive-frame: params.") and order[0].startswith("Scaled")
+    code, out, _ = run(["export", "--chapter", "worked-example", "-f", "marp"], capsys)
+    assert code == 0 and "# 1. A whole block, worked by hand" in out and "## Contents" in out
+    assert "`example.pre-ln-block`" in out and "`softmax.max-trick`" not in out
     code, out, _ = run(["export", "softmax.max-trick", "positional.rotation", "-f", "marp"], capsys)
     assert code == 0 and out.startswith("---\nmarp: true\nmath: katex\n") and out.count("\n---\n") == 2
     code, out, _ = run(["export", "softmax.max-trick", "-f", "revealjs"], capsys)
@@ -206,7 +222,9 @@ def test_missing_optional_dependency_is_one_line(monkeypatch, capsys):
         monkeypatch.setitem(sys.modules, mod, None)
     code, out, err = run(["export", "softmax.max-trick", "-f", "svg"], capsys)
     assert code == 2 and out == ""
-    assert err == "derive: error: SVG output needs ziamath: pip install 'derive[slides]'\n"
+    assert err == ("derive: error: SVG output needs ziamath: pip install -e \".[slides]\" from the root of the derive "
+                   "checkout\n")
+    assert "derive[" not in err  # never an install from PyPI, where 'derive' is another package
     code, _, err = run(["export", "softmax.max-trick", "-f", "mathml"], capsys)
     assert code == 2 and "MathML output needs ziamath" in err
     from derive import registry

@@ -57,4 +57,4 @@ def test_a_subclass_of_a_primitive_inherits_no_trust():
                    steps=(Step(sp.Integer(0), "x = 0", rule=rule),), auto_identity_check=False)
     # as a proposer it is re-proved: x = 0 is false as an identity
     assert verify(d, numeric=False).steps[0].verdict is not Verdict.PROVED
-    assert len(PRIMITIVES) == 16
+    assert len(PRIMITIVES) == 17

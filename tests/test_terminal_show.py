@@ -27,6 +27,42 @@ def test_no_raw_sympy_str_tex_or_wrapped_lines_in_any_derivation(shown):
     assert {k: v for k, v in wide.items() if v > WIDTH + 20} == {}
 
 
+#: internal spellings a reader never sees on the site: helper symbols, summation indices, operator settings
+INTERNAL = {"helper index": r"b_row|c_col|k_hidden|i_pair|[A-Za-z]\[b_\w", "s_len": r"s_len|sₗₑₙ",
+            "sigma2 as σ₂": r"σ₂|sigma2", "eps": r"\beps\b",
+            "LayerNorm's settings": r"LayerNorm\((?!x\))|LN\([^)]*, 0\)",
+            "ReLU's value tuple": r"ReLU\([^)]*\(\(", "E²(…) for E[X]²": r"\bE²\(",
+            "two minus signs": r"(?<=\w) - (?=\w)"}
+
+
+def test_show_uses_the_readers_names_and_fits_100_columns(shown):
+    """Every catalog derivation: no internal name (the site's notation instead), one minus sign, and no line
+    wider than 100 columns, the title included."""
+    bad = {(name, what): m.group() for name, text in shown.items() for what, pattern in INTERNAL.items()
+           for m in [re.search(pattern, text)] if m}
+    assert bad == {}
+    wide = {name: max(len(line) for line in text.splitlines()) for name, text in shown.items()}
+    assert {k: v for k, v in wide.items() if v > WIDTH} == {}
+    grad = shown["gradients.layernorm-grad-along-xhat"]
+    assert "ε + σ²" in grad and "s⋅(ε + σ²)" in grad
+    assert "LN(" in shown["example.pre-ln-block"]
+
+
+def test_one_line_reprs_of_a_derivation_and_a_report():
+    from derive.report import Report, StepResult, Verdict
+
+    registry.load_catalog()
+    d = registry.get("attention.scaled-variance")
+    text = repr(d)
+    assert text.startswith("<Derivation attention.scaled-variance: ") and "\n" not in text and len(text) <= 100
+    assert "Var(" in text and "= 1>" in text
+    block = repr(registry.get("example.pre-ln-block"))
+    assert "[2×4 matrix]" in block and len(block) <= 100 and "\n" not in block
+    r = Report("x.y", (StepResult(1, Verdict.PROVED, "expand", 0.1),), (), 0.25)
+    assert repr(r) == "<Report x.y: proved, 1/1 steps proved, 0.25 s>"
+    assert "PASS" not in str(r) and str(r).startswith("x.y: proved")
+
+
 def test_relation_signs_of_the_steps_are_in_one_column(shown):
     for name in ("softmax.jacobian", "example.pre-ln-block", "example.pre-ln-attention", "params.bert-total"):
         steps = shown[name].split("\nSteps:\n", 1)[1]
@@ -36,12 +72,12 @@ def test_relation_signs_of_the_steps_are_in_one_column(shown):
 
 
 def test_authors_order_and_readable_forms_in_the_terminal(shown):
-    assert "max(0, a⋅t) - a⋅max(0, t)" in shown["ffn.relu-homogeneity"]
+    assert "max(0, a⋅t) − a⋅max(0, t)" in shown["ffn.relu-homogeneity"]
     jac = shown["softmax.jacobian"]
-    assert "⋅⎜δ    - " in jac  # s_i times (δ_ij − s_j): the bracket follows the fraction
+    assert "⋅⎜δ    − " in jac  # s_i times (δ_ij − s_j): the bracket follows the fraction
     assert "zᵢ" in shown["softmax.log-softmax"] and "z[i]" not in shown["softmax.log-softmax"]
     block = shown["example.pre-ln-block"]
     assert "where (subexpressions that repeat, named once):" in block and "ξ₁" in block
     assert "the 2×4 matrix with entries" in block and "  [2,4]: " in block
     bert = shown["params.bert-total"].splitlines()
-    assert any(line.lstrip().startswith("+ n_layers⋅(") for line in bert)  # a wide sum split at its + signs
+    assert any(line.lstrip().startswith("+ N⋅(") for line in bert)  # a wide sum split at its + signs

@@ -44,6 +44,9 @@ def build_parser() -> argparse.ArgumentParser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the ``derive`` command line; return the exit status."""
+    from ..recursion import make_room
+
+    make_room()  # deep expressions in users' modules (nested fractions) load and get a verdict
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.command is None:

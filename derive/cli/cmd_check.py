@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import time
 
-from .common import add_module_option, load, print_json
+from .common import add_module_option, load, print_json, stdout_to_stderr
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -63,6 +64,7 @@ def run(args: argparse.Namespace) -> int:
     from ..numeric import DEFAULT_SEED
     from ..render.text import check_table, failed_checks_text, failure_text, report_text, summary_line
     from ..settings import Settings
+    from .progress import Progress
 
     if args.budget is not None and not (0 < args.budget <= 3600):
         raise InputError(f"--budget must be between 0 and 3600 seconds, got {args.budget}")
@@ -81,15 +83,21 @@ def run(args: argparse.Namespace) -> int:
 
     # what the named derivations cite is verified too, first; a citation cycle is refused here (exit 2)
     derivations = closure([registry.get(name) for name in wanted])
-    reports = verify_many(derivations, seed=seed, budget=args.budget, numeric=not args.no_numeric,
-                          jobs=args.jobs, cache=args.cache, atol=settings.atol, rtol=settings.rtol)
+    if not args.json:
+        print(f"derive check (seed {seed})", flush=True)
+    quiet = stdout_to_stderr() if args.json else contextlib.nullcontext()  # users' checks may print
+    with quiet, Progress(0 if args.json else len(derivations)) as progress:
+        # --json: nothing but the JSON document on stdout
+        reports = verify_many(derivations, seed=seed, budget=args.budget, numeric=not args.no_numeric,
+                              jobs=args.jobs, cache=args.cache, atol=settings.atol, rtol=settings.rtol,
+                              progress=None if args.json else lambda r, cached: progress.done(r, cached=cached))
     pairs = list(zip(derivations, reports, strict=True))
     elapsed = time.perf_counter() - t0
     if args.json:
         print_json({"seed": seed, "atol": settings.atol, "rtol": settings.rtol, "ok": all(r.ok for r in reports),
                     "reports": [r.to_dict() for r in reports]})
     else:
-        print(f"derive check (seed {seed})")
+        print()
         print(check_table(reports))
         for d, r in pairs:
             if args.verbose:

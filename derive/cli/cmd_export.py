@@ -23,7 +23,10 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                     "images need -o (a directory when there are several). Files are written atomically and "
                     "never overwritten without --force. Exit 2 on bad input.")
     p.add_argument("names", nargs="*", metavar="NAME", help="derivations to export (see 'derive list')")
-    p.add_argument("--all", action="store_true", help="export every registered derivation (a whole deck)")
+    p.add_argument("--all", action="store_true",
+                   help="export every registered derivation (a whole deck, in the book's chapter order)")
+    p.add_argument("--chapter", metavar="NAME", help="export one chapter of the book (e.g. attention, "
+                   "worked-example; the names of docs/chapters/)")
     p.add_argument("--format", "-f", required=True, choices=tuple(FORMATS), help="output format")
     p.add_argument("--standalone", action="store_true",
                    help="a complete document (latex: article; beamer: presentation; mathml: HTML page)")
@@ -75,7 +78,8 @@ def _params_tables(fmt: str, presets: list[str]) -> list[str]:
     return out
 
 
-def _text(fmt: str, ds: list, args: argparse.Namespace) -> str:
+def _text(fmt: str, ds: list, args: argparse.Namespace, book: list | None = None) -> str:
+    """The export as text; ``book``: ``[(chapter title, derivations), ...]`` for a deck in chapters."""
     just = not args.no_justifications
     tables = _params_tables(fmt, args.params)
     if fmt == "latex":
@@ -98,6 +102,8 @@ def _text(fmt: str, ds: list, args: argparse.Namespace) -> str:
     if fmt == "beamer":
         from ..render.beamer import beamer_deck, beamer_frame
 
+        if book:
+            return beamer_deck([], justifications=just, extra_frames=tables, chapters=book)
         if args.standalone or args.all:
             if len(ds) == 1 and not tables:
                 return beamer_frame(ds[0], standalone=True, justifications=just)
@@ -106,6 +112,8 @@ def _text(fmt: str, ds: list, args: argparse.Namespace) -> str:
     if fmt in ("revealjs", "marp"):
         from ..render.slides_md import slides_markdown
 
+        if book:
+            return slides_markdown([], flavour=fmt, justifications=just, extra_slides=tables, chapters=book)
         return slides_markdown(ds, flavour=fmt, justifications=just, extra_slides=tables)
     from ..render.mathml import derivation_mathml, mathml_document
 
@@ -161,9 +169,22 @@ def run(args: argparse.Namespace) -> int:
     from .common import write_atomic
 
     user = load(args)
-    if args.all and args.names:
-        raise InputError("give derivation names or --all, not both")
+    if sum((bool(args.all), bool(args.names), args.chapter is not None)) > 1:
+        raise InputError("give derivation names, --all or --chapter, one of them")
     names = registry.names() if args.all else list(args.names) or user
+    book = None
+    if args.all or args.chapter is not None:
+        from ..chapters import book as in_book
+        from ..chapters import chapter
+
+        if args.chapter is not None:
+            wanted = chapter(args.chapter)  # an unknown chapter fails here
+            book = [(c, members) for c, members in in_book(registry.names()) if c is wanted]
+            if not book:
+                raise InputError(f"chapter {args.chapter!r} presents no registered derivation")
+        else:
+            book = in_book(names)
+        names = [n for _, members in book for n in members]
     if args.params and args.format not in ("latex", "beamer", "revealjs", "marp"):
         raise InputError(f"--params applies to latex, beamer, revealjs and marp, not to {args.format}")
     if args.params:
@@ -191,9 +212,13 @@ def run(args: argparse.Namespace) -> int:
             raise InputError(f"{t}: already exists; use --force to overwrite it")
     ds = [registry.get(n) for n in names]
     if args.check:
-        from ..verify import verify
+        from ..batch import verify_many
+        from .progress import Progress
 
-        failed = [d.name for d in ds if not verify(d).ok]
+        # one line per verified derivation on stderr (stdout may carry the export), from the cache when unchanged
+        with Progress(len(ds) if len(ds) > 1 else 0, stream=sys.stderr) as progress:
+            reports = verify_many(ds, progress=lambda r, cached: progress.done(r, cached=cached))
+        failed = [r.name for r in reports if not r.ok]
         if failed:
             print(f"derive: not exported: not every step is proved in {', '.join(failed)} "
                   "(see 'derive check')", file=sys.stderr)
@@ -214,7 +239,10 @@ def run(args: argparse.Namespace) -> int:
             write_atomic(t, blob, force=args.force)
             print(f"wrote {t}")
         return 0
-    text = _text(fmt, ds, args)
+    by_name = {d.name: d for d in ds}
+    deck = [(c.title, [by_name[n] for n in members]) for c, members in book] \
+        if book and fmt in ("beamer", "revealjs", "marp") else None
+    text = _text(fmt, ds, args, deck)
     if targets is None:
         sys.stdout.write(text)
         return 0

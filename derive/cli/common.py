@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
+import io
 import json
 import os
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -27,9 +30,41 @@ def load(args: argparse.Namespace, *, catalog: bool = True) -> list[str]:
     if catalog:  # first, so a user module that reuses a catalog name is the one reported
         registry.load_catalog()
     user: list[str] = []
-    for spec in args.module:
-        user += registry.load_module(spec)
+    with stdout_to_stderr():  # what a user's module prints is not the command's output (``--json`` stays JSON)
+        for spec in args.module:
+            user += registry.load_module(spec)
     return user
+
+
+@contextlib.contextmanager
+def stdout_to_stderr() -> Iterator[None]:
+    """Send whatever is written to stdout inside the block to stderr.
+
+    Both Python's ``sys.stdout`` and file descriptor 1 are redirected, so prints of a
+    user's module or check, of C code and of forked worker processes alike stay off the
+    command's own output (a ``--json`` document on stdout stays parseable). Where stdout
+    has no file descriptor (a test's captured stream), only ``sys.stdout`` is redirected.
+    """
+    sys.stdout.flush()
+    saved = fd = None
+    try:
+        fd = sys.stdout.fileno()
+        err = sys.stderr.fileno()
+        saved = os.dup(fd)
+        os.dup2(err, fd)
+    except (OSError, ValueError, AttributeError, io.UnsupportedOperation):
+        saved = None
+    try:
+        with contextlib.redirect_stdout(sys.stderr):
+            yield
+    finally:
+        try:
+            sys.stderr.flush()
+        except (OSError, ValueError):
+            pass
+        if saved is not None and fd is not None:
+            os.dup2(saved, fd)
+            os.close(saved)
 
 
 def print_json(data: Any) -> None:

@@ -120,7 +120,7 @@ def _decide(before: Any, step: Any, budget: float, seed: int, ctx: primitives.Co
                             detail=f"{reason}; not proved", vacuous=vacuous)
             if reason is not None:
                 # outside its conditions the rule is no evidence: the step must stand without it
-                notes.append(f"{rule.name} used outside its conditions ({reason}); the step is checked without it")
+                notes.append(_not_applicable(rule, reason))
                 prefix = rule.describe() + " (not applicable) → "
         if primitives.is_primitive(rule) and not notes:
             phase[0] = f"applying {rule.name}"
@@ -217,6 +217,12 @@ def _decide(before: Any, step: Any, budget: float, seed: int, ctx: primitives.Co
         why.append("the two sides have different shapes")
     if not ok:
         why.append("the counterexample search ran out of time")
+    elif w.evaluated and not notes and not why:
+        # nothing refutes it and no rule was misused: say what the author can do before what was tried
+        why.append(f"no strategy closed the step and no counterexample at {w.evaluated} points ({w.special} special"
+                   + (f", {w.unknown} undecidable" if w.unknown else "") + "): split it into smaller steps, name the "
+                   "rule it follows from (Substitute, Evaluate, Transform, ...), or declare the premise it relies on "
+                   "(premises=...)")
     elif w.evaluated:
         why.append(f"no counterexample at {w.evaluated} points ({w.special} special"
                    + (f", {w.unknown} undecidable" if w.unknown else "") + ")")
@@ -224,6 +230,15 @@ def _decide(before: Any, step: Any, budget: float, seed: int, ctx: primitives.Co
         why.append("could not be evaluated numerically" + (f" ({w.not_evaluable})" if w.not_evaluable else ""))
     return done(Verdict.UNDECIDED, strategy, detail="; ".join(notes + why) + "; not proved",
                 witness=w.summary() if ok else "", vacuous=vacuous)
+
+
+def _not_applicable(rule: Any, reason: str) -> str:
+    """The actionable first words of a step whose primitive rule's side condition failed: the rule, the
+    condition, and what would make it hold."""
+    text = f"{rule.name} does not apply: {reason}"
+    if "not declared" in reason or "neither declared" in reason:
+        text += " (declare it among the derivation's premises or definitions)"
+    return text + "; the step was checked without the rule"
 
 
 class _Failed:

@@ -156,6 +156,13 @@ _CONSTANTS: dict[str, Callable[[], Any]] = {
 }
 
 
+_MISSING = object()
+#: nodes evaluated between two reads of the CPU clock (the step's time limit)
+_TICKS = 32
+#: sympy rationals as Fractions (immutable, so shared)
+_RATIONALS: dict = {}
+
+
 class Evaluator:
     """Evaluate sympy expressions at a point with mpmath at ``dps`` digits.
 
@@ -185,6 +192,15 @@ class Evaluator:
         #: nodes evaluated so far: a measure of work that, unlike time, is the same on every machine
         self.visits = 0
         self._memo: dict = {}
+        #: (subtree, precision) -> (value, magnitude it reached, visits it took), for subtrees evaluated
+        #: inside an operator (an integrand, a summand) that do not depend on its bound variables
+        self._fixed: dict = {}
+        self._free: dict = {}
+        #: > 0 while an operator overrides indexed elements (a derivative in an element): no reuse then
+        self._slotted = 0
+        self._ticks = 0
+        self._env: dict | None = None
+        self._bound: frozenset = frozenset()
 
     def value(self, expr: Any) -> Value:
         """The value of ``expr`` (a scalar sympy expression) at the point."""
@@ -198,22 +214,59 @@ class Evaluator:
 
     # dispatch ---------------------------------------------------------
     def ev(self, e: Any, env: dict) -> Value:
-        if env is self.point and e.args:  # outside any bound variable: a repeated subtree has one value
+        if not e.args:
+            return self._ev(e, env)
+        if env is self.point:  # outside any bound variable: a repeated subtree has one value
             hit = self._memo.get(e)
             if hit is not None:
                 return hit
             value = self._ev(e, env)
             self._memo[e] = value
             return value
-        return self._ev(e, env)
+        if self._slotted:
+            return self._ev(e, env)
+        # inside an operator: a subtree free of its bound variables has the same value at every sample
+        # (an integrand's constant factor), so it is evaluated once per precision; its effect on the
+        # cancellation scale and on the work count is replayed, so every figure is as if re-evaluated
+        free = self._free.get(e)
+        if free is None:
+            free = self._free[e] = frozenset(e.free_symbols)
+        if self._env is not env:  # the variables this operator binds: those whose value is not the point's
+            point = self.point
+            self._env = env
+            self._bound = frozenset(k for k, v in env.items() if point.get(k, _MISSING) is not v)
+        if not self._bound.isdisjoint(free):
+            return self._ev(e, env)
+        key = (e, mpmath.mp.prec)
+        hit = self._fixed.get(key)
+        if hit is not None:
+            value, magnitude, visits = hit
+            if magnitude > self.magnitude:
+                self.magnitude = magnitude
+            self.visits += visits
+            return value
+        saved, self.magnitude = self.magnitude, mpmath.mpf(0)
+        visits = self.visits
+        try:
+            value = self._ev(e, env)
+        finally:
+            magnitude, self.magnitude = self.magnitude, max(saved, self.magnitude)
+        self._fixed[key] = (value, magnitude, self.visits - visits)
+        return value
 
     def _ev(self, e: Any, env: dict) -> Value:
         self.visits += 1
-        limits.checkpoint()
-        if e.is_Integer:
-            return Fraction(int(e))
+        self._ticks += 1
+        if self._ticks >= _TICKS:  # the clock is read every few nodes (reading it costs as much as a node)
+            self._ticks = 0
+            limits.checkpoint()
         if e.is_Rational:
-            return Fraction(int(e.p), int(e.q))
+            hit = _RATIONALS.get(e)
+            if hit is None:
+                if len(_RATIONALS) > 65536:
+                    _RATIONALS.clear()
+                hit = _RATIONALS[e] = Fraction(int(e.p), int(e.q))
+            return hit
         if e.is_Float:
             sign, man, exp, _ = e._mpf_
             value = Fraction(man) * (Fraction(2) ** exp)
@@ -221,8 +274,8 @@ class Evaluator:
         name = type(e).__name__
         if name in _CONSTANTS:
             return _CONSTANTS[name]()
-        if e in (sp.oo, -sp.oo):
-            return mpmath.inf if e == sp.oo else -mpmath.inf
+        if e is sp.S.Infinity or e is sp.S.NegativeInfinity:  # singletons: no comparison needed
+            return mpmath.inf if e is sp.S.Infinity else -mpmath.inf
         if e is sp.zoo or e is sp.nan:
             raise Undefined(str(e))
         if e.is_Symbol:
@@ -620,6 +673,12 @@ class Evaluator:
             raise NotEvaluable(f"no value for {var}")
 
         def g(t: Any) -> Any:
+            if isinstance(slot, tuple):  # an element overridden: subtrees holding it are not fixed
+                self._slotted += 1
+                try:
+                    return to_mp(self.ev(inner, {**env, slot: t}))
+                finally:
+                    self._slotted -= 1
             return to_mp(self.ev(inner, {**env, slot: t}))
 
         # a derivative exists only where the function is continuous: a jump or a pole at the point
@@ -706,13 +765,25 @@ def _sympy_limit_at(e: Any, env: dict, ev: Evaluator) -> Any:
         if not isinstance(v, Fraction):
             return None
         subs[idx] = sp.Rational(v.numerator, v.denominator)
+    exact = sp.Limit(f.xreplace(subs), var, x0.xreplace(subs), str(direction))
+    if exact in _LIMITS_AT:  # the same limit at the same exact point: sympy's answer does not change
+        return _LIMITS_AT[exact]
     try:
-        out = sp.Limit(f.xreplace(subs), var, x0.xreplace(subs), str(direction)).doit()
+        out = exact.doit()
     except limits.TimeLimit:
-        raise
+        raise  # out of time: not remembered (that depends on the machine)
     except Exception:  # noqa: BLE001 - no value from sympy: no confirmation
-        return None
-    return None if out.has(sp.Limit) or not out.is_number else out
+        out = None
+    else:
+        out = None if out.has(sp.Limit) or not out.is_number else out
+    if len(_LIMITS_AT) > 4096:
+        _LIMITS_AT.clear()
+    _LIMITS_AT[exact] = out
+    return out
+
+
+#: sympy's limits at exact points already found (or refused), by the substituted Limit
+_LIMITS_AT: dict = {}
 
 
 def _tolerance(value: Any) -> Any:

@@ -33,7 +33,9 @@ The list (each class's docstring states its soundness argument and its side cond
   premises, and it occurs in the expression;
 * ``MergeSums``, ``ExchangeSums``, ``RangeCases`` (:mod:`derive.kernel.sum_moves`) —
   :math:`\\sum_a^c f + \\sum_{c+1}^b f = \\sum_a^b f`; Σ_b g·Σ_c f = Σ_c Σ_b g·f over independent ranges;
-  a Piecewise condition on the index decided by the (not reversed) range of its sum.
+  a Piecewise condition on the index decided by the (not reversed) range of its sum;
+* ``ShiftIndex`` (:mod:`derive.kernel.sum_moves`) — :math:`\\sum_{j=a}^{b} f(j) = \\sum_{j=a+k}^{b+k} f(j-k)`;
+  k and the bounds are integers.
 
 No rule rewrites a summand that binds its own index again inside.
 
@@ -53,7 +55,7 @@ from .lemmas import Lemma
 from .limit_laws import LimitLaws
 from .permutations import Reindex
 from .rule import Rule
-from .sum_moves import ExchangeSums, MergeSums, RangeCases
+from .sum_moves import ExchangeSums, MergeSums, RangeCases, ShiftIndex
 
 # ----------------------------------------------------------------------------
 # what the derivation declares
@@ -673,7 +675,7 @@ class Moments(Rule):
 #: The primitive rules, by exact class.
 PRIMITIVES: tuple[type, ...] = (Substitute, SplitSumAt, DropNonnegative, SiftDelta, ExpandSquare, SplitDiagonal,
                                 VarianceDefinition, Linearity, Independence, Moments, LimitLaws,
-                                Reindex, MergeSums, ExchangeSums, RangeCases, Lemma)
+                                Reindex, MergeSums, ExchangeSums, RangeCases, Lemma, ShiftIndex)
 
 
 def is_primitive(rule: Any) -> bool:

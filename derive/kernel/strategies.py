@@ -372,7 +372,7 @@ def cases(d: Any) -> Any:
         variants = [v.xreplace({s: r}) for v in variants for r in (p, -p, sp.Integer(0))]
     for v in variants:
         limits.checkpoint()
-        if not any(_is_zero(fn(v)) for _, fn in CLOSERS):
+        if not any((out := _safe(fn, v)) is not None and _is_zero(out) for _, fn in CLOSERS):
             return d
     return sp.Integer(0)
 
@@ -404,8 +404,8 @@ def congruent(before: Any, after: Any, budget: float, depth: int = 0) -> bool:
         d = sp.sympify(y - x, strict=True)
         ok = False
         for _name, fn in CONGRUENCE_CLOSERS:
-            done, out = limits.run_limited(budget / 4, "congruence", fn, d)
-            if done and _is_zero(out):
+            done, out = limits.run_limited(budget / 4, "congruence", _safe, fn, d)
+            if done and out is not None and _is_zero(out):
                 ok = True
                 break
         if not ok:

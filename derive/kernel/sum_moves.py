@@ -1,4 +1,4 @@
-"""Three moves on finite sums of symbolic length, as primitive rules.
+"""Four moves on finite sums of symbolic length, as primitive rules.
 
 * ``MergeSums`` — :math:`\\sum_{j=a}^{c} f + \\sum_{j=c+1}^{b} f \\to \\sum_{j=a}^{b} f`, and
   :math:`\\sum_{j=a}^{c-1} f + f(c) + \\sum_{j=c+1}^{b} f \\to \\sum_{j=a}^{b} f`. Soundness: with
@@ -18,6 +18,9 @@
   reversed (hi − lo + 1 ≥ 0 is proved: a reversed Karr sum runs over other
   integers) and the comparison with the range's ends is proved from the
   symbols' assumptions or the derivation's inequality premises.
+* ``ShiftIndex`` — :math:`\\sum_{j=a}^{b} f(j) \\to \\sum_{j=a+k}^{b+k} f(j-k)` for one named sum. Soundness:
+  j ↦ j + k is a bijection of the two ranges (and of their complements, for Karr's reversed sums).
+  Side conditions: k and the bounds are integers; the summand does not bind j again.
 """
 
 from __future__ import annotations
@@ -252,4 +255,55 @@ class RangeCases(Rule):
         items = list(expr) if isinstance(expr, sp.MatrixBase) else [expr]
         if not any(_refined(n, ctx) is not None for e in items for n in sp.preorder_traversal(e)):
             return "no case of a summand that the sum's range decides (or the range may be reversed)"
+        return None
+
+
+# ----------------------------------------------------------------------------
+# shifting the index of a sum
+# ----------------------------------------------------------------------------
+
+
+def _shifted(s: Any, by: Any) -> Any:
+    """Σ_{j=a}^{b} f(j) → Σ_{j=a+k}^{b+k} f(j − k)."""
+    j, lo, hi = s.limits[0]
+    return sp.Sum(s.function.xreplace({j: j - by}), (j, lo + by, hi + by))
+
+
+@dataclass(frozen=True)
+class ShiftIndex(Rule):
+    """:math:`\\sum_{j=a}^{b} f(j) \\to \\sum_{j=a+k}^{b+k} f(j-k)` for the sum ``target`` (an integer k).
+
+    Soundness: j ↦ j + k maps the integers a, …, b one to one onto a + k, …, b + k; with Karr's convention
+    (a reversed range is minus the complementary one) both sides also agree for b < a, since the shift maps
+    the complementary range onto the complementary range. Side conditions: k and the bounds are integers;
+    the summand does not bind j again; ``target`` occurs in the expression.
+
+    Args:
+        target: the sum to shift (exactly as it occurs).
+        by: the integer k added to both bounds.
+    """
+
+    target: Any
+    by: Any
+    name: str = "shift the index of a sum"
+
+    def apply(self, expr: Any) -> Any:
+        return expr.xreplace({self.target: _shifted(self.target, self.by)})
+
+    def describe(self) -> str:
+        return f"shift the index of a sum by {self.by}"
+
+    def check(self, expr: Any, ctx: Any, prove_equal: Any) -> str | None:
+        s = self.target
+        if not _single(s) or not expr.has(s):
+            return "the sum to shift does not occur in the expression"
+        j, lo, hi = s.limits[0]
+        if sp.sympify(self.by, strict=True).is_integer is not True:
+            return f"the shift {self.by} is not known to be an integer"
+        if lo.is_integer is not True or hi.is_integer is not True:
+            return "the bounds of the sum are not known to be integers"
+        from .primitives import _rebinds
+
+        if _rebinds(s.function, j):
+            return f"the summand binds {j} again"
         return None

@@ -163,75 +163,57 @@ REPEAT_SHARE = 0.35
 def chunks(derivation: Derivation, s: BeamerSettings) -> list[list[tuple[int, Step, list[str]]]]:
     """The steps cut into frames: at most ``steps_per_frame`` steps and :func:`capacity` each
     (:func:`height`). The first frame holds the claim and the assumptions and, when they leave room, the
-    start of the chain; a chain that does not fit continues on further frames, a step taller than a frame
-    is cut into pieces (the later ones without the relation sign). An empty first chunk: the chain starts
-    on the second frame."""
+    start of the chain; a chain that does not fit continues on further frames, each opening with the
+    left-hand side of its first step (:func:`_lead`). A step is never cut: one taller than a frame has a
+    frame to itself (and is scaled to fit it). An empty first chunk: the chain starts on the second frame."""
     breaker = _breaker(s)
     room = capacity(s, derivation) - DISPLAY
     start, _, exprs, _ = named(derivation, s)
     start_lines = breaker.lines(start)
     head = _head_height(derivation, s)
-    out: list[list[tuple[int, Step, list[str]]]] = [[]]
+    out: list[list[tuple[int, Step, list[str]]]] = [_Chunk()]
     first = breaker.lines(exprs[0]) if exprs else []
-    first_cost = height(first[:3]) + (_words_height(derivation.steps[0].justification) if s.justifications else 0)
+    first_cost = height(first) + (_words_height(derivation.steps[0].justification) if s.justifications else 0)
     if head + DISPLAY + height(start_lines) + first_cost > room + DISPLAY:
-        out.append([])  # the claim alone on the first frame; the chain starts on the next
+        out.append(_Chunk(start_lines))  # the claim alone on the first frame; the chain starts on the next
         used = height(start_lines)
     else:
         used = head + DISPLAY + height(start_lines)
     tail = _tail_height(derivation, s)
     for k, (step, expr) in enumerate(zip(derivation.steps, exprs, strict=True), 1):
         why = _words_height(step.justification) if s.justifications else 0.0
-        pieces = _pieces(breaker.lines(expr), room - why - LINE)
-        for j, lines in enumerate(pieces):
-            last = j == len(pieces) - 1
-            cost = height(lines) + (why if last else 0.0) + (tail if last and k == len(exprs) else 0.0)
-            if out[-1] and (len(out[-1]) >= s.steps_per_frame or used + cost > room):
-                repeat = height(_repeat(out[-1], s, derivation)) if j == 0 else 0.0
-                out.append(_Chunk(repeat=bool(repeat) and repeat + cost <= room))
-                used = repeat if out[-1].repeat else 0.0
-            # a step too tall for a frame continues on the next: only its first piece has the relation
-            out[-1].append((k, step if j == 0 else _Continued(step, last), lines))
-            used += cost
+        lines = breaker.lines(expr)
+        cost = height(lines) + why + (tail if k == len(exprs) else 0.0)
+        if out[-1] and (len(out[-1]) >= s.steps_per_frame or used + cost > room):
+            lead = _lead(out[-1], start_lines, k, room - cost, s, derivation)
+            out.append(_Chunk(lead))
+            used = height(lead)
+        out[-1].append((k, step, lines))
+        used += cost
     return out
 
 
-def _repeat(previous: list[tuple[int, Step, list[str]]], s: BeamerSettings, d: Derivation) -> list[str]:
-    """The lines a continued frame starts from: the previous frame's last expression, if it is short."""
-    if not previous:
-        return []
-    k = len(previous) - 1
-    while k > 0 and isinstance(previous[k][1], _Continued):
-        k -= 1
-    if isinstance(previous[k][1], _Continued):  # the frame held only the rest of a step: no whole expression
-        return []
-    lines = [line for _, _, piece in previous[k:] for line in piece]
-    return lines if height(lines) <= REPEAT_SHARE * capacity(s, d) else []
+def _lead(previous: list[tuple[int, Step, list[str]]], start_lines: list[str], k: int, room: float,
+          s: BeamerSettings, d: Derivation) -> list[str]:
+    r"""What a continued frame shows on its first overlay, the left-hand side of step ``k``: the previous
+    frame's last expression when it is short and leaves room; else the chain's start and a ``\vdots`` (the
+    steps between are on the frames before); else the words "the result of step k-1" (never nothing: a
+    frame must not open on a bare "=")."""
+    lines = previous[-1][2]
+    if height(lines) <= min(REPEAT_SHARE * capacity(s, d), room):
+        return lines
+    if height(start_lines) <= REPEAT_SHARE * capacity(s, d):
+        return [*start_lines, r"\;\vdots"]
+    return [r"\text{(the result of step " + str(k - 1) + ")}"]
 
 
 class _Chunk(list):
-    """The steps of one frame; ``repeat``: the frame starts from the previous frame's last expression."""
+    """The steps of one frame; ``lead``: the lines the frame starts from (the left-hand side of its first
+    step), shown from the first overlay."""
 
-    def __init__(self, repeat: bool = True) -> None:
+    def __init__(self, lead: list[str] | None = None) -> None:
         super().__init__()
-        self.repeat = repeat
-
-
-class _Continued:
-    """A later piece of a step too tall for one frame: no relation sign; the justification on the last piece."""
-
-    def __init__(self, step: Step, last: bool) -> None:
-        self.relation, self.justification, self.last = "", step.justification if last else "", last
-
-
-def _pieces(lines: list[str], most: float) -> list[list[str]]:
-    """``lines`` cut into groups of at most ``most`` in :func:`height`."""
-    out: list[list[str]] = [[]]
-    for line in lines:
-        if out[-1] and height([*out[-1], line]) > most:
-            out.append([])
-        out[-1].append(line)
-    return out
+        self.lead = list(lead or [])
 
 
 def _chain(start_lines: list[str], steps: Sequence[tuple[int, Step, list[str]]], s: BeamerSettings,
@@ -240,10 +222,7 @@ def _chain(start_lines: list[str], steps: Sequence[tuple[int, Step, list[str]]],
     rows = _rows(start_lines, "", None, s)
     for j, (k, step, lines) in enumerate(steps):
         overlay = first + j
-        if isinstance(step, _Continued):
-            rows += [r"&" + _reveal(overlay, rf"\quad {line}", s) for line in lines]
-        else:
-            rows += _rows(lines, REL_TEX[step.relation], overlay, s)
+        rows += _rows(lines, REL_TEX[step.relation], overlay, s)
         if s.justifications and step.justification:
             rows.append(_why(k, step, overlay, s))
     return "\\begin{aligned}\n" + " \\\\\n".join(rows) + "\n\\end{aligned}"
@@ -264,7 +243,7 @@ def named(derivation: Derivation, s: BeamerSettings) -> tuple[Any, Any, list[Any
     where: list[tuple[Any, Any]] = []
     if max(tex_width(breaker.tex(e)) for e in exprs) > FRAME_BUDGET:
         exprs, where = name_repeats(exprs, symbol_names=breaker.printer._settings["symbol_names"],
-                                    entry_width=ENTRY_WIDTH, matrices=True)
+                                    entry_width=ENTRY_WIDTH, matrices=True, budget=FRAME_BUDGET - 2.0)
     return exprs[0], exprs[-1], exprs[1:], where
 
 
@@ -322,10 +301,7 @@ def frame(derivation: Derivation, s: BeamerSettings) -> str:
                         for k, a in enumerate(derivation.assumptions, 1)]
                 out.append(r"\par}")
         if chunk:
-            if c == 0 or not parts[c - 1]:
-                start = breaker.lines(named(derivation, s)[0])
-            else:
-                start = _repeat(parts[c - 1], s, derivation) if getattr(chunk, "repeat", True) else []
+            start = breaker.lines(named(derivation, s)[0]) if c == 0 else chunk.lead
             out.append(fit_to_width(_chain(start, chunk, s), max_height=r"0.9\textheight"))
         if c == len(parts) - 1:
             defs = definitions_latex(derivation, s.symbol_names)
@@ -369,12 +345,16 @@ def _where_frames(derivation: Derivation, s: BeamerSettings) -> list[str]:
     return out
 
 
-def _document(frames: list[str], title: str, s: BeamerSettings) -> str:
+def _document(frames: list[str], title: str, s: BeamerSettings, sections: bool = False) -> str:
     head = [rf"\documentclass[aspectratio={s.aspectratio}]{{beamer}}", rf"\usetheme{{{s.theme}}}",
             r"\usepackage{amsmath,amssymb,booktabs}",
             r"\setbeamertemplate{navigation symbols}{}", rf"\title{{{escape_text(title)}}}",
-            r"\date{}", r"\begin{document}"]
-    return "\n".join([*head, *frames, r"\end{document}", ""])
+            r"\date{}"]
+    if sections:  # a section frame opens each chapter: the agenda with the chapter in bold
+        head += [r"\usepackage{multicol}",
+                 r"\AtBeginSection[]{\begin{frame}\frametitle{\insertsectionhead}" + _toc("currentsection,")
+                 + r"\end{frame}}"]
+    return "\n".join([*head, r"\begin{document}", *frames, r"\end{document}", ""])
 
 
 def beamer_frame(derivation: Derivation, **settings: Any) -> str:
@@ -397,22 +377,48 @@ def beamer_frame(derivation: Derivation, **settings: Any) -> str:
     return _document([body], s.title or derivation.title, s) if s.standalone else body + "\n"
 
 
-def beamer_deck(derivations: Sequence[Derivation], extra_frames: Sequence[str] = (), **settings: Any) -> str:
+def _toc(options: str = "") -> str:
+    r"""The agenda: the chapters in two columns of small type (a book's 14 chapters fit one frame)."""
+    return (r"{\footnotesize\begin{multicols}{2}\raggedcolumns"
+            rf"\tableofcontents[{options}hideallsubsections]\end{{multicols}}}}")
+
+
+def _section(title: str) -> str:
+    r"""``\section`` with a plain-text form for the PDF outline (bookmarks cannot hold math)."""
+    import unicodedata
+
+    plain = "".join(ch if ord(ch) < 128 else (unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode()
+                                              or {"·": "*", "−": "-", "√": "sqrt"}.get(ch, " ")) for ch in title)
+    plain = plain.replace("$", "").replace("\\", "").replace("{", "").replace("}", "")
+    plain = re.sub(r"[#%&_^~]", " ", plain)
+    return rf"\section{{\texorpdfstring{{{escape_text(title)}}}{{{plain}}}}}"
+
+
+def beamer_deck(derivations: Sequence[Derivation], extra_frames: Sequence[str] = (),
+                chapters: Sequence[tuple[str, Sequence[Derivation]]] = (), **settings: Any) -> str:
     r"""A deck: a title page, one frame per derivation in the order given, then ``extra_frames``.
 
     Args:
-        derivations: the derivations.
+        derivations: the derivations (after those of ``chapters``).
         extra_frames: more frames as LaTeX (e.g. parameter tables), appended as they are.
+        chapters: ``[(title, derivations), ...]``: a book's chapters in order; each becomes a
+            ``\section`` (one entry of the PDF outline) opened by a section frame, and an agenda frame
+            after the title page lists them.
         **settings: fields of :class:`BeamerSettings`; a deck is always
             standalone (the ``standalone`` setting is ignored).
 
     Raises:
         InputError: nothing to show, an unknown setting or a bad value.
     """
-    if not derivations and not extra_frames:
+    if not derivations and not extra_frames and not any(ds for _, ds in chapters):
         raise InputError("a deck needs at least one derivation or frame")
     s = checked_settings(BeamerSettings, settings)
     title = s.title or "The Transformer, derived step by step"
     frames = [r"\begin{frame}", r"\titlepage", r"\end{frame}"]
+    if chapters:
+        frames += [r"\begin{frame}\frametitle{Contents}", _toc(), r"\end{frame}"]
+    for name, members in chapters:
+        frames.append(_section(name))
+        frames += [frame(d, s) for d in members]
     frames += [frame(d, s) for d in derivations] + list(extra_frames)
-    return _document(frames, title, s)
+    return _document(frames, title, s, sections=bool(chapters))

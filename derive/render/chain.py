@@ -39,7 +39,7 @@ class ChainLayout:
         widest = max(tex_width(self.breaker.tex(e)) for e in exprs)
         self.names: list = []
         if widest > budget:
-            exprs, self.names = name_repeats(exprs, symbol_names=symbols)
+            exprs, self.names = name_repeats(exprs, symbol_names=symbols, budget=budget - 4.0)
         self.start, self.end, self.exprs = exprs[0], exprs[-1], exprs[1:]
         start_tex = self.breaker.tex(self.start)
         self.alone = tex_width(start_tex) > budget / 3 or any(

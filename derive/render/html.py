@@ -10,7 +10,7 @@ import html
 
 from ..core import Derivation
 from ..exceptions import MissingDependencyError
-from ..report import Report
+from ..report import CheckState, Report, checks_summary
 
 #: widest line of a chain in a notebook, in em of the math font (:func:`derive.render.layout.tex_width`)
 NOTEBOOK_BUDGET = 44.0
@@ -50,14 +50,13 @@ def words_html(text: str) -> str:
 
 
 def verdict_html(report: Report | None) -> str:
-    """``✓ proved: all 3 steps proved symbolically; 2 of 2 numeric cross-checks passed`` (or why not)."""
+    """``✓ proved: 3 of 3 steps proved symbolically; numeric cross-checks: 1 passed, 1 not evaluated`` (or why not)."""
     if report is None:
         return "<span class='derive-nb-verdict'>not verified</span>"
     verdict = str(report.verdict)
     mark = {"proved": "✓ proved", "refuted": "✗ refuted", "undecided": "? undecided"}.get(verdict, verdict)
     proved = sum(s.ok for s in report.steps)
-    passed = sum(c.passed for c in report.checks)
-    checks = (f"{passed} of {len(report.checks)} numeric cross-checks passed" if report.checks
+    checks = (f"numeric cross-checks: {checks_summary(report.checks)}" if report.checks
               else "no numeric cross-check applies")
     text = f"{proved} of {len(report.steps)} steps proved symbolically; {checks}"
     if report.error:
@@ -122,14 +121,19 @@ def derivation_html(derivation: Derivation, report: Report | None = None) -> str
     return "\n".join(out)
 
 
+def _verdict(report: Report) -> str:
+    """The report's verdict in the words of every surface: proved, refuted, undecided (or a failed cross-check)."""
+    return str(report.verdict) if report.ok or str(report.verdict) != "proved" else "cross-check failed"
+
+
 def report_html(report: Report) -> str:
     """A report as an HTML table: one row per step (verdict, strategy) and per cross-check."""
     rows = [f"<tr><td>step {s.index}</td><td>{html.escape(str(s.verdict))}</td>"
             f"<td>{html.escape(s.strategy)}{(' — ' + html.escape(str(s.counterexample))) if s.counterexample else ''}"
             "</td></tr>" for s in report.steps]
-    rows += [f"<tr><td>check</td><td>{'passed' if c.passed else 'FAILED'}</td>"
+    rows += [f"<tr><td>check</td><td>{'FAILED' if c.state is CheckState.FAILED else c.state}</td>"
              f"<td>{html.escape(c.name)}: {html.escape(c.message)}</td></tr>" for c in report.checks]
-    head = (f"<p><code>{html.escape(report.name)}</code>: <b>{'PASS' if report.ok else 'FAIL'}</b> "
+    head = (f"<p><code>{html.escape(report.name)}</code>: <b>{html.escape(_verdict(report))}</b> "
             f"({report.seconds:.2f} s)</p>")
     if report.error:
         head += f"<p>error: {html.escape(report.error)}</p>"

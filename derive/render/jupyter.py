@@ -51,14 +51,60 @@ def repr_html(derivation: Derivation) -> str:
     return derivation_html(derivation, notebook_report(derivation))
 
 
+def _verdict_word(derivation: Derivation) -> str:
+    """The verdict the cache holds for ``derivation`` ("proved", ...), or "not verified yet"; never verifies."""
+    try:
+        from ..cache import derivation_key, load
+        from ..numeric import DEFAULT_SEED
+        from ..verify import STEP_BUDGET
+
+        key = derivation_key(derivation, seed=DEFAULT_SEED, budget=STEP_BUDGET)
+        hit = load(key) if key is not None else None
+    except Exception:  # noqa: BLE001 - a repr must never fail
+        hit = None
+    return str(hit.verdict) if hit is not None and hit.name == derivation.name else "not verified yet"
+
+
+def repr_derivation(derivation: Derivation) -> str:
+    """``<Derivation NAME: verdict; claim>`` in one line of at most 100 columns (text/plain, a terminal
+    IPython): the verdict from the verification cache, never computed here."""
+    from .text import claim_line
+
+    head = f"<Derivation {derivation.name}: {_verdict_word(derivation)}; "
+    return head + claim_line(derivation, 100 - len(head) - 1) + ">"
+
+
+def repr_report(report: Any) -> str:
+    """``<Report NAME: proved, 3/3 steps proved, 2/2 cross-checks passed, 0.41 s>`` in one line."""
+    steps = f"{sum(s.ok for s in report.steps)}/{len(report.steps)} steps proved"
+    checks = f", {sum(c.passed for c in report.checks)}/{len(report.checks)} cross-checks passed" \
+        if report.checks else ""
+    error = "; an error stopped the check" if report.error else ""
+    return f"<Report {report.name}: {report.verdict}, {steps}{checks}{error}, {report.seconds:.2f} s>"
+
+
+def _pretty(function: Any) -> Any:
+    def _repr_pretty_(self: Any, p: Any, cycle: bool) -> None:  # IPython's text/plain hook
+        p.text(function(self))
+
+    return _repr_pretty_
+
+
 #: IPython's method name -> the function above
 REPRS: dict[str, Any] = {"_repr_latex_": repr_latex, "_repr_markdown_": repr_markdown, "_repr_html_": repr_html}
 
 
 def install() -> None:
-    """Set the Jupyter display methods on :class:`~derive.core.Derivation` (idempotent)."""
+    """Set the Jupyter display methods on :class:`~derive.core.Derivation` and the one-line text reprs of
+    it and of :class:`~derive.report.Report` (idempotent)."""
+    from ..report import Report
+
     for name, function in REPRS.items():
         setattr(Derivation, name, function)
+    Derivation.__repr__ = repr_derivation  # the dataclass repr is 3 KB of sympy and <function ...>
+    Derivation._repr_pretty_ = _pretty(repr_derivation)
+    Report.__repr__ = repr_report
+    Report._repr_pretty_ = _pretty(repr_report)
 
 
 install()

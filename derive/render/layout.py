@@ -9,8 +9,9 @@ breaks the LaTeX of a wide expression into lines no wider than a budget (in
 * an operator or a product around one wide argument, ``N \left(a + b + \dots\right)``
   or ``\operatorname{ReLU}\left(\dots\right)``, keeps its name on the first line
   and its bracket, now ``\Bigl(`` ... ``\Bigr)``, around the broken argument;
-* an explicit matrix too wide for a line is cut into blocks of columns, one
-  block per line, the bracket opening on the first block and closing on the last;
+* an explicit matrix is never cut: it stays on one line, a long entry broken
+  inside its cell; a matrix wider than the line has its wide entries named
+  (``\xi_3``) and given in the "where" list (:func:`name_repeats` with ``budget``);
 * a large subexpression that repeats across a chain is named once (``\xi_1``)
   and given in a "where" list (:func:`name_repeats`).
 
@@ -517,22 +518,13 @@ class Breaker:
         return [whole]
 
     def _matrix(self, m: Any, budget: float) -> list[str]:
-        """Blocks of columns, one per line: ``\\left[ cols 1..j \\right.``, ..., ``\\left. cols ..n \\right]``."""
-        cells = [[self._cell(m[i, j], budget) for j in range(m.cols)] for i in range(m.rows)]
-        widths = [max(tex_width(cells[i][j]) for i in range(m.rows)) + 1.0 for j in range(m.cols)]
-        blocks: list[list[int]] = []
-        for j, w in enumerate(widths):
-            if blocks and sum(widths[k] for k in blocks[-1]) + w <= budget - 1.0:
-                blocks[-1].append(j)
-            else:
-                blocks.append([j])
-        out = []
-        for b, cols in enumerate(blocks):
-            body = r" \\ ".join(" & ".join(cells[i][j] for j in cols) for i in range(m.rows))
-            left = r"\left[" if b == 0 else r"\left."
-            right = r"\right]" if b == len(blocks) - 1 else r"\right."
-            out.append(rf"{left}\begin{{matrix}}{body}\end{{matrix}}{right}")
-        return out
+        r"""A matrix is never cut into blocks of columns (a ``\right.`` ... ``\left.`` pair reads as stacked
+        fractions): one line, its entries broken inside their cells; a matrix still too wide should have its
+        wide entries named first (:func:`name_repeats` with ``budget``)."""
+        cols = max(m.cols, 1)
+        cells = [[self._cell(m[i, j], (budget - 1.0) / cols) for j in range(m.cols)] for i in range(m.rows)]
+        body = r" \\ ".join(" & ".join(row) for row in cells)
+        return [rf"\left[\begin{{matrix}}{body}\end{{matrix}}\right]"]
 
     def _cell(self, entry: Any, budget: float) -> str:
         lines = self.lines(entry, budget - 2.0)
@@ -553,7 +545,7 @@ def aligned_lines(lines: list[str], relation: str = "", indent: str = r"\quad") 
 
 def name_repeats(exprs: list[Any], min_width: float = 10.0, limit: int = 6,
                  symbol_names: dict | None = None, entry_width: float | None = None,
-                 matrices: bool = False) -> tuple[list[Any], list[tuple[Any, Any]]]:
+                 matrices: bool = False, budget: float | None = None) -> tuple[list[Any], list[tuple[Any, Any]]]:
     r"""Name large subexpressions that occur at least twice in ``exprs`` (``\xi_1``, ``\xi_2`` ...; a matrix ``\Xi_k``).
 
     Args:
@@ -563,6 +555,9 @@ def name_repeats(exprs: list[Any], min_width: float = 10.0, limit: int = 6,
         matrices: also name an explicit matrix that repeats (``\Xi_1``).
         entry_width: then also name each matrix entry still wider than this (em), so that a wide
             matrix shows its shape and the entry is given in full in the "where" list (``None``: no).
+        budget: the widest line (em): an explicit matrix (or row vector) wider than this also has its
+            entries wider than its share of the line named, so that it fits whole on one line
+            (a matrix is never cut across lines).
 
     Returns:
         ``(new_exprs, [(name, value), ...])``: the expressions with the
@@ -601,29 +596,36 @@ def name_repeats(exprs: list[Any], min_width: float = 10.0, limit: int = 6,
             current = [_tidy(e.xreplace({best: name})) if isinstance(e, sp.Basic) else e for e in current]
             names = [(n, _tidy(v.xreplace({best: name}))) for n, v in names]
         names.append((name, best))
-    if entry_width is not None:
-        current, names = _name_entries(current, names, entry_width, printer)
+    if entry_width is not None or budget is not None:
+        current, names = _name_entries(current, names, entry_width, printer, budget)
     return current, names
 
 
-def _name_entries(current: list[Any], names: list[tuple[Any, Any]], entry_width: float,
-                  printer: Any) -> tuple[list[Any], list[tuple[Any, Any]]]:
-    """Name the matrix entries of ``current`` wider than ``entry_width`` em, in the order they appear."""
+def _name_entries(current: list[Any], names: list[tuple[Any, Any]], entry_width: float | None,
+                  printer: Any, budget: float | None = None) -> tuple[list[Any], list[tuple[Any, Any]]]:
+    """Name the matrix entries of ``current`` (and of the named values) wider than ``entry_width`` em and,
+    in a formula wider than ``budget``, wider than their matrix's share of the line per column; in the order
+    they appear."""
     import sympy as sp
 
     wide: list[Any] = []
-    for e in current:
+    for e in [*current, *(v for _, v in names)]:
         if not isinstance(e, sp.Basic):
             continue
+        too_wide = budget is not None and tex_width(printer.doprint(e)) > budget
         for node in sp.preorder_traversal(e):
             if isinstance(node, sp.MatrixBase):
-                wide += [x for x in node if x not in wide and tex_width(printer.doprint(x)) > entry_width]
+                most = float("inf") if entry_width is None else entry_width
+                if too_wide:
+                    most = min(most, max((budget - 2.0) / max(node.cols, 1) - 1.2, 2.0))
+                wide += [x for x in node if x not in wide and tex_width(printer.doprint(x)) > most]
     if not wide:
         return current, names
     k = sum(not isinstance(n, sp.MatrixSymbol) for n, _ in names)
     new = {x: sp.Symbol(f"xi_{k + j}") for j, x in enumerate(wide, 1)}
     with sp.evaluate(False):
         current = [e.xreplace(new) if isinstance(e, sp.Basic) else e for e in current]
+        names = [(n, v.xreplace(new) if isinstance(v, sp.Basic) else v) for n, v in names]
     return current, names + [(name, x) for x, name in new.items()]
 
 

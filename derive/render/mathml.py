@@ -3,7 +3,7 @@
 The LaTeX of :mod:`derive.render.latex` is converted by ziamath's converter
 (built on latex2mathml), which turns the ``aligned`` chain into an
 ``<mtable>`` aligned at the relation sign. Optional dependency:
-``pip install "derive[slides]"``.
+``pip install -e ".[slides]"`` from the root of the derive checkout.
 """
 
 from __future__ import annotations
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core import Derivation
-from ..exceptions import InputError, MissingDependencyError
+from ..exceptions import SLIDES_INSTALL, InputError, MissingDependencyError
 from .latex import SelectionSettings, checked_settings, claim_latex, derivation_latex, step_latex
 
 
@@ -57,7 +57,7 @@ def latex_to_mathml(latex: str, display: str = "block") -> str:
     try:
         from ziamath.tex import tex2mml
     except ImportError:
-        raise MissingDependencyError("MathML output needs ziamath: pip install 'derive[slides]'") from None
+        raise MissingDependencyError(f"MathML output needs ziamath: {SLIDES_INSTALL}") from None
     return tex2mml(latex, inline=display == "inline")
 
 

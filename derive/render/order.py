@@ -122,6 +122,44 @@ class DisplayLatexPrinter(_AuthorOrder, LatexPrinter):
 OPERATOR_NAMES = {"RowSoftmax": "softmax", "CausalMask": "mask", "MultiHead": "MHA"}
 
 
+def _reader_names() -> dict[Any, str]:
+    """Catalog symbol -> its Unicode spelling, read from its LaTeX in the notation table; a symbol whose
+    name already reads well (``d_model``, ``n_ctx``: the field's names) is left out."""
+    import re
+
+    from ..transformer.notation import latex_names
+    from .textmath import tex_unicode
+
+    out = {}
+    for symbol, tex in latex_names().items():
+        tex = re.sub(r"\\overline\{(\w)\^\{?(\w)\}?\}", lambda m: m.group(1) + "\u0304" + "^" + m.group(2), tex)
+        text = tex_unicode(tex)
+        if re.search(r"overline|mathrm|mathbf|operatorname|frac|sqrt|left|right|\\", text):
+            continue  # a LaTeX command the converter did not know: the name is safer
+        if text != symbol.name:
+            out[symbol] = text
+    return out
+
+
+_READER: dict[Any, str] = {}
+
+
+def reader_name(symbol: Any) -> str | None:
+    """The Unicode name a reader knows ``symbol`` by (``b``, ``σ²``, ``ε``), or ``None`` to print its name."""
+    if not _READER:
+        try:
+            _READER.update(_reader_names())
+        except Exception:  # noqa: BLE001 - without the catalog's notation: sympy's own spelling
+            _READER[None] = ""
+    return _READER.get(symbol)
+
+
+def reader_names() -> dict[str, str]:
+    """Symbol name -> the Unicode name a reader knows it by (see :func:`reader_name`)."""
+    reader_name(None)
+    return {s.name: text for s, text in _READER.items() if s is not None}
+
+
 class DisplayPrettyPrinter(_AuthorOrder, PrettyPrinter):
     """sympy's Unicode pretty printer (the terminal) with the same order as :class:`DisplayLatexPrinter`."""
 
@@ -133,12 +171,28 @@ class DisplayPrettyPrinter(_AuthorOrder, PrettyPrinter):
         return super()._print_Mul(product)
 
     def _print_Symbol(self, e: Any, bold_name: bool = False) -> Any:
-        """A symbol named in LaTeX (``PE_{pos,2i}``, ``\\sigma^2``) as Unicode, not as its source."""
+        """A symbol as the reader sees it on the site: a catalog symbol by its notation (``b_row`` is ``b``,
+        ``sigma2`` is ``σ²``, ``eps`` is ``ε``; :mod:`derive.transformer.notation`), a symbol named in
+        LaTeX (``PE_{pos,2i}``, ``\\sigma^2``) as Unicode, not as its source."""
+        shown = reader_name(e)
+        if shown is not None:
+            return prettyForm(shown)
         if "\\" in e.name or "{" in e.name:
             from .textmath import tex_unicode
 
             return prettyForm(tex_unicode(e.name))
         return super()._print_Symbol(e, bold_name)
+
+    def _print_Function(self, e: Any, *args: Any, **kwargs: Any) -> Any:
+        """An expectation or variance as the site writes it, ``E[X]`` and ``Var(X)``: an atom, so a power
+        goes after it (``E[X]²``, not sympy's ``E²(X)``)."""
+        brackets = getattr(type(e), "_str", None)
+        if isinstance(brackets, tuple) and len(brackets) == 2 and all(brackets) and len(e.args) == 1:
+            head = brackets[0][:-1]
+            inside = self._print(e.args[0])
+            form = prettyForm(*inside.parens(brackets[0][-1], brackets[1]))
+            return prettyForm(*form.left(head))
+        return super()._print_Function(e, *args, **kwargs)
 
     def _print_Max(self, e: Any) -> Any:
         return self._helper_print_function(e.func, e.args, func_name="max")
@@ -176,6 +230,9 @@ class DisplayPrettyPrinter(_AuthorOrder, PrettyPrinter):
         from sympy import Basic
 
         if isinstance(expr, Basic) and expr.args:
+            label = getattr(type(expr), "label", None)
+            if isinstance(label, str) and hasattr(expr, "arg"):  # a row-wise operator: LN(X) as on the site
+                return self.call(label, [expr.arg])
             name = type(expr).__name__
             if name == "HStack":  # blocks side by side: [A | B]
                 parts = [self._print(a) for a in expr.args]

@@ -138,7 +138,8 @@ def named(d: Derivation, s: SlidesSettings) -> tuple[list[Any], list[tuple[Any, 
     exprs = [d.start, *(st.expr for st in d.steps)]
     if max(tex_width(breaker.tex(e)) for e in exprs) <= SLIDE_BUDGET:
         return exprs, []
-    return name_repeats(exprs, symbol_names=_names(s), entry_width=ENTRY_WIDTH, matrices=True)
+    return name_repeats(exprs, symbol_names=_names(s), entry_width=ENTRY_WIDTH, matrices=True,
+                        budget=SLIDE_BUDGET - 2.0)
 
 
 def chunks(d: Derivation, s: SlidesSettings) -> list[list[tuple[int, Any, list[str]]]]:
@@ -291,12 +292,31 @@ def slide_markdown(derivation: Derivation, **settings: Any) -> str:
     return "\n---\n\n".join("\n".join(lines).rstrip() + "\n" for lines in slides)
 
 
-def slides_markdown(derivations: Sequence[Derivation], extra_slides: Sequence[str] = (), **settings: Any) -> str:
+def _chapter_slides(chapters: Sequence[tuple[str, Sequence[Derivation]]], s: SlidesSettings,
+                    settings: dict) -> list[str]:
+    """An agenda slide, then per chapter a section slide (the agenda with the chapter in bold) and its slides."""
+    titles = [mark_math(title) for title, _ in chapters]
+    keep = f" {_KEEP_CASE}" if s.flavour == "revealjs" else ""
+
+    def agenda(current: int) -> str:
+        return "\n".join(f"{k}. " + (f"**{t}**" if k - 1 == current else t) for k, t in enumerate(titles, 1))
+
+    out = [f"## Contents{keep}\n\n{agenda(-1)}\n"]
+    for c, (_, members) in enumerate(chapters):
+        out.append(f"# {c + 1}. {titles[c]}{keep}\n\n{agenda(c)}\n")
+        out += [slide_markdown(d, **settings) for d in members]
+    return out
+
+
+def slides_markdown(derivations: Sequence[Derivation], extra_slides: Sequence[str] = (),
+                    chapters: Sequence[tuple[str, Sequence[Derivation]]] = (), **settings: Any) -> str:
     """A deck: (a Marp front matter,) an optional title slide, one slide per derivation, ``extra_slides``.
 
     Args:
-        derivations: the derivations, in the order of the slides.
+        derivations: the derivations, in the order of the slides (after those of ``chapters``).
         extra_slides: more slides as Markdown (e.g. parameter tables), appended as they are.
+        chapters: ``[(title, derivations), ...]``: a book's chapters in order; an agenda slide lists
+            them and a section slide opens each one.
         **settings: fields of :class:`SlidesSettings`.
 
     Returns:
@@ -305,10 +325,11 @@ def slides_markdown(derivations: Sequence[Derivation], extra_slides: Sequence[st
     Raises:
         InputError: nothing to show, an unknown setting or a bad value.
     """
-    if not derivations and not extra_slides:
+    if not derivations and not extra_slides and not any(ds for _, ds in chapters):
         raise InputError("a deck needs at least one derivation or slide")
     s = checked_settings(SlidesSettings, settings)
     slides = [f"# {s.title}\n"] if s.title else []
+    slides += _chapter_slides(chapters, s, settings) if chapters else []
     slides += [slide_markdown(d, **settings) for d in derivations] + list(extra_slides)
     text = "\n---\n\n".join(slides)
     if s.flavour == "marp":

@@ -12,7 +12,8 @@ LibreOffice, PowerPoint and Keynote display.
 PNG goes through cairosvg [2]_ (a PyPI package that needs the system's
 ``libcairo2``, present on most desktops; on Debian ``apt-get install libcairo2``).
 
-Both are optional dependencies: ``pip install "derive[slides]"``.
+Both are optional dependencies, the ``slides`` extra: ``pip install -e ".[slides]"`` from the root of
+the derive checkout.
 
 .. [1] https://ziamath.readthedocs.io
 .. [2] https://cairosvg.org
@@ -28,7 +29,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..core import Derivation
-from ..exceptions import InputError, MissingDependencyError
+from ..exceptions import SLIDES_INSTALL, InputError, MissingDependencyError
 from .latex import REL_TEX, SelectionSettings, checked_settings, expr_latex, start_alone, step_pair
 from .textmath import mark_math
 
@@ -68,7 +69,7 @@ def _svg11() -> Iterator[Any]:
         from ziamath.nodes.mrow import Mrow
     except ImportError:
         raise MissingDependencyError(
-            "SVG output needs ziamath: pip install 'derive[slides]'") from None
+            f"SVG output needs ziamath: {SLIDES_INSTALL}") from None
     old, measure = ziamath.config.svg2, Mrow._get_height_nostretch
     ziamath.config.svg2 = False
     Mrow._get_height_nostretch = _row_height(measure)
@@ -226,7 +227,8 @@ def _rows(d: Derivation, s: SvgSettings) -> list[tuple[str, str, str]]:
     exprs = [d.start, *(st.expr for st in d.steps)]
     where: list = []
     if max(tex_width(breaker.tex(e)) for e in exprs) > SVG_BUDGET:  # long: name repeats, break lines
-        exprs, where = name_repeats(exprs, symbol_names=symbols, entry_width=ENTRY_WIDTH, matrices=True)
+        exprs, where = name_repeats(exprs, symbol_names=symbols, entry_width=ENTRY_WIDTH, matrices=True,
+                                    budget=SVG_BUDGET - 2.0)
     start = breaker.lines(exprs[0])
     first = breaker.lines(exprs[1])
     alone = len(start) > 1 or start_alone(start[0], first[0])
@@ -341,7 +343,7 @@ def svg_to_png(svg: str, scale: float = 2.0, background: str = "white") -> bytes
         import cairosvg
     except (ImportError, OSError) as exc:
         raise MissingDependencyError(
-            f"PNG output needs cairosvg and the cairo library (pip install 'derive[slides]'; "
+            f"PNG output needs cairosvg and the cairo library ({SLIDES_INSTALL}; "
             f"on Debian apt-get install libcairo2): {exc}") from None
     bg = None if background == "none" else background
     return cairosvg.svg2png(bytestring=svg.encode("utf-8"), scale=scale, background_color=bg)

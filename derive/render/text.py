@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..core import Derivation
-from ..report import Report, Verdict
+from ..report import CheckState, Report, Verdict, count_checks
 
 _REL = {"=": "=", "<=": "≤", "<": "<", ">=": "≥", ">": ">"}
 
@@ -28,7 +28,7 @@ def _form(expr: Any) -> tuple[list[str], int]:
     from .order import DisplayPrettyPrinter
 
     form = DisplayPrettyPrinter({"use_unicode": True, "wrap_line": False})._print(expr)
-    lines = form.render(wrap_line=False).split("\n")
+    lines = form.render(wrap_line=False).replace("-", "−").split("\n")  # one minus sign, as in the words
     return lines, form.baseline if 0 <= form.baseline < len(lines) else 0
 
 
@@ -61,10 +61,48 @@ def readable(text: str) -> str:
     return re.sub(r"(?<=\S)\*(?=\S)", "⋅", text)
 
 
+def reader_words(text: str) -> str:
+    """``text`` (a rule's description, built from sympy's ``str``) with the catalog's helper names written as
+    the reader knows them (``c_col`` as ``c``; ``derive.render.order.reader_name``)."""
+    import re
+
+    from .order import reader_names
+
+    for name, shown in sorted(reader_names().items(), key=lambda kv: -len(kv[0])):
+        if "_" in name or name in ("eps", "sigma2"):
+            text = re.sub(rf"(?<![A-Za-z0-9]){re.escape(name)}(?![A-Za-z0-9(])", shown, text)
+            text = re.sub(rf"(?<=_){re.escape(name)}", shown, text)  # glued to a subscript: δ_c_coll
+    return text
+
+
 def _one_line(expr: Any) -> str:
     """The pretty print of ``expr`` if it fits on one line, else its ``str`` made readable."""
     lines, _ = _form(expr)
     return lines[0] if len(lines) == 1 else readable(expr_text(expr))
+
+
+def claim_line(derivation: Derivation, width: int = WIDTH) -> str:
+    """The claim ``start R end`` on one line of at most ``width`` columns: the site's LaTeX read as Unicode
+    (:func:`~derive.render.textmath.unicode_text`), an explicit matrix shown by its shape; cut with "…"."""
+    import sympy as sp
+
+    from .latex import expr_latex
+    from .order import shown_expr
+    from .textmath import unicode_text
+
+    def one(expr: Any) -> str:
+        if isinstance(expr, sp.Basic):
+            shapes = {m: sp.MatrixSymbol(f"[{m.rows}×{m.cols} matrix]", m.rows, m.cols)
+                      for m in sp.preorder_traversal(expr) if isinstance(m, sp.MatrixBase)}
+            try:
+                with sp.evaluate(False):
+                    expr = shapes.get(expr) or expr.xreplace(shapes)
+            except (TypeError, ValueError):  # a matrix sympy cannot stand a symbol for: as it is
+                pass
+        return " ".join(unicode_text(f"${expr_latex(expr)}$").split())
+
+    text = f"{one(derivation.start)} {_REL[derivation.relation]} {one(shown_expr(derivation.steps[-1]))}"
+    return text if len(text) <= width else text[:max(width - 1, 1)].rstrip() + "…"
 
 
 def _text(word: str) -> tuple[list[str], int]:
@@ -134,7 +172,7 @@ def pretty_rows(expr: Any, width: int = WIDTH) -> list[tuple[list[str], int]]:
         return call
     from .order import display_pretty
 
-    wrapped = display_pretty(expr, use_unicode=True, wrap_line=True, num_columns=max(width, 20))
+    wrapped = display_pretty(expr, use_unicode=True, wrap_line=True, num_columns=max(width, 20)).replace("-", "−")
     return [(wrapped.splitlines() or [""], 0)]
 
 
@@ -159,7 +197,7 @@ def _call_rows(expr: Any, width: int) -> list[tuple[list[str], int]] | None:
         sigma = _form(sp.Sum(sp.Symbol("( "), expr.limits[-1]))
         term = sp.Sum(expr.function, *expr.limits[:-1]) if len(expr.limits) > 1 else expr.function
         sub = pretty_rows(term, width - _width(sigma[0]) - 2)
-        if len(sub) > 1:
+        if len(sub) > 1 or _width(_beside([sigma, sub[0]])[0]) + 1 <= width:  # broken, or fits beside Σ
             pad = " " * (_width(sigma[0]) + 1)
             last_lines, last_base = sub[-1]
             sub[-1] = _beside([(last_lines, last_base), _text(")")])
@@ -167,10 +205,14 @@ def _call_rows(expr: Any, width: int) -> list[tuple[list[str], int]] | None:
     if name in ("Sum", "Limit", "Derivative", "Integral", "Pow"):
         return None
     name = OPERATOR_NAMES.get(name, name.lower() if name in ("Max", "Min") else name)
+    args = expr.args
+    label = getattr(type(expr), "label", None)
+    if isinstance(label, str) and hasattr(expr, "arg"):  # a row-wise operator: LN(X), its settings unshown
+        name, args = label, (expr.arg,)
     rows = [_text(f"{name}(")] if name != "HStack" else [_text("[")]
-    for k, arg in enumerate(expr.args):
+    for k, arg in enumerate(args):
         sub = pretty_rows(arg, width - 4)
-        tail = "," if k < len(expr.args) - 1 and name != "HStack" else ""
+        tail = "," if k < len(args) - 1 and name != "HStack" else ""
         if name == "HStack" and k:
             rows.append(_text("  │"))
         sub[-1] = _beside([sub[-1], _text(tail)])
@@ -203,12 +245,18 @@ def derivation_text(derivation: Derivation) -> str:
     Words are shown with their ``$...$`` math as Unicode (:func:`derive.render.textmath.unicode_text`);
     formulas with sympy's Unicode pretty printer, relation signs in one column.
     """
-    from .order import shown_expr
-    from .textmath import unicode_text as u
+    import re
 
-    lines = [f"{u(derivation.title)}  [{derivation.name}]", ""]
+    from .order import shown_expr
+    from .textmath import unicode_text
+
+    def u(text: str) -> str:  # words with their math as Unicode, and the formulas' minus sign
+        return re.sub(r"(?:(?<=\s)|(?<=^)|(?<=[(=,/^]))-(?=[\s\w(√]|$)", "−", unicode_text(text))
+
+    lines = [*textwrap.wrap(f"{u(derivation.title)}  [{derivation.name}]", WIDTH, break_on_hyphens=False), ""]
     if derivation.instance:
-        lines[1:1] = [f"Proves an instance only: {u(derivation.instance)}"]
+        lines[-1:-1] = textwrap.wrap(f"Proves an instance only: {u(derivation.instance)}", WIDTH,
+                                     break_on_hyphens=False)
     if derivation.summary:
         lines += [*textwrap.wrap(u(derivation.summary), WIDTH, break_on_hyphens=False), ""]
     exprs = [derivation.start, *(shown_expr(s) for s in derivation.steps)]
@@ -247,7 +295,7 @@ def derivation_text(derivation: Derivation) -> str:
         lines += relation_block(f"({k}) ", _REL[step.relation], expr, 6)
         why = u(step.justification)
         if step.rule is not None:
-            why += f"  [rule: {readable(step.rule.describe())}]"
+            why += f"  [rule: {reader_words(readable(step.rule.describe()))}]"
         if step.citation is not None:
             why += f"  [{step.citation}]"
         lines += textwrap.wrap(why, WIDTH, initial_indent="        by: ", subsequent_indent=" " * 12,
@@ -275,45 +323,59 @@ def failure_text(derivation: Derivation, report: Report) -> str:
         f"  step {bad.index} {bad.verdict}: {step.justification}",
         f"    previous: {expr_text(prev)}",
         f"    claimed:  {_REL[step.relation]} {expr_text(step.expr)}",
-        f"    strategy: {bad.strategy}",
     ]
+    if bad.detail:  # the reason an author can act on (a rule's failed condition), before the strategies tried
+        lines.append(f"    why: {bad.detail}")
+    lines.append(f"    strategy: {bad.strategy}")
     if bad.counterexample is not None:
         lines.append(f"    counterexample: {bad.counterexample}")
-    if bad.detail:
-        lines.append(f"    {bad.detail}")
     return "\n".join(lines)
 
 
 def failed_checks_text(report: Report) -> str:
-    """One line per failed numeric cross-check: name, message and the seed it drew with."""
+    """One line per numeric cross-check that fails the derivation (failed, or required and not evaluated):
+    name, message and the seed it drew with."""
     lines = []
     for c in report.checks:
-        if not c.passed:
+        if not c.ok:
             seed = c.figures.get("seed")
-            lines.append(f"  cross-check failed: {c.name}: {c.message}" + (f" [seed {seed}]" if seed is not None
+            what = "failed" if c.evaluated else "not evaluated (required)"
+            lines.append(f"  cross-check {what}: {c.name}: {c.message}" + (f" [seed {seed}]" if seed is not None
                                                                            else ""))
     return "\n".join(lines)
 
 
 def report_text(report: Report) -> str:
     """A report in a few lines: per-step verdicts and per-check outcomes."""
-    lines = [f"{report.name}: {'PASS' if report.ok else 'FAIL'} ({report.seconds:.2f} s)"]
+    word = str(report.verdict) if report.ok or report.verdict is not Verdict.PROVED else "cross-check failed"
+    lines = [f"{report.name}: {word} ({report.seconds:.2f} s)"]
     for s in report.steps:
         extra = f"  {s.counterexample}" if s.counterexample else (f"  ({s.detail})" if s.detail else "")
         flag = " [vacuous]" if s.vacuous else ""
-        lines.append(f"  step {s.index}: {s.verdict}{flag} by {s.strategy}{extra}")
+        if s.verdict is Verdict.UNDECIDED and s.detail and not s.counterexample:  # the reason first
+            lines.append(f"  step {s.index}: {s.verdict}{flag}: {s.detail} ({s.strategy})")
+        else:
+            lines.append(f"  step {s.index}: {s.verdict}{flag} by {s.strategy}{extra}")
         if s.witness:
             lines.append(f"    witness: {s.witness}")
     for c in report.checks:
-        lines.append(f"  check {'ok ' if c.passed else 'FAIL'} {c.name}: {c.message}")
+        lines.append(f"  check {_CHECK_WORD[c.state]} {c.name}: {c.message}")
     return "\n".join(lines)
 
 
+#: a cross-check's state in the terminal
+_CHECK_WORD = {CheckState.PASSED: "ok", CheckState.FAILED: "FAIL", CheckState.NOT_EVALUATED: "NOT EVALUATED"}
+
+
 def _numeric_cell(report: Report) -> str:
+    """``3/3 ok``; ``2/3 ok, 1 not evaluated``: a check that evaluated nothing is never counted as ok."""
     if not report.checks:
         return "none"
-    passed = sum(c.passed for c in report.checks)
-    return f"{passed}/{len(report.checks)} ok"
+    counts = count_checks(report.checks)
+    cell = f"{counts[CheckState.PASSED]}/{len(report.checks)} ok"
+    if counts[CheckState.NOT_EVALUATED]:
+        cell += f", {counts[CheckState.NOT_EVALUATED]} not evaluated"
+    return cell
 
 
 def check_table(reports: Sequence[Report]) -> str:
@@ -337,5 +399,8 @@ def summary_line(reports: Sequence[Report], seconds: float) -> str:
     refuted = sum(r.verdict is Verdict.REFUTED for r in reports)
     undecided = sum((not r.ok) and r.verdict is not Verdict.REFUTED for r in reports)
     word = "derivation" if len(reports) == 1 else "derivations"
+    unevaluated = sum(not c.evaluated for r in reports for c in r.checks)
+    tail = (f"; {unevaluated} cross-check{'s' if unevaluated != 1 else ''} not evaluated (not counted as passed)"
+            if unevaluated else "")
     return (f"{len(reports)} {word}: {passed} passed, {len(reports) - passed} failed "
-            f"({refuted} refuted, {undecided} undecided or failing a cross-check) in {seconds:.2f} s")
+            f"({refuted} refuted, {undecided} undecided or failing a cross-check) in {seconds:.2f} s{tail}")

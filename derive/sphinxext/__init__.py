@@ -185,11 +185,13 @@ def published(config: Any) -> list[str]:
 
 
 def _copy_static(app: Any, exc: Exception | None) -> None:
-    """Copy the stylesheet into ``_static`` of an HTML build (without touching ``html_static_path``)."""
+    """Copy the stylesheet and the scroll marker into ``_static`` of an HTML build (without touching
+    ``html_static_path``)."""
     if exc is None and app.builder.format == "html":
         from sphinx.util.fileutil import copy_asset_file
 
-        copy_asset_file(STATIC / "derive.css", Path(app.outdir) / "_static", force=True)
+        for name in ("derive.css", "derive-scroll.js"):
+            copy_asset_file(STATIC / name, Path(app.outdir) / "_static", force=True)
 
 
 def _purge_doc(app: Any, env: Any, docname: str) -> None:
@@ -268,6 +270,7 @@ def setup(app: Any) -> dict[str, Any]:
     app.connect("builder-inited", _builder_inited)
     app.connect("build-finished", _copy_static)
     app.add_css_file("derive.css")
+    app.add_js_file("derive-scroll.js", loading_method="defer")
     app.connect("env-purge-doc", _purge_doc)
     app.connect("missing-reference", _step_ref)
     app.connect("env-merge-info", _merge_info)

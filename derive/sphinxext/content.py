@@ -340,6 +340,10 @@ def _value_cell(check: Any, result: CheckResult) -> list[nodes.Node]:
     return out
 
 
+#: a cross-check's state in the evidence table (a check that evaluated nothing is neither passed nor failed)
+_OUTCOME = {"passed": "✓ passed", "failed": "✗ failed", "not evaluated": "– not evaluated"}
+
+
 def checks_table(derivation: Derivation, report: Report) -> nodes.table:
     """Table of the numeric cross-checks: check, outcome, figures (n, estimate, bound, seed...)."""
     from ..numeric import ValueCheck
@@ -349,7 +353,7 @@ def checks_table(derivation: Derivation, report: Report) -> nodes.table:
     for result in report.checks:
         row = nodes.row()
         row += nodes.entry("", paragraph(*inline(result.name)))
-        outcome = "✓ passed" if result.passed else "✗ failed"
+        outcome = _OUTCOME[result.state]
         row += nodes.entry("", paragraph(outcome))
         check = by_name.get(result.name)
         cell = nodes.entry()
@@ -366,11 +370,12 @@ def checks_table(derivation: Derivation, report: Report) -> nodes.table:
 
 def footer(derivation: Derivation, report: Report, cite: CiteFn, *, show_checks: bool) -> list[nodes.Node]:
     """Verdict line, numeric table, sources, notes."""
+    from ..report import checks_summary
+
     out: list[nodes.Node] = []
     steps = len(report.steps)
-    passed = sum(c.passed for c in report.checks)
     n_checks = len(report.checks)
-    numeric = (f"{passed} of {n_checks} numeric cross-check{'s' if n_checks != 1 else ''} passed" if n_checks
+    numeric = (f"numeric cross-check{'s' if n_checks != 1 else ''}: {checks_summary(report.checks)}" if n_checks
                else "no numeric cross-check applies")
     scope = f" for this instance only ({derivation.instance})" if derivation.instance else ""
     verdict = labelled("Verdict.", [verdict_badge(str(report.verdict)), nodes.Text(
@@ -380,9 +385,7 @@ def footer(derivation: Derivation, report: Report, cite: CiteFn, *, show_checks:
     if show_checks and report.checks:
         from .nodes import derivation_fold
 
-        failed = n_checks - passed
-        summary = (f"Numeric cross-checks: {passed} of {n_checks} passed"
-                   + (f", {failed} failed" if failed else "") + " (show the table)")
+        summary = f"Numeric cross-checks: {checks_summary(report.checks)} (show the table)"
         fold = derivation_fold(summary=summary, classes=["derive-checks-fold"])
         fold += scrolling(checks_table(derivation, report))
         out.append(fold)

@@ -42,8 +42,9 @@ def failure_message(derivation: Derivation, report: Report) -> str:
     if step_text:
         lines.append(step_text)
     for check in report.checks:
-        if not check.passed:
-            lines.append(f"  cross-check failed: {check.name}: {check.message}")
+        if not check.ok:
+            what = "failed" if check.evaluated else "not evaluated (required)"
+            lines.append(f"  cross-check {what}: {check.name}: {check.message}")
     return "\n".join(lines)
 
 
