@@ -507,6 +507,8 @@ def _canon(e: Any) -> Any:
 
 
 def _like(node: Any, part: Any, canon_part: Any) -> bool:
+    if type(node) is not type(part) and type(node) is not type(canon_part):
+        return False  # renaming bound indices keeps the head: a node of another kind is not the instance
     return _same(node, part) or (type(node) is type(canon_part) and _same(_canon(node), canon_part))
 
 
