@@ -5,7 +5,7 @@ One home for the order of the site's chapters (``docs/index.md``'s toctree) and 
 (``derive export --all``, ``--chapter NAME``) read it, and ``tests/test_chapters.py`` checks it against
 the pages, so the two cannot drift apart. A chapter's members are glob patterns over registered names
 (:func:`fnmatch.fnmatchcase`), each group with the patterns it leaves out, in the order of the page;
-every registered derivation that no chapter names falls into the last one, ``more``.
+every registered derivation that no chapter names falls into :data:`MORE`, after them.
 """
 
 from __future__ import annotations
@@ -88,8 +88,10 @@ CHAPTERS: tuple[Chapter, ...] = (
             (_one("scaling.training-compute"),
              _one("scaling.budget-exponents", "scaling.equal-exponents", "scaling.fixed-ratio-split"),
              _one("scaling.chinchilla-example"))),
-    Chapter("more", "More derivations", ()),
 )
+
+#: where a derivation that no chapter presents goes (a user's own, for instance), after the book's chapters
+MORE = Chapter("more", "More derivations", ())
 
 
 def chapter(name: str) -> Chapter:
@@ -98,7 +100,7 @@ def chapter(name: str) -> Chapter:
     Raises:
         InputError: no chapter has that name (the message lists them).
     """
-    for c in CHAPTERS:
+    for c in (*CHAPTERS, MORE):
         if c.name == name:
             return c
     raise InputError(f"unknown chapter {name!r}; chapters: {', '.join(c.name for c in CHAPTERS)}")
@@ -109,7 +111,7 @@ def book(names: list[str]) -> list[tuple[Chapter, list[str]]]:
     the first chapter that presents it, the rest in ``more``; chapters with none of ``names`` left out."""
     seen: set[str] = set()
     out: list[tuple[Chapter, list[str]]] = []
-    for c in CHAPTERS:
+    for c in (*CHAPTERS, MORE):
         members = [n for n in c.members(names) if n not in seen] if c.groups else \
             [n for n in sorted(names) if n not in seen]
         seen.update(members)

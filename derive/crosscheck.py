@@ -57,9 +57,11 @@ class IdentityCheck(CrossCheck):
     atol: float | None = None
     rtol: float | None = None
     required: bool = True
+    definitions: tuple = ()
+    premises: tuple = ()
 
     def run(self, seed: int) -> CheckResult:
-        from .kernel import limits, witness
+        from .kernel import hypotheses, limits, witness
 
         t0 = time.perf_counter()
         active = current()
@@ -68,7 +70,8 @@ class IdentityCheck(CrossCheck):
         figures: dict[str, Any] = {"seed": seed, "atol": atol, "rtol": rtol}
         try:
             with limits.limit(max(4 * active.budget, 10.0), self.name):
-                w = witness.cross_check(self.lhs, self.rhs, self.relation, seed, n_random=self.n_points)
+                hyps = hypotheses.of(tuple(self.definitions), tuple(self.premises))
+                w = witness.cross_check(self.lhs, self.rhs, self.relation, seed, n_random=self.n_points, hyps=hyps)
         except limits.TimeLimit:
             return CheckResult.not_evaluated(self.name, {**figures, "points": 0},
                                              "not evaluated: ran out of time before a point was evaluated",
@@ -76,6 +79,8 @@ class IdentityCheck(CrossCheck):
         figures.update(points=w.evaluated, special=w.special, undecidable=w.unknown)
         if w.differ is not None and w.differ.relative_gap > max(atol, rtol):
             text = str(witness.counterexample(w.differ))
+            if not hyps.empty:
+                text += f" (a point satisfying {hyps.describe()})"
             return CheckResult(self.name, False, {**figures, "counterexample": text}, f"fails {text}",
                                time.perf_counter() - t0)
         if w.evaluated == 0:

@@ -68,6 +68,9 @@ class StepResult:
         vacuous: the step's expression is structurally the previous one (it
             proves nothing; flagged in reports, an error in the catalog).
         cpu_seconds: CPU time spent on the step (what the budget counts).
+        excluded: where a proved step is not claimed: the points where exactly one side is undefined,
+            as conditions (``("x ≠ 1",)``); empty when the two sides have the same domain (the domain
+            convention of ``docs/proved.md``).
     """
 
     index: int
@@ -80,6 +83,7 @@ class StepResult:
     witness: str = ""
     vacuous: bool = False
     cpu_seconds: float = 0.0
+    excluded: tuple[str, ...] = ()
 
     @property
     def ok(self) -> bool:
@@ -251,6 +255,7 @@ class Report:
                 witness=s.get("witness", ""),
                 vacuous=bool(s.get("vacuous", False)),
                 cpu_seconds=float(s.get("cpu_seconds", 0.0)),
+                excluded=tuple(s.get("excluded", ())),
             )
             for s in data["steps"]
         )

@@ -158,20 +158,22 @@ def _verify(derivation: Derivation, seed: int, budget: float, numeric: bool) -> 
         earlier.append(step.expr)
         before = step.expr
     error = ""
-    # the claim searched as a whole, where its symbols are free (premises and definitions tie them)
-    if (results and all(r.verdict is Verdict.PROVED for r in results)
-            and not derivation.premises and not derivation.definitions):
+    # the claim searched as a whole, at points that satisfy its premises and definitions
+    if results and all(r.verdict is Verdict.PROVED for r in results):
         from .kernel.decide import check_claim
+        from .kernel.primitives import Context
 
         error = check_claim(derivation.start, derivation.end, derivation.relation,
-                            derived_seed(seed, derivation.name, "claim"), budget)
+                            derived_seed(seed, derivation.name, "claim"), budget,
+                            Context(derivation.definitions, derivation.premises))
     checks: list[CheckResult] = []
     if numeric:
         all_checks = list(derivation.checks)
         auto = derivation.auto_identity_check
         if auto:
             all_checks.insert(0, IdentityCheck(derivation.start, derivation.end, name="claim at random points",
-                                               relation=derivation.relation, required=False))
+                                               relation=derivation.relation, required=False,
+                                               definitions=derivation.definitions, premises=derivation.premises))
         for k, check in enumerate(all_checks, 1):
             check_seed = derived_seed(seed, derivation.name, f"check{k}")
             try:

@@ -2,9 +2,15 @@
 
 SymPy evaluates expressions as they are built, so a step written as ``(12d² + 13d − 12d²)/(12d²)`` is
 already ``13/(12d)`` and a derivation can silently prove ``x = x``. These tests catch that everywhere.
+
+They also read every text field a reader sees (titles, summaries, assumptions, justifications, notes, check
+names): math is written between dollars as TeX, so that the site and the slides typeset it and the terminal
+shows it as Unicode, never as ``d_k`` or ``e^(…)`` in plain words.
 """
 
 from __future__ import annotations
+
+import re
 
 import pytest
 import sympy as sp
@@ -68,3 +74,66 @@ def test_no_derivation_is_over_the_cpu_ceiling(catalog):
             profile = ", ".join(f"{what} {seconds:.2f} s" for seconds, what in sorted(parts, reverse=True)[:4])
             over.append(f"{report.name}: {cpu:.1f} s CPU ({profile})")
     assert not over, f"over the {CPU_CEILING:g} s CPU ceiling: " + "; ".join(over)
+
+
+def _text_fields(derivation):
+    """(where, text) for every text field a reader sees: title, summary, assumptions, justifications, notes,
+    check names, citation notes, the instance an instance-only law is proved for."""
+    yield "title", derivation.title
+    yield "summary", derivation.summary
+    for a in derivation.assumptions:
+        yield "assumption", a.text
+    for k, step in enumerate(derivation.steps, 1):
+        yield f"step {k}", step.justification
+    for note in derivation.notes:
+        yield "note", note
+    for check in derivation.checks:
+        yield "check", getattr(check, "name", "")
+    for c in derivation.citations:
+        yield "citation", c.note
+    yield "instance", derivation.instance
+
+
+#: ASCII math that only a TeX engine would read: x_i, e^(…), 2^x, x**2, [[1, 2], [3, 4]]; and Kᵀ, since the one
+#: transpose sign is math's ⊤ ($K^\top$)
+_RAW_MATH = re.compile(r"_[\w{(\\]|\^[\w({\\−-]|\*\*|\[\[|ᵀ")
+
+
+def _outside_math(text: str) -> str | None:
+    """``text`` without its ``$…$`` spans (None when the dollars do not pair up)."""
+    parts = text.split("$")
+    return None if len(parts) % 2 == 0 else " ".join(parts[0::2])
+
+
+@pytest.mark.parametrize("sample, bad", [
+    ("the scores $q_i \\cdot k_j$", False), ("Var(q·k) = d_k", True), ("e^(m₁ − m)", True), ("2^x", True),
+    ("x**2", True), ("J = [[1, 2], [3, 4]]", True), ("an odd $ sign", True), ("σ² and √d", False),
+    ("QKᵀ", True), ("$QK^\\top$", False),
+])
+def test_the_audit_tells_raw_math_from_marked_math(sample, bad):
+    outside = _outside_math(sample)
+    assert (outside is None or bool(_RAW_MATH.search(outside))) is bad
+
+
+def test_every_text_field_writes_its_math_between_dollars(catalog):
+    raw = []
+    for name in catalog.names():
+        for where, text in _text_fields(catalog.get(name)):
+            outside = _outside_math(text or "")
+            if outside is None or _RAW_MATH.search(outside):
+                raw.append(f"{name} [{where}]: {text}")
+    # before: 437 text fields with raw _x, ^(, ^x, ** or [[ outside $…$
+    assert not raw, "\n".join(raw)
+
+
+def test_math_in_text_fields_is_plain_tex(catalog):
+    """Inside ``$…$`` only ASCII TeX (pdflatex reads every title of the deck), operators upright
+    (``\\max_j``, never the product m·a·x), one transpose sign."""
+    bad = []
+    for name in catalog.names():
+        for where, text in _text_fields(catalog.get(name)):
+            for span in re.findall(r"\$([^$]*)\$", text or ""):
+                if (re.search(r"[^\x00-\x7f]", span) or re.search(r"(?<![\\A-Za-z])(?:max|min|softmax|log|exp)_", span)
+                        or re.search(r"\^\{?T\}?(?![A-Za-z])", span)):
+                    bad.append(f"{name} [{where}]: ${span}$")
+    assert not bad, "\n".join(bad)

@@ -44,16 +44,16 @@ H = [[1, -r2, 2 + r2, 1], [(2, 0, 1, 3)[c] + MHA[1][c] for c in range(4)]]  # X 
 
 EXPECTED = {
     "example.two-token-attention": {
-        "√d_k": (2, "2"),
+        "√dₖ": (2, "2"),
         **{f"q₁·k₁ term {c + 1}": (v, str(v)) for c, v in enumerate((1, 0, 1, 0))},
         **grid("QKᵀ", [[2, 1], [0, 1]], [["2", "1"], ["0", "1"]]),
-        **grid("QKᵀ/√d_k", [[1, sp.Rational(1, 2)], [0, sp.Rational(1, 2)]], [["1.0", "0.5"], ["0.0", "0.5"]]),
-        "row 1: e^1.0": (E, "2.7183"),
-        "row 1: e^0.5": (sp.sqrt(E), "1.6487"),
-        "row 1: e^1.0 + e^0.5": (E + sp.sqrt(E), "4.3670"),
-        "row 2: e^0.0": (1, "1.0000"),
-        "row 2: e^0.5": (sp.sqrt(E), "1.6487"),
-        "row 2: e^0.0 + e^0.5": (1 + sp.sqrt(E), "2.6487"),
+        **grid("QKᵀ/√dₖ", [[1, sp.Rational(1, 2)], [0, sp.Rational(1, 2)]], [["1.0", "0.5"], ["0.0", "0.5"]]),
+        "row 1: exp(1.0)": (E, "2.7183"),
+        "row 1: exp(0.5)": (sp.sqrt(E), "1.6487"),
+        "row 1: exp(1.0) + exp(0.5)": (E + sp.sqrt(E), "4.3670"),
+        "row 2: exp(0.0)": (1, "1.0000"),
+        "row 2: exp(0.5)": (sp.sqrt(E), "1.6487"),
+        "row 2: exp(0.0) + exp(0.5)": (1 + sp.sqrt(E), "2.6487"),
         **grid("weights", [[E / (E + sp.sqrt(E)), sp.sqrt(E) / (E + sp.sqrt(E))],
                            [1 / (1 + sp.sqrt(E)), sp.sqrt(E) / (1 + sp.sqrt(E))]],
                [["0.6225", "0.3775"], ["0.3775", "0.6225"]]),
@@ -71,8 +71,8 @@ EXPECTED = {
     },
     "example.max-trick": {
         "max z": (1002, "1002"),
-        "z_1 − max z": (-2, "-2"), "z_2 − max z": (-1, "-1"), "z_3 − max z": (0, "0"),
-        "e^-2": (sp.exp(-2), "0.1353"), "e^-1": (sp.exp(-1), "0.3679"), "e^0": (1, "1.0000"),
+        "z₁ − max z": (-2, "-2"), "z₂ − max z": (-1, "-1"), "z₃ − max z": (0, "0"),
+        "e⁻²": (sp.exp(-2), "0.1353"), "e⁻¹": (sp.exp(-1), "0.3679"), "e⁰": (1, "1.0000"),
         "e⁻² + e⁻¹ + e⁰": (sp.exp(-2) + sp.exp(-1) + 1, "1.5032"),
     },
     "example.pe-table": {
@@ -99,7 +99,7 @@ EXPECTED = {
         # the lecture prints 1.898 (= 1.342·1.414); the exact 3√2/√5 rounds to 1.897
         "head 1 q2·k1": (3 * r2 / r5, "1.897"), "head 2 q2·k1": (-r2 / r5, "-0.632"),
         "head 1 q2·k2": (2, "2"), "head 2 q2·k2": (2, "2"),
-        "head 1 divisor √d_k": (r2, "1.414"), "head 2 divisor √d_k": (r2, "1.414"),
+        "head 1 divisor √dₖ": (r2, "1.414"), "head 2 divisor √dₖ": (r2, "1.414"),
         "head 1 score token 2 → 1": (3 / r5, "1.342"), "head 1 score token 2 → 2": (r2, "1.414"),
         "head 2 score token 2 → 1": (-1 / r5, "-0.447"), "head 2 score token 2 → 2": (r2, "1.414"),
         **grid("head 1 weights", [[1, 0], [ALPHA, 1 - ALPHA]], [["1", "0"], ["0.482", "0.518"]]),
@@ -115,14 +115,14 @@ EXPECTED = {
         "lecture's 1.898 is 1.342·1.414 (rounded factors)": (sp.Rational(1342 * 1414, 10**6), "1.898"),
     },
     "example.rmsnorm": {
-        **{f"x_{c + 1}²": (v, str(v)) for c, v in enumerate((1, 0, 4, 1))},
+        **{f"x{'₁₂₃₄'[c]}²": (v, str(v)) for c, v in enumerate((1, 0, 4, 1))},
         "sum of squares 1 + 0 + 4 + 1": (6, "6"),
         "RMS": (sp.sqrt(sp.Rational(3, 2)), "1.225"),
-        **{f"RMSNorm(x)_{i + 1}": (v * sp.sqrt(sp.Rational(2, 3)), p)
+        **{f"RMSNorm(x){'₁₂₃₄'[i]}": (v * sp.sqrt(sp.Rational(2, 3)), p)
            for i, (v, p) in enumerate(zip((1, 0, 2, 1), ("0.816", "0", "1.633", "0.816"), strict=True))},
     },
     "example.exercise-layernorm-constant": {
-        "mean": (2, "2"), "variance": (0, "0"), **{f"LayerNorm(x)_{i}": (0, "0") for i in range(1, 5)},
+        "mean": (2, "2"), "variance": (0, "0"), **{f"LayerNorm(x){s}": (0, "0") for s in "₁₂₃₄"},
     },
     "example.exercise-causal-first-token": {"weight on token 1": (1, "1"), "weight on token 2": (0, "0")},
 }
@@ -185,7 +185,10 @@ def derivations():
 
 
 def value_checks(d):
-    return {c.name: c for c in d.checks if isinstance(c, ValueCheck)}
+    """The value checks of ``d`` by name as the terminal shows it (``$\\sqrt{d_k}$`` is ``√dₖ``)."""
+    from derive.render.textmath import unicode_text
+
+    return {unicode_text(c.name): c for c in d.checks if isinstance(c, ValueCheck)}
 
 
 def assert_exactly(value, closed):
@@ -246,7 +249,7 @@ def test_lecture_rounding_slip_is_reported(derivations):
     ("example.temperature-table", "T = 2: weight 2", "0.187"),
     ("example.pe-table", "PE[3,2]", "0.4161"),
     ("example.pre-ln-attention", "head 2 weights[2,1]", "0.134"),
-    ("example.rmsnorm", "RMSNorm(x)_1", "0.817"),
+    ("example.rmsnorm", "RMSNorm(x)₁", "0.817"),
     ("example.pre-ln-block", "Y[2,4]", "4.992"),
 ])
 def test_wrong_printed_number_fails(derivations, name, label, wrong):

@@ -173,3 +173,39 @@ def test_format_and_occurs():
     assert format_value(sp.Rational(13, 12 * 512)) == "0.00211589"
     assert occurs(sp.Integer(64), "d_k = 64.") and not occurs(sp.Integer(64), "640 or 1.64")
     assert occurs(sp.Integer(1048576), "1048576") and not occurs(sp.Integer(1048576), "11,048,576")
+
+
+def _keyed_quizzes() -> list[tuple[str, str, list[str]]]:
+    """Every keyed quiz of the course pages: (page, key letter, the first paragraph of each choice as the
+    reader sees it, math as Unicode)."""
+    from derive.render.textmath import unicode_text
+
+    found = []
+    for page in sorted((Path(__file__).parents[1] / "docs").rglob("*.md")):
+        for body in re.findall(r"```\{quiz\}\n(.*?)\n```", page.read_text(), flags=re.S):
+            key = re.search(r"^:answer:\s*(\w)", body, flags=re.M)
+            if key is None:
+                continue
+            choices = []
+            for item in re.findall(r"^- (.*(?:\n  \S.*)*)", body, flags=re.M):
+                first = re.sub(r"^\([a-z]\)\s*", "", " ".join(item.split()))
+                choices.append(unicode_text(first))
+            found.append((page.name, key.group(1), choices))
+    return found
+
+
+def test_the_course_has_keyed_quizzes():
+    quizzes = _keyed_quizzes()
+    assert len(quizzes) >= 7
+    assert all(len(choices) >= 3 for _, _, choices in quizzes)
+
+
+def test_the_right_choice_is_not_given_away_by_its_length():
+    quizzes = _keyed_quizzes()
+    longest = [page for page, key, choices in quizzes
+               if len(choices["abcdefgh".index(key)]) == max(map(len, choices))]
+    # before: the key was the longest choice in 6 of 7 keyed quizzes
+    assert len(longest) <= len(quizzes) // 3, longest
+    for page, _, choices in quizzes:  # comparable lengths: no choice twice as long as another
+        lengths = sorted(map(len, choices))
+        assert lengths[-1] <= 2 * lengths[0], (page, choices)

@@ -17,6 +17,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from .. import registry
+    from ..render.textmath import unicode_text
 
     load(args)
     rows = registry.entries()
@@ -25,5 +26,5 @@ def run(args: argparse.Namespace) -> int:
         return 0
     width = max((len(e.name) for e in rows), default=0)
     for e in rows:
-        print(f"{e.name.ljust(width)}  {e.title}")
+        print(f"{e.name.ljust(width)}  {unicode_text(e.title)}")  # $…$ math as Unicode
     return 0

@@ -29,14 +29,27 @@ from __future__ import annotations
 from typing import Any
 
 from ..report import Counterexample, StepResult, Verdict
-from . import limits, primitives, strategies, witness
+from . import domain, hypotheses, limits, primitives, strategies, witness
 
 #: Shares of the step budget: rule application, proof, witness of a proof.
 RULE_SHARE, PROOF_SHARE, WITNESS_SHARE = 0.15, 0.6, 0.25
 
 
-def _confirm(lhs: Any, rhs: Any, relation: str, seed: int, everywhere: bool) -> witness.Witness:
-    return witness.confirm(lhs, rhs, relation, seed, everywhere=everywhere)
+def _confirm(lhs: Any, rhs: Any, relation: str, seed: int, everywhere: bool,
+             hyps: hypotheses.Hypotheses) -> witness.Witness:
+    return witness.confirm(lhs, rhs, relation, seed, everywhere=everywhere, hyps=hyps)
+
+
+def hypotheses_of(ctx: primitives.Context) -> hypotheses.Hypotheses:
+    """The hypotheses a context declares (:mod:`derive.kernel.hypotheses`), with the context's own
+    consistency check (circular declarations, declarations the assumptions refute) folded in."""
+    hyps = hypotheses.of(ctx.definitions, ctx.premises)
+    if not hyps.empty and not hyps.contradiction:
+        why = ctx.inconsistency()
+        if why:
+            hyps = hypotheses.Hypotheses(hyps.eliminations, hyps.checks, hyps.domains, hyps.shown, why,
+                                         hyps.unusable)
+    return hyps
 
 
 def _cex(res: witness.PointResult) -> Counterexample:
@@ -64,12 +77,22 @@ def check_step(before: Any, step: Any, *, index: int, seed: int, budget: float,
     phase = ["start"]
 
     def done(verdict: Verdict, strategy: str, **kw: Any) -> StepResult:
+        if kw.get("counterexample") is not None and not hyps.empty:
+            kw["detail"] = "; ".join(x for x in (kw.get("detail", ""), "the point satisfies the premises "
+                                                 + hyps.describe()) if x)
         return StepResult(index, verdict, strategy, limits.time.perf_counter() - t0, seed=seed,
                           cpu_seconds=limits.cpu_time() - c0, **kw)
 
+    hyps = hypotheses.NONE
     try:
         with limits.limit(budget, "the step"):
-            return _decide(before, step, budget, seed, ctx, phase, done)
+            phase[0] = "the premises"
+            hyps = hypotheses_of(ctx)
+            refusal = hyps.refusal() if not hyps.empty else ""
+            if refusal:
+                return done(Verdict.UNDECIDED, "premises refused" if hyps.contradiction else "premises unsatisfied",
+                            detail=refusal + "; nothing is proved under them")
+            return _decide(before, step, budget, seed, ctx, phase, done, hyps)
     except limits.TimeLimit:
         return done(Verdict.UNDECIDED, f"time limit ({phase[0]})",
                     detail=f"the step's budget of {budget:g} s CPU was spent in {phase[0]}; not proved")
@@ -82,7 +105,7 @@ def check_step(before: Any, step: Any, *, index: int, seed: int, budget: float,
 
 
 def _decide(before: Any, step: Any, budget: float, seed: int, ctx: primitives.Context, phase: list,
-            done: Any) -> StepResult:
+            done: Any, hyps: hypotheses.Hypotheses) -> StepResult:
     claimed, relation, rule = step.expr, step.relation, step.rule
     vacuous = _structurally_same(before, claimed)
     display = getattr(step, "display", None)
@@ -154,12 +177,14 @@ def _decide(before: Any, step: Any, budget: float, seed: int, ctx: primitives.Co
     def probe() -> bool:
         """After the cheap closers: is there an obvious counterexample (stable from 60 to 120 digits)?"""
         phase[0] = "the quick counterexample probe"
-        ok, w = limits.run_limited(0.15 * budget, phase[0], witness.quick_search, lhs_for_witness, claimed,
-                                   relation, seed)
+        # definitions substituted make the sides larger to evaluate: a shorter probe keeps the proof's time
+        share = 0.05 if hyps.eliminations else 0.15
+        ok, w = limits.run_limited(share * budget, phase[0], witness.quick_search, lhs_for_witness, claimed,
+                                   relation, seed, hyps)
         phase[0] = "the symbolic strategies"
         if ok and w.differ is not None:
             again = witness.compare_at(lhs_for_witness, claimed, relation, w.differ.point, witness.SEARCH_DIGITS,
-                                       limits_allowed=False)
+                                       limits_allowed=False, hyps=hyps)
             if again.status == "differ":
                 found.append(again)
                 return True
@@ -167,6 +192,15 @@ def _decide(before: Any, step: Any, budget: float, seed: int, ctx: primitives.Co
 
     evaluates = rule is not None and not primitives.is_primitive(rule)  # e.g. Evaluate: closed forms first
     proof = strategies.prove(target, claimed, relation, proof_budget, probe=probe, operators_first=evaluates)
+    second_budget = min(0.4 * budget, limits.remaining() - WITNESS_SHARE * budget)
+    if not proof.proved and not found and hyps.usable and second_budget > 0.05:
+        # the premises: exact eliminations substituted, bounds written s = c ± t (sound uses only)
+        phase[0] = "the symbolic strategies under the premises"
+        t2, c2 = hyps.specialise(target), hyps.specialise(claimed)
+        if (t2, c2) != (target, claimed):
+            second = strategies.prove(t2, c2, relation, second_budget, operators_first=evaluates)
+            if second.proved:
+                proof = strategies.Proof(True, "under the premises → " + second.strategy, second.used_doit)
     if found:
         return done(Verdict.REFUTED, prefix + proof.strategy + " (then refuted numerically)",
                     counterexample=_cex(found[0]), detail="; ".join(notes), vacuous=vacuous)
@@ -174,9 +208,11 @@ def _decide(before: Any, step: Any, budget: float, seed: int, ctx: primitives.Co
     strategy = prefix + proof.strategy
     if proof.proved:
         phase[0] = "the numeric witness"
-        took_limit = any("Limit" in op for op in used_doit)
+        # sympy's limits and integrals hold for generic values of the other symbols: the special points
+        # (where an integral may diverge, a limit jump) must then be evaluated too
+        took_limit = any("Limit" in op or "Integral" in op for op in used_doit)
         ok, w = limits.run_limited(max(limits.remaining() - 0.05, 0.05), phase[0], _confirm,
-                                   lhs_for_witness, claimed, relation, seed, took_limit)
+                                   lhs_for_witness, claimed, relation, seed, took_limit, hyps)
         if not ok:
             w = None
         if w is not None and w.differ is not None and "side is undefined at" in w.differ.reason:
@@ -186,7 +222,8 @@ def _decide(before: Any, step: Any, budget: float, seed: int, ctx: primitives.Co
                         witness=w.summary(), vacuous=vacuous)
         if w is not None and w.differ is not None:
             phase[0] = "re-checking a disagreement"
-            again = witness.compare_at(lhs_for_witness, claimed, relation, w.differ.point, witness.SEARCH_DIGITS)
+            again = witness.compare_at(lhs_for_witness, claimed, relation, w.differ.point, witness.SEARCH_DIGITS,
+                                       hyps=hyps)
             if again.status == "differ":
                 return done(Verdict.UNDECIDED, strategy + " (kernel disagreement)", counterexample=_cex(again),
                             detail=("KERNEL DISAGREEMENT: sympy closed the step by " + proof.strategy
@@ -202,11 +239,12 @@ def _decide(before: Any, step: Any, budget: float, seed: int, ctx: primitives.Co
                                 f"confirm it ({summary}); not proved"),
                         witness=summary, vacuous=vacuous)
         detail = "; ".join(notes + (["vacuous: the expression is the previous one"] if vacuous else []))
-        return done(Verdict.PROVED, strategy, detail=detail, witness=summary, vacuous=vacuous)
+        excluded = domain.excluded(lhs_for_witness, claimed, hyps)
+        return done(Verdict.PROVED, strategy, detail=detail, witness=summary, vacuous=vacuous, excluded=excluded)
     # not proved: look for a counterexample that is stable as the precision grows
     phase[0] = "the counterexample search"
-    ok, w = limits.run_limited(max(limits.remaining() - 0.05, 0.05), phase[0], witness.search,
-                               lhs_for_witness, claimed, relation, seed)
+    ok, w = limits.run_limited(max(limits.remaining() - 0.05, 0.05), phase[0], _search,
+                               lhs_for_witness, claimed, relation, seed, hyps)
     if ok and w.differ is not None:
         return done(Verdict.REFUTED, strategy, counterexample=_cex(w.differ), witness=w.summary(),
                     detail="; ".join(notes), vacuous=vacuous)
@@ -241,6 +279,10 @@ def _not_applicable(rule: Any, reason: str) -> str:
     return text + "; the step was checked without the rule"
 
 
+def _search(lhs: Any, rhs: Any, relation: str, seed: int, hyps: hypotheses.Hypotheses) -> witness.Witness:
+    return witness.search(lhs, rhs, relation, seed, hyps=hyps)
+
+
 class _Failed:
     def __init__(self, reason: str) -> None:
         self.reason = reason
@@ -262,7 +304,8 @@ def _structurally_same(a: Any, b: Any) -> bool:
         return False
 
 
-def check_claim(start: Any, end: Any, relation: str, seed: int, budget: float) -> str:
+def check_claim(start: Any, end: Any, relation: str, seed: int, budget: float,
+                ctx: primitives.Context | None = None) -> str:
     """Search the claim ``start relation end`` itself for a counterexample, once every step is proved.
 
     Each step may be an identity everywhere except on a set of measure zero (x/x = 1 fails at x = 0),
@@ -277,9 +320,10 @@ def check_claim(start: Any, end: Any, relation: str, seed: int, budget: float) -
     exprs = [start, end]
     if not any(getattr(e, "free_symbols", None) for e in exprs):
         return ""  # a constant claim: every step's witness already evaluated it
+    hyps = hypotheses_of(ctx) if ctx is not None else hypotheses.NONE
     try:
         with limits.limit(budget, "the claim's counterexample search"):
-            w = witness.search(start, end, relation, seed)
+            w = witness.search(start, end, relation, seed, hyps=hyps)
     except limits.TimeLimit:
         return ""
     except Exception:  # noqa: BLE001 - a failed search is no counterexample
@@ -288,5 +332,6 @@ def check_claim(start: Any, end: Any, relation: str, seed: int, budget: float) -
         return ""
     cex = _cex(w.differ)
     where = ", ".join(f"{k} = {v}" for k, v in cex.point.items())
-    return (f"the claim is refuted at {where} ({cex.lhs} vs {cex.rhs}) although every step was proved: the "
-            "steps' exceptions on a set of measure zero hide a point where the claim fails; not proved")
+    under = f" (a point satisfying the premises {hyps.describe()})" if not hyps.empty else ""
+    return (f"the claim is refuted at {where}{under} ({cex.lhs} vs {cex.rhs}) although every step was proved: "
+            "the steps' exceptions on a set of measure zero hide a point where the claim fails; not proved")

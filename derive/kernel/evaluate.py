@@ -602,11 +602,16 @@ class Evaluator:
         rest = lims[:-1]
         if isinstance(a, mpmath.mpc) or isinstance(b, mpmath.mpc):
             raise NotEvaluable("an integral with complex bounds")
-        points = [a, *self._breaks(f, var, a, b, env), b]
+        poles = self._poles(f, var, a, b, env, rest)
+        points = sorted({a, *self._breaks(f, var, a, b, env), *poles, b})
 
         def g(t: Any) -> Any:
             return to_mp(self._integrate(f, rest, {**env, var: t}))
 
+        if mpmath.isinf(a) or mpmath.isinf(b):
+            zeros = self._oscillation(f, var, env)
+            if zeros is not None:
+                return self._quadosc(g, a, b, zeros)
         try:
             value, err = mpmath.quad(g, points, error=True, maxdegree=8)
         except (Undefined, NotEvaluable, Unreliable):
@@ -615,6 +620,78 @@ class Evaluator:
             raise Unreliable(f"quadrature failed ({exc})") from None
         if not mpmath.isfinite(value) or err > _tolerance(value):
             raise Unreliable("the quadrature's error estimate is too large")
+        return value
+
+    def _poles(self, f: Any, var: Any, a: Any, b: Any, env: dict, rest: list) -> list:
+        """Zeros of the integrand's denominators in [a, b]; one where the integrand grows like 1/|x − r| or
+        faster (a divergent integral) makes the integral :class:`Undefined`; milder ones are split at."""
+        bases = [node.base for node in sp.preorder_traversal(f)
+                 if isinstance(node, sp.Pow) and node.exp.is_negative and node.base.has(var)]
+        found = []
+        for base in bases[:6]:
+            if any(s not in env for s in base.free_symbols - {var}):
+                continue
+            ok, sols = limits.run_limited(0.2, "poles", _solve_real, base, var, a, b)
+            for r in (sols or []) if ok else []:
+                try:
+                    v = to_mp(self.ev(r, env))
+                except (NotEvaluable, Unreliable, Undefined):
+                    continue
+                if isinstance(v, mpmath.mpc) or not a <= v <= b:
+                    continue
+                found.append(v)
+                if not rest and self._diverges_at(f, var, v, a, b, env):
+                    raise Undefined(f"the integrand has a non-integrable singularity at {var} = "
+                                    f"{mpmath.nstr(v, 8)} in the range of integration")
+        return found
+
+    def _diverges_at(self, f: Any, var: Any, v: Any, a: Any, b: Any, env: dict) -> bool:
+        """Does |f| grow like 1/|x − v| (or faster) next to v, on a side inside [a, b]?"""
+        for side in (1, -1):
+            eps = mpmath.mpf(10) ** -8 * max(1, abs(v))
+            if not a <= v + side * eps <= b:
+                continue
+            try:
+                near = abs(to_mp(self.ev(f, {**env, var: v + side * eps / 10})))
+                far = abs(to_mp(self.ev(f, {**env, var: v + side * eps})))
+            except (Undefined, Unreliable, NotEvaluable, ZeroDivisionError):
+                return True
+            if far == 0 or near / far > 8:
+                return far != 0 or near != 0
+        return False
+
+    def _oscillation(self, f: Any, var: Any, env: dict) -> Any:
+        """For an integrand with sin/cos of c·x^p (one such argument) over an infinite range: the zeros
+        ``n ↦ (nπ/c)^(1/p)`` for :func:`mpmath.quadosc`; ``None`` when the integrand does not oscillate.
+
+        Raises:
+            Unreliable: it oscillates in a way quadosc is not told about (several or other arguments).
+        """
+        args = {node.args[0] for node in sp.preorder_traversal(f)
+                if isinstance(node, (sp.sin, sp.cos, sp.besselj)) and node.args[-1].has(var)}
+        if not args:
+            return None
+        if len(args) == 1:
+            (u,) = args
+            c, p = sp.Wild("c", exclude=[var]), sp.Wild("p", exclude=[var])
+            m = u.match(c * var ** p)
+            if m and m[p].is_number and m[p] > 0:
+                cv, pv = to_mp(self.ev(m[c], env)), to_mp(self.ev(m[p], env))
+                if not isinstance(cv, mpmath.mpc) and cv != 0:
+                    return lambda n: (n * mpmath.pi / abs(cv)) ** (1 / pv)
+        raise Unreliable("an oscillatory integrand over an infinite range (no quadrature made for it)")
+
+    def _quadosc(self, g: Any, a: Any, b: Any, zeros: Any) -> Value:
+        if not (a == 0 and mpmath.isinf(b) and b > 0):
+            raise Unreliable("an oscillatory integral other than over [0, ∞)")
+        try:
+            value = mpmath.quadosc(g, [a, b], zeros=zeros)
+            check = mpmath.quadosc(g, [a, b], zeros=lambda n: zeros(n + mpmath.mpf(1) / 2))
+        except (ZeroDivisionError, ValueError, OverflowError) as exc:
+            raise Unreliable(f"oscillatory quadrature failed ({exc})") from None
+        # quadosc gives no error estimate: two partitions of the range must agree to the working precision
+        if not mpmath.isfinite(value) or abs(value - check) > _tolerance(value):
+            raise Unreliable("the oscillatory quadrature does not settle (two partitions disagree)")
         return value
 
     def _breaks(self, f: Any, var: Any, a: Any, b: Any, env: dict) -> list:

@@ -27,6 +27,7 @@ import sympy as sp
 
 from . import limits
 from .evaluate import Evaluator, NotEvaluable, Undefined, Unreliable, to_mp
+from .hypotheses import NONE, Hypotheses
 from .points import Point, generate, length_symbols
 
 #: Precisions (digits) at which a proved step is confirmed: the second only when the first shows a gap.
@@ -93,8 +94,12 @@ def _gap(relation: str, a: Any, b: Any) -> Any:
 
 
 def compare_at(lhs: Any, rhs: Any, relation: str, point: Point, digits: tuple[int, ...],
-               limits_allowed: bool = True) -> PointResult:
-    """Compare ``lhs relation rhs`` at ``point`` at the precisions ``digits`` (see the module docstring)."""
+               limits_allowed: bool = True, hyps: Hypotheses = NONE) -> PointResult:
+    """Compare ``lhs relation rhs`` at ``point`` at the precisions ``digits`` (see the module docstring).
+
+    With hypotheses, the sides are compared with the eliminated symbols replaced (:meth:`Hypotheses.reduce`).
+    """
+    lhs, rhs = hyps.reduce(lhs), hyps.reduce(rhs)
     try:
         left, right = prepare(lhs, point), prepare(rhs, point)
     except NotEvaluable as exc:
@@ -203,6 +208,9 @@ class Witness:
         not_evaluable: why the step has no numeric value, when no point could be evaluated.
         unknown: points where the value could not be pinned down.
         special: agreeing points that were special (not random) points.
+        outside: points dropped because they violate a premise or definition (and could not be moved
+            onto the region the premises define).
+        premises: the hypotheses the points were checked against, as one line ("" when none).
     """
 
     agreed: int
@@ -211,6 +219,8 @@ class Witness:
     not_evaluable: str
     unknown: int
     special: int
+    outside: int = 0
+    premises: str = ""
 
     def summary(self) -> str:
         """One line for reports, e.g. ``"mpmath agrees at 12 points (8 special)"``."""
@@ -224,7 +234,7 @@ class Witness:
 
 def run(lhs: Any, rhs: Any, relation: str, seed: int, *, digits: tuple[int, ...], n_random: int,
         n_special: int, n_breaks: int, stop_at_differ: bool = True, work: float = float("inf"),
-        limits_allowed: bool = True, lopsided: bool | str = False) -> Witness:
+        limits_allowed: bool = True, lopsided: bool | str = False, hyps: Hypotheses = NONE) -> Witness:
     """Evaluate ``lhs relation rhs`` at the points of :func:`derive.kernel.points.generate`.
 
     No new point is started once ``work`` expression nodes have been evaluated
@@ -233,19 +243,33 @@ def run(lhs: Any, rhs: Any, relation: str, seed: int, *, digits: tuple[int, ...]
     is undefined counts as a difference: random points miss the isolated
     singularities of an identity (x/x at 0), so one side undefined there means
     the two differ on a region (the witness of a proof, never a refutation).
+
+    With ``hyps`` (:mod:`derive.kernel.hypotheses`), only points that satisfy every premise and
+    definition are evaluated (a point outside is moved onto the region or dropped), so every
+    difference found is at such a point.
     """
     start = _WORK[0]
+    lhs, rhs = hyps.reduce(lhs), hyps.reduce(rhs)
     exprs = [e for side in (lhs, rhs) for e in _flat(sp.sympify(side, strict=True))]
+    extra = hyps.exprs()
+    outside = 0
     agreed = evaluated = unknown = special = 0
     reason = ""
     differ = None
     constant = not any(e.free_symbols or e.atoms(sp.Indexed, sp.MatrixSymbol) for e in exprs)
     if constant:  # every point is the same point
         n_random, n_special, n_breaks = 1, 0, 0
-    for point in generate(exprs, seed, n_random, n_special, n_breaks):
+    if constant:
+        extra = []
+    for point in generate(exprs + extra, seed, n_random, n_special, n_breaks):
         limits.checkpoint()
         if _WORK[0] - start > work and (agreed or differ):
             break
+        if not hyps.empty and not constant:
+            point = hyps.admit(point)
+            if point is None:
+                outside += 1
+                continue
         res = compare_at(lhs, rhs, relation, point, digits, limits_allowed)
         if res.status == "not-evaluable":
             reason = reason or res.reason
@@ -267,13 +291,20 @@ def run(lhs: Any, rhs: Any, relation: str, seed: int, *, digits: tuple[int, ...]
             agreed += 1
             special += point.label != "random"
         elif differ is None:
+            if hyps.unusable and not lopsided:
+                # a premise the points cannot be checked against: a difference here refutes nothing
+                unknown += 1
+                continue
             differ = res
             if stop_at_differ:
                 break
-    return Witness(agreed, evaluated, differ, reason, unknown, special)
+    if not evaluated and outside and not reason:
+        reason = f"no point satisfying the premises ({outside} points violated them)"
+    return Witness(agreed, evaluated, differ, reason, unknown, special, outside, hyps.describe())
 
 
-def confirm(lhs: Any, rhs: Any, relation: str, seed: int, work: int = 5_000, *, everywhere: bool = False) -> Witness:
+def confirm(lhs: Any, rhs: Any, relation: str, seed: int, work: int = 5_000, *, everywhere: bool = False,
+            hyps: Hypotheses = NONE) -> Witness:
     """The witness of a proved step: 2 random, up to 2 special and 1 breakpoint point at 30 (then 60) digits.
 
     The witness of a proof is a check of sympy's algebra, which errs on whole regions (a branch, a sign)
@@ -286,24 +317,25 @@ def confirm(lhs: Any, rhs: Any, relation: str, seed: int, work: int = 5_000, *, 
     """
     if everywhere:  # the special points are where a generic limit goes wrong: evaluate them all
         return run(lhs, rhs, relation, seed, digits=CONFIRM_DIGITS, n_random=2, n_special=8, n_breaks=2,
-                   work=max(work, 60_000), lopsided="everywhere")
+                   work=max(work, 60_000), lopsided="everywhere", hyps=hyps)
     return run(lhs, rhs, relation, seed, digits=CONFIRM_DIGITS, n_random=2, n_special=2, n_breaks=1, work=work,
-               lopsided=True)
+               lopsided=True, hyps=hyps)
 
 
-def search(lhs: Any, rhs: Any, relation: str, seed: int, *, n_random: int = 10) -> Witness:
+def search(lhs: Any, rhs: Any, relation: str, seed: int, *, n_random: int = 10,
+           hyps: Hypotheses = NONE) -> Witness:
     """Look for a counterexample: random, up to 24 special and 8 breakpoint points, stable from 60 to 120 digits."""
     return run(lhs, rhs, relation, seed, digits=SEARCH_DIGITS, n_random=n_random, n_special=24, n_breaks=8,
-               limits_allowed=False)
+               limits_allowed=False, hyps=hyps)
 
 
-def quick_search(lhs: Any, rhs: Any, relation: str, seed: int) -> Witness:
+def quick_search(lhs: Any, rhs: Any, relation: str, seed: int, hyps: Hypotheses = NONE) -> Witness:
     """A cheap probe for an obviously false step (30 then 60 digits; the caller re-checks a difference)."""
     return run(lhs, rhs, relation, seed, digits=(30, 60), n_random=6, n_special=6, n_breaks=2,
-               limits_allowed=False)
+               limits_allowed=False, hyps=hyps)
 
 
-def cross_check(lhs: Any, rhs: Any, relation: str, seed: int, n_random: int) -> Witness:
+def cross_check(lhs: Any, rhs: Any, relation: str, seed: int, n_random: int, hyps: Hypotheses = NONE) -> Witness:
     """An identity cross-check: random, 12 special and 4 breakpoint points, a gap stable from 30 to 60 digits."""
     return run(lhs, rhs, relation, seed, digits=(30, 60), n_random=n_random, n_special=12, n_breaks=4,
-               limits_allowed=None)
+               limits_allowed=None, hyps=hyps)

@@ -81,7 +81,7 @@ def flops_kaplan() -> FunctionCheck:
             "the counted FLOPs of qKᵀ, and the weighted sum of V costs as much again (so the exact attention term "
             "is 4·n_layers·n_ctx·d_attn)" if ok else f"disagreement: {rows}")
 
-    return FunctionCheck("checked against the multiply-adds counted in a numpy decoder (weights, qKᵀ and A·V "
+    return FunctionCheck("checked against the multiply-adds counted in a numpy decoder (weights, $qK^\\top$ and $AV$ "
                          "apart), four sizes", check)
 
 

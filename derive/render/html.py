@@ -132,7 +132,7 @@ def report_html(report: Report) -> str:
             f"<td>{html.escape(s.strategy)}{(' — ' + html.escape(str(s.counterexample))) if s.counterexample else ''}"
             "</td></tr>" for s in report.steps]
     rows += [f"<tr><td>check</td><td>{'FAILED' if c.state is CheckState.FAILED else c.state}</td>"
-             f"<td>{html.escape(c.name)}: {html.escape(c.message)}</td></tr>" for c in report.checks]
+             f"<td>{words_html(c.name)}: {words_html(c.message)}</td></tr>" for c in report.checks]
     head = (f"<p><code>{html.escape(report.name)}</code>: <b>{html.escape(_verdict(report))}</b> "
             f"({report.seconds:.2f} s)</p>")
     if report.error:

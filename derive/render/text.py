@@ -295,7 +295,7 @@ def derivation_text(derivation: Derivation) -> str:
         lines += relation_block(f"({k}) ", _REL[step.relation], expr, 6)
         why = u(step.justification)
         if step.rule is not None:
-            why += f"  [rule: {reader_words(readable(step.rule.describe()))}]"
+            why += f"  [rule: {reader_words(u(readable(step.rule.describe())))}]"
         if step.citation is not None:
             why += f"  [{step.citation}]"
         lines += textwrap.wrap(why, WIDTH, initial_indent="        by: ", subsequent_indent=" " * 12,
@@ -332,6 +332,13 @@ def failure_text(derivation: Derivation, report: Report) -> str:
     return "\n".join(lines)
 
 
+def _u(text: str) -> str:
+    """A check's name or message with its ``$…$`` math as Unicode (:func:`derive.render.textmath.unicode_text`)."""
+    from .textmath import unicode_text
+
+    return unicode_text(text)
+
+
 def failed_checks_text(report: Report) -> str:
     """One line per numeric cross-check that fails the derivation (failed, or required and not evaluated):
     name, message and the seed it drew with."""
@@ -340,8 +347,8 @@ def failed_checks_text(report: Report) -> str:
         if not c.ok:
             seed = c.figures.get("seed")
             what = "failed" if c.evaluated else "not evaluated (required)"
-            lines.append(f"  cross-check {what}: {c.name}: {c.message}" + (f" [seed {seed}]" if seed is not None
-                                                                           else ""))
+            lines.append(f"  cross-check {what}: {_u(c.name)}: {_u(c.message)}"
+                         + (f" [seed {seed}]" if seed is not None else ""))
     return "\n".join(lines)
 
 
@@ -358,8 +365,10 @@ def report_text(report: Report) -> str:
             lines.append(f"  step {s.index}: {s.verdict}{flag} by {s.strategy}{extra}")
         if s.witness:
             lines.append(f"    witness: {s.witness}")
+        if getattr(s, "excluded", ()):
+            lines.append(f"    holds where both sides are defined: {', '.join(s.excluded)}")
     for c in report.checks:
-        lines.append(f"  check {_CHECK_WORD[c.state]} {c.name}: {c.message}")
+        lines.append(f"  check {_CHECK_WORD[c.state]} {_u(c.name)}: {_u(c.message)}")
     return "\n".join(lines)
 
 

@@ -30,9 +30,22 @@ _SYMBOLS = {"cdot": "·", "times": "×", "le": "≤", "leq": "≤", "ge": "≥",
             ";": " ", "!": "", "left": "", "right": "", "bigl": "", "bigr": "", "Bigl": "", "Bigr": "",
             "lVert": "‖", "rVert": "‖", "langle": "⟨", "rangle": "⟩", "max": "max", "min": "min", "exp": "exp",
             "log": "log", "ln": "ln", "sin": "sin", "cos": "cos", "tanh": "tanh", "mid": "|", "Rightarrow": "⇒",
-            "forall": "∀", "exists": "∃", "ell": "ℓ", "circ": "∘", "cap": "∩", "cup": "∪", "R": "ℝ"}
+            "forall": "∀", "exists": "∃", "ell": "ℓ", "circ": "∘", "cap": "∩", "cup": "∪", "R": "ℝ",
+            "mp": "∓", "int": "∫", "|": "‖", "lvert": "|", "rvert": "|",
+            "det": "det", "lim": "lim", "arg": "arg", "colon": ":", "lbrace": "{", "rbrace": "}",
+            "triangleq": "≜", "equiv": "≡", "vert": "|", "Vert": "‖", "setminus": "∖", "subset": "⊂",
+            "varnothing": "∅", "emptyset": "∅", "mapsto": "↦", "star": "⋆", "ast": "∗", "neg": "¬"}
+#: operator names written as words: a space after them separates them from their argument (max z)
+_FUNCTIONS = {"max", "min", "exp", "log", "ln", "sin", "cos", "tan", "tanh", "det", "lim", "arg", "sup", "inf",
+              "operatorname", "text", "mathrm"}
+#: accents written over one letter: \hat{x} -> x̂
+_ACCENT = {"hat": "\u0302", "bar": "\u0304", "tilde": "\u0303", "dot": "\u0307", "vec": "\u20d7",
+           "widehat": "\u0302", "overline": "\u0304"}
+#: \mathbb letters
+_BLACKBOARD = {"R": "ℝ", "N": "ℕ", "Z": "ℤ", "Q": "ℚ", "C": "ℂ", "E": "𝔼"}
 _SUP = dict(zip("0123456789+-=()niT", "⁰¹²³⁴⁵⁶⁷⁸⁹⁺⁻⁼⁽⁾ⁿⁱᵀ", strict=True))
 _SUB = dict(zip("0123456789+-=()aeijklmnoprstuvx", "₀₁₂₃₄₅₆₇₈₉₊₋₌₍₎ₐₑᵢⱼₖₗₘₙₒₚᵣₛₜᵤᵥₓ", strict=True))
+_SUP["−"], _SUB["−"] = "⁻", "₋"
 
 
 def mark_math(text: str) -> str:
@@ -87,6 +100,8 @@ def _group(tex: str, i: int) -> tuple[str, int]:
 
 def _script(body: str, table: dict[str, str], mark: str) -> str:
     plain = tex_unicode(body)
+    if plain == "ᵀ" and mark == "^":
+        return plain
     if plain and all(ch in table for ch in plain):
         return "".join(table[ch] for ch in plain)
     return f"{mark}{plain}" if len(plain) == 1 else f"{mark}({plain})"
@@ -104,6 +119,9 @@ def tex_unicode(tex: str) -> str:
         if ch == "\\":
             m = re.compile(r"\\([A-Za-z]+|.)").match(tex, i)
             name, i = m.group(1), m.end()
+            if (name.isalpha() and tex[i:i + 1] == " " and (m.start() == 0 or tex[m.start() - 1] != " ")
+                    and name not in _FUNCTIONS):
+                i += 1  # the space ending a control word: q\cdot k is q·k, a \cdot b stays a · b, \max z stays
             if name in ("frac", "dfrac", "tfrac"):
                 a, i = _group(tex, i)
                 b, i = _group(tex, i)
@@ -113,9 +131,26 @@ def tex_unicode(tex: str) -> str:
                 a, i = _group(tex, i)
                 a = tex_unicode(a)
                 out.append("√" + (a if len(a) <= 1 or re.fullmatch(r"\w+(_\w+)?|[\w₀-₉ₐ-ₜ]+", a) else f"({a})"))
-            elif name in ("text", "mathrm", "operatorname", "mathit", "mathbf", "mathcal", "boldsymbol", "textrm"):
+            elif name in ("text", "mathrm", "operatorname", "mathit", "mathbf", "mathcal", "boldsymbol", "textrm",
+                          "mathtt", "texttt", "textit", "textbf", "mathsf"):
                 a, i = _group(tex, i)
-                out.append(tex_unicode(a))
+                out.append(tex_unicode(a) if name not in ("text", "textrm", "texttt", "mathtt") else
+                           a.replace("\\_", "_").replace("\\", ""))
+            elif name == "mathbb":
+                a, i = _group(tex, i)
+                out.append("".join(_BLACKBOARD.get(c, c) for c in a))
+            elif name in _ACCENT:
+                a, i = _group(tex, i)
+                a = tex_unicode(a)
+                out.append(a + _ACCENT[name] if len(a) == 1 else f"{name}({a})")
+            elif name == "begin":
+                env, i = _group(tex, i)
+                end = tex.find(r"\end{" + env + "}", i)
+                end = len(tex) if end < 0 else end
+                body, i = tex[i:end], min(len(tex), end + len(r"\end{" + env + "}"))
+                rows = [r for r in re.split(r"\\\\", body) if r.strip()]
+                out.append("[" + "; ".join(" ".join(tex_unicode(c).strip() for c in r.split("&")) for r in rows)
+                           + "]")
             elif name in _GREEK:
                 out.append(_GREEK[name])
             elif name in _SYMBOLS:
@@ -126,15 +161,25 @@ def tex_unicode(tex: str) -> str:
                 out.append(name)
         elif ch == "^":
             body, i = _group(tex, i + 1)
-            out.append(_script(body, _SUP, "^"))
+            sup = _script(body, _SUP, "^")
+            if sup.startswith("^") and out and out[-1] == "e" and (len(out) < 2 or not out[-2][-1:].isalpha()):
+                out[-1] = f"exp({tex_unicode(body)})"  # e^(z_j − c) reads better as exp(zⱼ − c)
+            else:
+                out.append(sup)
         elif ch == "_":
             body, i = _group(tex, i + 1)
             plain = tex_unicode(body)
-            if len(plain) <= 2 and all(c in _SUB for c in plain):
+            if plain and all(c in _SUB for c in plain):
                 out.append("".join(_SUB[c] for c in plain))
             else:
                 out.append(f"_{plain}" if plain.replace(",", "").isalnum() else f"_({plain})")
         elif ch in "{}":
+            i += 1
+        elif ch == "-":
+            out.append("−")
+            i += 1
+        elif ch == "~":
+            out.append(" ")
             i += 1
         else:
             out.append(ch)

@@ -232,7 +232,7 @@ def setup(app: Any) -> dict[str, Any]:
     """Register the directives, nodes, config values and event handlers."""
     from ..numeric import DEFAULT_SEED
     from ..verify import STEP_BUDGET
-    from . import cells, cli_reference, exercise, graph, params, plots, quiz
+    from . import cells, cli_reference, exercise, graph, notation, params, plots, quiz
     from .directives import DerivationDirective, DerivationsDirective
     from .nodes import (
         VISITORS,
@@ -266,6 +266,7 @@ def setup(app: Any) -> dict[str, Any]:
     exercise.setup(app)
     cells.setup(app)
     graph.setup(app)
+    notation.setup(app)
     app.connect("config-inited", _config_inited, priority=400)
     app.connect("builder-inited", _builder_inited)
     app.connect("build-finished", _copy_static)

@@ -18,7 +18,7 @@ from docutils import nodes
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.nodes import make_id
 
-from .content import table_with_head
+from .content import table_with_head, with_code_names
 
 #: width of the usage lines (argparse wraps at the terminal width otherwise)
 USAGE_WIDTH = 78
@@ -68,7 +68,7 @@ def _table(rows: list[tuple[str, str, str]]) -> nodes.table:
     for flags, help_text, default in rows:
         row = nodes.row()
         row += nodes.entry("", nodes.paragraph("", "", nodes.literal(flags, flags)))
-        row += nodes.entry("", nodes.paragraph(help_text, help_text))
+        row += nodes.entry("", nodes.paragraph("", "", *with_code_names(help_text)))  # config names as code
         row += nodes.entry("", nodes.paragraph("", "", nodes.literal(default, default)) if default else
                            nodes.paragraph())
         body += row

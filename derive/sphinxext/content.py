@@ -46,6 +46,28 @@ def inline(text: str) -> list[nodes.Node]:
     return out
 
 
+def with_code_names(text: str) -> list[nodes.Node]:
+    """:func:`inline`, with every configuration or code name of the words (``d_model``, ``n_kv_heads``,
+    ``max_position_embeddings``) as code: for sources and notes that quote a config file's fields."""
+    import re
+
+    out: list[nodes.Node] = []
+    for node in inline(text):
+        if not isinstance(node, nodes.Text):
+            out.append(node)
+            continue
+        words, last = str(node), 0
+        names = r"(?<![A-Za-z0-9_.])(?:[A-Za-z]\w*\.)*[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+(?![A-Za-z0-9_])"
+        for m in re.finditer(names, words):
+            if m.start() > last:
+                out.append(nodes.Text(words[last:m.start()]))
+            out.append(nodes.literal(m.group(), m.group()))
+            last = m.end()
+        if last < len(words):
+            out.append(nodes.Text(words[last:]))
+    return out
+
+
 def _name_pattern() -> Any:
     """A regex matching every registered derivation name as a whole word (longest first)."""
     import re
@@ -101,7 +123,7 @@ def table_with_head(
     group += thead
     row = nodes.row()
     for text in head:
-        row += nodes.entry("", paragraph(text))
+        row += nodes.entry("", paragraph(*inline(text)))  # a head may hold $…$ math
     thead += row
     body = nodes.tbody()
     group += body
@@ -156,7 +178,7 @@ def scope_badge(derivation: Derivation) -> list[nodes.Node]:
         text, kind = "worked example: these numbers", "derive-instance derive-example"
     else:
         return []
-    return [nodes.Text(" "), nodes.inline(text, text, classes=kind.split())]
+    return [nodes.Text(" "), nodes.inline("", "", *inline(text), classes=kind.split())]
 
 
 def citation_nodes(cites: tuple[Citation, ...], cite: CiteFn) -> list[nodes.Node]:
@@ -302,6 +324,30 @@ def figures_text(figures: dict[str, Any]) -> str:
     return _readable(text)
 
 
+def figures_nodes(figures: dict[str, Any]) -> list[nodes.Node]:
+    """:func:`figures_text` as nodes: each figure's name as code (``max_abs_error``), a symbolic value as math,
+    a value that still reads as code (``mu_k²·sigma_q²``, ``uniform[-√3,√3]``) as code, numbers as text."""
+    import re
+
+    from ..render.latex import expr_latex
+
+    keys = [k for k in _FIGURE_ORDER if k in figures]
+    keys += sorted(k for k in figures if k not in keys and k not in _FIGURE_SKIP)
+    out: list[nodes.Node] = []
+    for n, key in enumerate(keys):
+        value = figures[key]
+        if n:
+            out.append(nodes.Text("; "))
+        out += [nodes.literal(key, key), nodes.Text(" = ")]
+        if getattr(value, "free_symbols", None):
+            tex = expr_latex(value)
+            out.append(nodes.math(tex, tex))
+            continue
+        shown = str(value) if key == "seed" else _readable(_fmt(value))
+        out.append(nodes.literal(shown, shown) if re.search(r"[_^]|\[A-Za-z]", shown) else nodes.Text(shown))
+    return out
+
+
 _SUPERSCRIPT = str.maketrans("0123456789-", "⁰¹²³⁴⁵⁶⁷⁸⁹⁻")
 
 
@@ -336,7 +382,7 @@ def _value_cell(check: Any, result: CheckResult) -> list[nodes.Node]:
                              nodes.literal(result.figures["rounded"], result.figures["rounded"]),
                              nodes.Text(f"; printed {result.figures['printed']}")]
     if result.figures.get("source"):
-        out.append(nodes.Text(f" ({result.figures['source']})"))
+        out += [nodes.Text(" ("), *inline(result.figures["source"]), nodes.Text(")")]
     return out
 
 
@@ -360,9 +406,9 @@ def checks_table(derivation: Derivation, report: Report) -> nodes.table:
         if isinstance(check, ValueCheck) and "rounded" in result.figures:
             cell += paragraph(*_value_cell(check, result))
         else:
-            cell += paragraph(figures_text(result.figures), classes=("derive-figures",))
+            cell += paragraph(*figures_nodes(result.figures), classes=("derive-figures",))
             if result.message:
-                cell += paragraph(_readable(result.message), classes=("derive-check-message",))
+                cell += paragraph(*with_code_names(_readable(result.message)), classes=("derive-check-message",))
         row += cell
         body += row
     return table
@@ -378,7 +424,7 @@ def footer(derivation: Derivation, report: Report, cite: CiteFn, *, show_checks:
     numeric = (f"numeric cross-check{'s' if n_checks != 1 else ''}: {checks_summary(report.checks)}" if n_checks
                else "no numeric cross-check applies")
     scope = f" for this instance only ({derivation.instance})" if derivation.instance else ""
-    verdict = labelled("Verdict.", [verdict_badge(str(report.verdict)), nodes.Text(
+    verdict = labelled("Verdict.", [verdict_badge(str(report.verdict)), *inline(
         f": all {steps} step{'s' if steps != 1 else ''} proved symbolically{scope}; {numeric}.")],
         ("derive-verdict-line",))
     out.append(verdict)

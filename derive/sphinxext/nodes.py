@@ -124,7 +124,7 @@ def toc_derivations(app: Any, doctree: nodes.document) -> None:
     Sphinx's TOC collector has built ``env.tocs[docname]`` from the sections."""
     from sphinx import addnodes
 
-    from ..render.textmath import unicode_text
+    from .content import inline
 
     env = app.env
     docname = env.current_document.docname if hasattr(env, "current_document") else env.docname
@@ -150,8 +150,8 @@ def toc_derivations(app: Any, doctree: nodes.document) -> None:
         item = item or first
         if item is None:
             continue
-        text = unicode_text(_title_words(box))
-        ref = nodes.reference("", "", nodes.Text(text), internal=True, refuri=docname,
+        # the title's math as math (MathJax typesets the sidebar too), so 10000^(2/d_model) is never raw text
+        ref = nodes.reference("", "", *inline(_title_words(box)), internal=True, refuri=docname,
                               anchorname="#" + box["ids"][0], derive_derivation=True)
         entry = nodes.list_item("", addnodes.compact_paragraph("", "", ref), classes=["derive-toc-entry"])
         sub = next((c for c in item.children if isinstance(c, nodes.bullet_list)), None)

@@ -29,7 +29,7 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
-from .content import paragraph, scrolling, table_with_head
+from .content import paragraph, scrolling, table_with_head, with_code_names
 
 
 def _table(head: tuple[str, ...], rows: list[list[nodes.Node | str]], widths: tuple[int, ...],
@@ -38,7 +38,7 @@ def _table(head: tuple[str, ...], rows: list[list[nodes.Node | str]], widths: tu
     for cells in rows:
         row = nodes.row()
         for cell in cells:
-            row += nodes.entry("", cell if isinstance(cell, nodes.paragraph) else paragraph(cell))
+            row += nodes.entry("", cell if isinstance(cell, nodes.paragraph) else paragraph(*with_code_names(cell)))
         body += row
     return table
 
@@ -93,21 +93,23 @@ def breakdown_table(preset_name: str, *, formulas: bool = True, budget: bool = T
     if preset.reported:
         line += f"; the source reports {preset.reported}"
     line += f". Source: {preset.source}."
-    out.append(paragraph(line))
+    out.append(paragraph(*with_code_names(line)))
     for note in preset.notes:
-        out.append(paragraph(note, classes=("derive-preset-note",)))
+        out.append(paragraph(*with_code_names(note), classes=("derive-preset-note",)))
     if budget:
         out += budget_table(preset.arch, context=context, batch=batch)
     return out
 
 
 class ParamsDirective(SphinxDirective):
-    """``derive-params PRESET ...``: the component table of each preset (``*``: all)."""
+    """``derive-params PRESET ...``: the component table of each preset (``*``: all); ``:fold: SUMMARY``
+    puts the tables in a closed ``<details>`` whose visible line is ``SUMMARY``."""
 
     required_arguments = 1
     optional_arguments = 50
     option_spec: ClassVar[dict] = {"no-formulas": directives.flag, "no-budget": directives.flag,
-                                   "context": directives.positive_int, "batch": directives.positive_int}
+                                   "context": directives.positive_int, "batch": directives.positive_int,
+                                   "fold": directives.unchanged_required}
 
     def run(self) -> list[nodes.Node]:
         from ..exceptions import InputError
@@ -124,6 +126,10 @@ class ParamsDirective(SphinxDirective):
                                        batch=self.options.get("batch", 1))
             except InputError as exc:
                 raise self.error(str(exc)) from None
+        if "fold" in self.options:
+            from .quiz import make_fold
+
+            return [make_fold(self.options["fold"], out)]
         return out
 
 
@@ -164,8 +170,10 @@ class ComputeDirective(SphinxDirective):
             rows.append([paragraph(nodes.literal(name, name)), f"{f.context:,}", sci(f.forward), sci(f.kaplan_forward),
                          sci(f.training), human_bytes(kv.per_token) if kv.per_token else "—",
                          human_bytes(kv.total) if kv.total else "—", human_bytes(b.training_bytes)])
-        head = ("preset", "n_ctx", "forward FLOPs/token", "Kaplan 2N + 2Ln_ctx·d_attn", "training FLOPs/token",
-                "KV cache/token (bf16)", "KV cache, n_ctx tokens", "training memory (Adam, 16 B/param)")
+        head = ("preset", r"$n_{\text{ctx}}$", "forward FLOPs/token",
+                r"Kaplan $2N + 2 n_{\text{layers}} n_{\text{ctx}} d_{\text{attn}}$", "training FLOPs/token",
+                "KV cache/token (bf16)",
+                r"KV cache, $n_{\text{ctx}}$ tokens", "training memory (Adam, 16 B/param)")
         return [_table(head, rows, (14, 8, 12, 12, 12, 12, 12, 14), ("derive-compute",))]
 
 

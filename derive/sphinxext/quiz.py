@@ -48,8 +48,9 @@ or a derivation that does not verify as proved is a ``derive.quiz`` warning.
 
 In HTML, each choice is a ``<button>``; a small script
 (``static/derive-quiz.js``, no framework) marks it right or wrong in an
-``aria-live`` line and opens the explanation, a ``<details>`` element that also
-works without the script.
+``aria-live`` line. A wrong first choice is disabled and the reader gets a
+second try; the explanation, a ``<details>`` element that also works without
+the script, opens after a right choice or after the second try.
 """
 
 from __future__ import annotations

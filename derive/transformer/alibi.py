@@ -60,12 +60,13 @@ def _slopes_check(seed: int) -> tuple[bool, dict, str]:
         ok &= bool(np.allclose(ratio, 2.0 ** (-8.0 / h), rtol=1e-13) and np.isclose(m[0], 2.0 ** (-8.0 / h))
                    and np.isclose(m[-1], 1 / 256))
         figures[f"h={h}"] = {"first": float(m[0]), "last": float(m[-1])}
-    return ok, figures, "ratio 2^(−8/h) between neighbours, first 2^(−8/h), last 1/256, for h in 1, 2, 8, 12, 16, 64"
+    return ok, figures, (r"ratio $2^{-8/h}$ between neighbours, first $2^{-8/h}$, last 1/256, "
+                         "for h in 1, 2, 8, 12, 16, 64")
 
 
 @register(
     "alibi.slopes-geometric",
-    title="ALiBi's slopes 2^(−8k/h) form a geometric sequence with ratio 2^(−8/h), for any number of heads",
+    title="ALiBi's slopes $2^{-8k/h}$ form a geometric sequence with ratio $2^{-8/h}$, for any number of heads",
     summary="$m_{k+1}/m_k = 2^{-8/h}$, which is also the first slope: $m_k = (2^{-8/h})^k$, ending at $2^{-8}$.",
 )
 def slopes_geometric() -> Derivation:
@@ -93,11 +94,11 @@ def slopes_geometric() -> Derivation:
         checks=(
             *(ValueCheck(f"h = 8: slope of head {kk}", slope(kk).subs(h, 8), printed, "Press et al. 2022, §3")
               for kk, printed in ((1, "0.5"), (2, "0.25"), (8, "0.00390625"))),
-            ValueCheck("h = 16: slope of head 1, 2^(−1/2)", slope(1).subs(h, 16), "0.7071", "Press et al. 2022, §3"),
+            ValueCheck("h = 16: slope of head 1, $2^{-1/2}$", slope(1).subs(h, 16), "0.7071", "Press et al. 2022, §3"),
             FunctionCheck("numpy slopes for several h", _slopes_check),
         ),
-        notes=("The first slope equals the ratio, so m_k = (2^(−8/h))^k; the last head always has m_h = 2^(−8) = "
-               "1/256, whatever h. For h = 8: 1/2, 1/4, …, 1/256.",),
+        notes=("The first slope equals the ratio, so $m_k = (2^{-8/h})^k$; the last head always has $m_h = 2^{-8} = "
+               "1/256$, whatever h. For h = 8: 1/2, 1/4, …, 1/256.",),
     )
 
 
@@ -115,7 +116,7 @@ def _ratio_check(seed: int) -> tuple[bool, dict, str]:
         want = np.exp(z[a] - z[b] - m * (b - a))
         worst = max(worst, abs(w[a] / w[b] / want - 1))
     return worst < 1e-10, {"trials": 50, "max_rel_error": worst}, (
-        f"w_j/w_l = exp(z_j − z_l − m(l − j)) on 50 random rows (max relative error {worst:.1e})")
+        rf"$w_j/w_l = \exp (z_j - z_l - m(l - j))$ on 50 random rows (max relative error {worst:.1e})")
 
 
 def _weights(j: Any, i: Any, n_keys: Any) -> Any:
@@ -166,9 +167,9 @@ def weight_ratio() -> Derivation:
         citations=(PRESS_3,),
         auto_identity_check=False,  # the sums over s make random points costly; a numpy check below
         checks=(FunctionCheck("ALiBi softmax rows in numpy", _ratio_check),),
-        notes=("Each step of distance multiplies a key's weight by e^(−m) at equal scores: the bias is a "
-               "recency prior whose strength is the slope, steep for the first heads, almost flat for the last. "
-               "The ratio does not involve s or the row length, so it holds for any number of keys.",),
+        notes=("Each step of distance multiplies a key's weight by $e^{-m}$ at equal scores: the bias is a recency "
+               "prior whose strength is the slope, steep for the first heads, almost flat for the last. The ratio "
+               "does not involve s or the row length, so it holds for any number of keys.",),
     )
 
 
@@ -202,7 +203,6 @@ def row_shift() -> Derivation:
         assumptions=(Assumption("a row of n keys (n = i under the causal mask), scores $z_s$, slope m > 0, any "
                                 "query position i"),),
         citations=(PRESS_3,),
-        auto_identity_check=False,
         checks=(IdentityCheck(start, end, name="claim at random points", n_points=8),),
         notes=("ALiBi therefore adds to each key a bias that grows linearly with the key's own index; "
                "together with the causal mask this is the same as penalising distance from the query.",),
@@ -215,7 +215,7 @@ EXAMPLE_SLOPE = (1, 2)
 
 @register(
     "alibi.example",
-    title="ALiBi for i = 3, m = 1/2, equal scores: weights ∝ (e⁻¹, e^(−1/2), 1)",
+    title="ALiBi for i = 3, m = 1/2, equal scores: weights ∝ $(e^{-1}, e^{-1/2}, 1)$",
     summary="Query 3 with scores all equal: softmax(−1, −1/2, 0) ≈ (0.186, 0.307, 0.506), most weight on itself.",
 )
 def example() -> Derivation:
@@ -257,10 +257,10 @@ def example() -> Derivation:
         ),
         assumptions=(Assumption("query i = 3 of a causal row, all three scores equal (they cancel, "
                                 "softmax.shift-invariance), slope m = 1/2 (head 1 of h = 8 heads, whose slopes are "
-                                "1/2, 1/4, …, 1/256; with h = 16 head 1 has 2^(−1/2))"),),
+                                "1/2, 1/4, …, 1/256; with h = 16 head 1 has $2^{-1/2}$)"),),
         citations=(PRESS_3,),
         checks=tuple(ValueCheck(f"weight on key {jj}", e(-m * (i - jj)) / total, printed, "derived")
                      for jj, printed in ((1, "0.186"), (2, "0.307"), (3, "0.506"))),
-        notes=("Each step back in distance divides the weight by e^(1/2) ≈ 1.65: the keys' weights form a geometric "
-               "sequence at equal scores.",),
+        notes=(r"Each step back in distance divides the weight by $e^{1/2} \approx 1.65$: the keys' weights form a "
+               "geometric sequence at equal scores.",),
     )

@@ -106,14 +106,14 @@ def _shape_check(seed: int) -> tuple[bool, dict, str]:
     ok = symbolic == (n, n) and mismatch and S.shape == (5, 5) and worst < 1e-12
     return ok, {"symbolic_shape": str(symbolic), "numpy_shape": list(S.shape), "max_entry_error": worst,
                 "QK_without_transpose_rejected": mismatch}, (
-        f"(n×d_k)(d_k×n) has shape {symbolic}; at n=5, d_k=8 every entry equals q_i·k_j (max error {worst:.1e}); "
-        "Q·K with shapes (3×2)(3×2) raises ShapeError")
+        rf"$(n\times d_k)(d_k\times n)$ has shape {symbolic}; at n=5, $d_k=8$ every entry equals $q_i\cdot k_j$ (max "
+        rf"error {worst:.1e}); Q·K with shapes $(3\times 2)(3\times 2)$ raises ShapeError")
 
 
 @register(
     "attention.similarity-matrix",
-    title="QKᵀ is the matrix of all query–key dot products",
-    summary="(QKᵀ)_ij = q_i·k_j, and (n×d_k)(d_k×n) gives an n×n matrix.",
+    title=r"$QK^\top$ is the matrix of all query–key dot products",
+    summary=r"$(QK^\top)_{ij} = q_i\cdot k_j$, and $(n\times d_k)(d_k\times n)$ gives an $n\times n$ matrix.",
 )
 def similarity_matrix() -> Derivation:
     import sympy as sp
@@ -140,11 +140,11 @@ def similarity_matrix() -> Derivation:
                                  "q_i = row i of Q, k_j = row j of K")),
         ),
         assumptions=(
-            Assumption("Q and K have shape (n, d_k): one row per token; rows and columns are counted from 0"),
+            Assumption("Q and K have shape $(n, d_k)$: one row per token; rows and columns are counted from 0"),
         ),
         definitions=((q[i, ell], Q[i, ell]), (k[j, ell], K[j, ell])),
         citations=(VASWANI_321,),
-        checks=(FunctionCheck("shapes and entries of QKᵀ", _shape_check),),
+        checks=(FunctionCheck(r"shapes and entries of $QK^\top$", _shape_check),),
         auto_identity_check=False,  # matrix symbols of symbolic shape have no numeric value
         notes=("One matrix product scores every (query, key) pair at once: entry (i, j) says how well "
                "token i's query matches token j's key.",),
@@ -170,14 +170,15 @@ def _convex_check(seed: int) -> tuple[bool, dict, str]:
         outside += int(np.any(A < 0) or np.any(out > V.max(axis=0) + 1e-12) or np.any(out < V.min(axis=0) - 1e-12))
     ok = worst_sum < 1e-12 and outside == 0
     return ok, {"trials": trials, "max_row_sum_error": worst_sum, "outputs_outside_range": outside}, (
-        f"{trials} random (n, d_k, d_v) up to 16: rows of weights sum to 1 within {worst_sum:.1e}, "
-        f"{outside} outputs outside the column range of V")
+        f"{trials} random $(n, d_k, d_v)$ up to 16: rows of weights sum to 1 within {worst_sum:.1e}, {outside} "
+        "outputs outside the column range of V")
 
 
 @register(
     "attention.convex-combination",
     title="The attention weights of a row are positive and sum to 1",
-    summary="Σ_j softmax(s)_j = 1 for every row length n, so each output row is a convex combination of V's rows.",
+    summary=(r"$\sum_j \operatorname{softmax}(s)_j = 1$ for every row length n, so each output row is a convex "
+             "combination of V's rows."),
 )
 def convex_combination() -> Derivation:
     import sympy as sp
@@ -199,21 +200,21 @@ def convex_combination() -> Derivation:
                                 "same sum, which is positive",
                  rule=Substitute(((j, ell),), "j → l (a bound index)")),
         ),
-        assumptions=(Assumption("s = (s_1, …, s_n) is one row of scores, real, of any length n ≥ 1"),),
+        assumptions=(Assumption(r"$s = (s_1, \dots, s_n)$ is one row of scores, real, of any length n ≥ 1"),),
         definitions=((sp.Symbol("a_j"), sp.exp(s[j]) / denom),
                      (sp.Symbol("output_i"), sp.Sum(sp.Symbol("a_j") * sp.Symbol("v_j"), (j, 1, n)))),
         citations=(VASWANI_321,),
         checks=(FunctionCheck("random attention: convex weights, outputs within V's range", _convex_check),),
-        notes=("Each weight e^{s_j}/Σ e^{s_l} is positive (a positive number over a sum of positive numbers), "
-               "and the weights sum to 1, so output_i = Σ_j a_j v_j is a weighted average of the value rows: "
-               "see attention.output-bounded.",),
+        notes=(r"Each weight $e^{s_j}/\sum e^{s_l}$ is positive (a positive number over a sum of positive numbers), "
+               r"and the weights sum to 1, so $\text{output}_i = \sum_j a_j v_j$ is a weighted average of the value "
+               "rows: see attention.output-bounded.",),
     )
 
 
 @register(
     "attention.weights-positive",
     title="Every attention weight is strictly positive",
-    summary="0 < e^{s_j}/Σ_l e^{s_l}: a positive number over a sum of positive numbers, for every row length n.",
+    summary=r"$0 < e^{s_j}/\sum_l e^{s_l}$: a positive number over a sum of positive numbers, for every row length n.",
 )
 def weights_positive() -> Derivation:
     import sympy as sp
@@ -237,15 +238,16 @@ def weights_positive() -> Derivation:
         auto_identity_check=False,  # replaced by a lighter one: each point expands a sum
         checks=(IdentityCheck(sp.Integer(0), weight, "claim at random points", relation="<", n_points=8),
                 FunctionCheck("random attention: convex weights, outputs within V's range", _convex_check)),
-        notes=("A masked position (score −∞) gets weight exactly 0, the limit of this bound; a fully masked "
-               "row has no weights at all (softmax_numeric raises ValueError).",),
+        notes=("A masked position (score −∞) gets weight exactly 0, the limit of this bound; a fully masked row has "
+               r"no weights at all ($\mathtt{softmax\_numeric}$ raises ValueError).",),
     )
 
 
 @register(
     "attention.output-bounded",
     title="An attention output never exceeds the largest value it mixes",
-    summary="If every v_j ≤ M then Σ_j a_j v_j ≤ M: the convex weights cannot push an output outside V's range.",
+    summary=(r"If every $v_j \le M$ then $\sum_j a_j v_j \le M$: the convex weights cannot push an output outside "
+             "V's range."),
 )
 def output_bounded() -> Derivation:
     import sympy as sp
@@ -272,12 +274,10 @@ def output_bounded() -> Derivation:
             Step(M * sp.Sum(a, (j, 1, n)), "$M$ does not depend on $j$"),
             Step(M, "the weights sum to 1 (attention.convex-combination)", by="attention.convex-combination"),
         ),
-        assumptions=(Assumption("v_j is one coordinate of value row j, and M ≥ v_j for every j "
-                                "(e.g. M = max_j v_j); the same argument bounds the output from below "
-                                "by min_j v_j"),),
+        assumptions=(Assumption(r"$v_j$ is one coordinate of value row j, and $M \ge v_j$ for every j (e.g. $M = "
+                                r"\max_j v_j$); the same argument bounds the output from below by $\min_j v_j$"),),
         citations=(VASWANI_321,),
         premises=(sp.Eq(v[j], M - u[j]),),
-        auto_identity_check=False,  # the premise v_j ≤ M is not something random points respect
         checks=(FunctionCheck("random attention: convex weights, outputs within V's range", _convex_check),),
     )
 
@@ -318,8 +318,8 @@ def _permutation_check(seed: int) -> tuple[bool, dict, str]:
 @register(
     "attention.permutation-equivariance",
     title="Attention alone cannot see word order: permuting the tokens permutes the outputs",
-    summary="softmax(P S Pᵀ)·P V = P·softmax(S)·V for n tokens and any permutation P: without positions, order is "
-            "invisible.",
+    summary=(r"$\operatorname{softmax}(P S P^\top)\, P V = P \operatorname{softmax}(S)\, V$ for n tokens and any "
+             "permutation P: without positions, order is invisible."),
 )
 def permutation_equivariance() -> Derivation:
     import sympy as sp
@@ -350,9 +350,9 @@ def permutation_equivariance() -> Derivation:
                  rule=Reindex(pi, c)),
         ),
         assumptions=(
-            Assumption("n tokens, for any n, reordered by a permutation π of 1..n: the new token r is the old "
-                       "token π(r). With projections applied row by row, the reordered tokens have the scaled scores "
-                       "S_π(r)π(c) and the values V_π(c)"),
+            Assumption(r"n tokens, for any n, reordered by a permutation $\pi$ of $1, \dots, n$: the new token r is "
+                       r"the old token $\pi(r)$. With projections applied row by row, the reordered tokens have the "
+                       r"scaled scores $S_{\pi(r)\pi(c)}$ and the values $V_{\pi(c)}$"),
             Assumption("the expression is entry (r, e) of the attention output of the reordered tokens; the result "
                        "is entry (π(r), e) of the original output, i.e. the output rows are reordered the same way"),
         ),

@@ -73,9 +73,10 @@ def kaplan_n() -> Any:
 
 @register(
     "params.flops-kaplan",
-    title="Forward FLOPs per token: C_forward = 2N + 2·n_layers·n_ctx·d_attn (Kaplan et al. 2020, Table 1)",
-    summary="Two FLOPs per weight of Q, K, V, the projection and the FFN give 2N; attending over n_ctx "
-            "positions adds 2·n_layers·n_ctx·d_attn.",
+    title=(r"Forward FLOPs per token: $C_{\text{forward}} = 2N + 2\cdot n_{\text{layers}}\cdot n_{\text{ctx}}\cdot "
+           r"d_{\text{attn}}$ (Kaplan et al. 2020, Table 1)"),
+    summary=r"Two FLOPs per weight of Q, K, V, the projection and the FFN give 2N; attending over $n_{\text{ctx}}$ "
+            r"positions adds $2\cdot n_{\text{layers}}\cdot n_{\text{ctx}}\cdot d_{\text{attn}}$.",
 )
 def flops_kaplan() -> Derivation:
     from ..numeric import FunctionCheck, ValueCheck
@@ -100,7 +101,8 @@ def flops_kaplan() -> Derivation:
                 rows_.append((p, ctx, kaplan_forward(bare, ctx), int(_at(end, n_ctx=ctx, **_dims(bare)))))
         ok = all(x == y for *_, x, y in rows_)
         return ok, {"rows": [list(r) for r in rows_]}, (
-            f"{len(rows_)} (model, n_ctx) pairs: derive.params.flops.kaplan_forward = this closed form" if ok
+            (rf"{len(rows_)} (model, $n_{{\text{{ctx}}}}$) pairs: $\mathtt{{derive.params.flops.kaplan\_forward}}$ = "
+             "this closed form") if ok
             else f"disagreement: {[r for r in rows_ if r[2] != r[3]]}")
 
     return Derivation(
@@ -115,25 +117,33 @@ def flops_kaplan() -> Derivation:
                  citation=KAPLAN_T1),
         ),
         definitions=((_s("n_params"), n),),
-        assumptions=(Assumption("Kaplan et al. 2020, Table 1, per token: QKV 2·n_layers·d_model·3·d_attn, attention "
-                                "over the context 2·n_layers·n_ctx·d_attn, projection 2·n_layers·d_attn·d_model, "
-                                "FFN 2·n_layers·2·d_model·d_ff, with d_attn = h·d_k; embeddings, biases, norms, "
-                                "nonlinearities and softmax left out"),),
+        assumptions=(Assumption(r"Kaplan et al. 2020, Table 1, per token: QKV $2\cdot n_{\text{layers}}\cdot "
+                                r"d_{\text{model}}\cdot 3\cdot d_{\text{attn}}$, attention over the context $2\cdot "
+                                r"n_{\text{layers}}\cdot n_{\text{ctx}}\cdot d_{\text{attn}}$, projection $2\cdot "
+                                r"n_{\text{layers}}\cdot d_{\text{attn}}\cdot d_{\text{model}}$, FFN $2\cdot "
+                                r"n_{\text{layers}}\cdot 2\cdot d_{\text{model}}\cdot d_{\text{ff}}$, with "
+                                r"$d_{\text{attn}} = h\cdot d_k$; embeddings, biases, norms, nonlinearities and "
+                                "softmax left out"),),
         citations=(KAPLAN_T1,),
         checks=(
-            ValueCheck("GPT-3 175B: N at d_model 12288, 96 layers, d_ff = 4·d_model", _at(n, **gpt3),
+            ValueCheck((r"GPT-3 175B: N at $d_{\text{model}}$ 12288, 96 layers, $d_{\text{ff}} = 4\cdot "
+                        r"d_{\text{model}}$"), _at(n, **gpt3),
                        "173,946,175,488", "Kaplan et al. 2020 Table 1 with Brown et al. 2020 Table 2.1 sizes"),
-            ValueCheck("GPT-3 175B: C_forward per token at n_ctx 2048", _at(end, n_ctx=2048, **gpt3),
+            ValueCheck(r"GPT-3 175B: $C_{\text{forward}}$ per token at $n_{\text{ctx}}$ "
+                       r"2048", _at(end, n_ctx=2048, **gpt3),
                        "352,724,189,184", "derived"),
-            ValueCheck("GPT-3 175B: context share 2·n_layers·n_ctx·d_attn / 2N = n_ctx/(12·d_model)",
+            ValueCheck((r"GPT-3 175B: context share $2\cdot n_{\text{layers}}\cdot n_{\text{ctx}}\cdot "
+                        r"d_{\text{attn}} / 2N = n_{\text{ctx}}/(12\cdot d_{\text{model}})$"),
                        _at(_m(2, L, c, da) / (2 * n), n_ctx=2048, **gpt3), "0.0139",
-                       "Kaplan et al. 2020, §2.1 (small when d_model > n_ctx/12)"),
-            FunctionCheck("derive.params.flops.kaplan_forward on Table 1's layout equals this closed form",
+                       r"Kaplan et al. 2020, §2.1 (small when $d_{\text{model}} > n_{\text{ctx}}/12$)"),
+            FunctionCheck((r"$\mathtt{derive.params.flops.kaplan\_forward}$ on Table 1's layout equals this closed "
+                           "form"),
                           same_as_cli),
             reference_checks.flops_kaplan(),
         ),
-        notes=("Kaplan's context row counts 2·n_ctx·d_attn per layer; the scores QKᵀ and the weighted sum of V "
-               "are each that large, so the exact count (params.flops-exact) has 4·n_layers·n_ctx·d_attn.",),
+        notes=(r"Kaplan's context row counts $2\cdot n_{\text{ctx}}\cdot d_{\text{attn}}$ per layer; the scores "
+               r"$QK^\top$ and the weighted sum of V are each that large, so the exact count (params.flops-exact) "
+               r"has $4\cdot n_{\text{layers}}\cdot n_{\text{ctx}}\cdot d_{\text{attn}}$.",),
     )
 
 
@@ -145,9 +155,10 @@ def _dims(arch: Architecture) -> dict[str, int]:
 
 @register(
     "params.flops-training",
-    title="Training FLOPs per token: 3× the forward pass, C ≈ 6N + 6·n_layers·n_ctx·d_attn",
-    summary="Forward, backward to the activations and backward to the weights each cost one forward: "
-            "3·(2N + 2·n_layers·n_ctx·d_attn).",
+    title=(r"Training FLOPs per token: $3\times$ the forward pass, $C \approx 6N + 6\cdot n_{\text{layers}}\cdot "
+           r"n_{\text{ctx}}\cdot d_{\text{attn}}$"),
+    summary=r"Forward, backward to the activations and backward to the weights each cost one forward: $3\cdot (2N + "
+            r"2\cdot n_{\text{layers}}\cdot n_{\text{ctx}}\cdot d_{\text{attn}})$.",
 )
 def flops_training() -> Derivation:
     from ..numeric import ValueCheck
@@ -165,13 +176,14 @@ def flops_training() -> Derivation:
             Step(6 * n + 6 * L * c * h * dk, "expand: $C_{train} \\approx 6N$ per token when the context term is "
                                              "small", citation=KAPLAN_21),
         ),
-        assumptions=(Assumption("N: the (active) non-embedding parameters; d_attn = h·d_k. The backward pass of "
-                                "y = xW computes ∂L/∂x = (∂L/∂y)Wᵀ and ∂L/∂W = xᵀ(∂L/∂y), two products of the "
-                                "forward's size, so backward ≈ 2× forward; no activation recomputation (which "
-                                "would add another forward)"),),
+        assumptions=(Assumption(r"N: the (active) non-embedding parameters; $d_{\text{attn}} = h\cdot d_k$. The "
+                                r"backward pass of y = xW computes $\partial L/\partial x = (\partial L/\partial "
+                                r"y)W^\top$ and $\partial L/\partial W = x^\top (\partial L/\partial y)$, two "
+                                r"products of the forward's size, so backward ≈ $2\times$ forward; no activation "
+                                "recomputation (which would add another forward)"),),
         citations=(KAPLAN_21,),
         checks=(
-            ValueCheck("GPT-3 175B: training FLOPs per token at n_ctx 2048",
+            ValueCheck(r"GPT-3 175B: training FLOPs per token at $n_{\text{ctx}}$ 2048",
                        _at(6 * n + 6 * L * c * h * dk, n_params=173_946_175_488, n_layers=96, n_ctx=2048,
                            n_heads=96, head_dim=128), "1,058,172,567,552", "derived"),
             ValueCheck("GPT-3 175B (174.6B parameters) trained on 300B tokens, 6N·D in PF-days (8.64e19 FLOPs each)",
@@ -180,18 +192,20 @@ def flops_training() -> Derivation:
             reference_checks.flops_training(6 * n + 6 * L * c * h * dk),
         ),
         notes=("Counted in a real training step (the cross-check), the backward pass is exactly twice the forward "
-               "for every product, weights and attention alike; the context term of a step is then "
-               "12·n_layers·n_ctx·d_attn, because the forward's attention costs 4·n_layers·n_ctx·d_attn "
-               "(params.flops-exact), not Kaplan's 2·n_layers·n_ctx·d_attn.",),
+               r"for every product, weights and attention alike; the context term of a step is then $12\cdot "
+               r"n_{\text{layers}}\cdot n_{\text{ctx}}\cdot d_{\text{attn}}$, because the forward's attention costs "
+               r"$4\cdot n_{\text{layers}}\cdot n_{\text{ctx}}\cdot d_{\text{attn}}$ (params.flops-exact), not "
+               r"Kaplan's $2\cdot n_{\text{layers}}\cdot n_{\text{ctx}}\cdot d_{\text{attn}}$.",),
     )
 
 
 @register(
     "params.flops-exact",
-    title="Exact forward FLOPs of a LLaMA-style decoder from its shapes: "
-          "2·n_layers·(2·d·h·d_k + 2·d·h_kv·d_k + 3·d·d_ff) + 2·d·V + 4·n_layers·n_ctx·h·d_k",
-    summary="Two FLOPs per entry of every matrix a token meets (GQA projections, SwiGLU, the LM head) and "
-            "2·n_ctx·h·d_k for each of QKᵀ and the weighted sum of V.",
+    title=r"Exact forward FLOPs of a LLaMA-style decoder from its shapes: $2\cdot n_{\text{layers}}\cdot (2\cdot "
+          r"d\cdot h\cdot d_k + 2\cdot d\cdot h_{kv}\cdot d_k + 3\cdot d\cdot d_{\text{ff}}) + 2\cdot d\cdot "
+          r"V + 4\cdot n_{\text{layers}}\cdot n_{\text{ctx}}\cdot h\cdot d_k$",
+    summary=r"Two FLOPs per entry of every matrix a token meets (GQA projections, SwiGLU, the LM head) and $2\cdot "
+            r"n_{\text{ctx}}\cdot h\cdot d_k$ for each of $QK^\top$ and the weighted sum of V.",
 )
 def flops_exact() -> Derivation:
     from ..numeric import FunctionCheck, ValueCheck
@@ -247,28 +261,30 @@ def flops_exact() -> Derivation:
         ),
         assumptions=(Assumption("the layout of the preset 'mistral-7b' (LLaMA family: GQA, SwiGLU, untied LM head, "
                                 "no biases); 2 FLOPs per multiply-add; matrix products only; every token attends to "
-                                "n_ctx positions (no causal halving); embedding lookups cost nothing"),),
+                                r"$n_{\text{ctx}}$ positions (no causal halving); embedding lookups cost nothing"),),
         citations=(KAPLAN_T1, Citation("ainslie2023"), Citation("shazeer2020")),
         checks=(
-            ValueCheck("LLaMA-7B forward FLOPs per token at n_ctx 2048",
+            ValueCheck(r"LLaMA-7B forward FLOPs per token at $n_{\text{ctx}}$ 2048",
                        end.xreplace({**symbol_values(llama), c: 2048}), "14,287,896,576", "derived"),
-            ValueCheck("Mistral-7B forward FLOPs per token at n_ctx 4096",
+            ValueCheck(r"Mistral-7B forward FLOPs per token at $n_{\text{ctx}}$ 4096",
                        end.xreplace({**symbol_values(arch), c: 4096}), "16,368,271,360", "derived"),
             FunctionCheck("integer count, shape table and per-head arrays agree with the closed form",
                           integer_route),
             reference_checks.flops_exact(end),
         ),
-        notes=("Against Kaplan's 2N + 2·n_layers·n_ctx·d_attn the exact count adds the LM head (2·d_model·V, an "
-               "embedding in Kaplan's N) and a second 2·n_layers·n_ctx·h·d_k for the weighted sum of V; GQA "
+        notes=(r"Against Kaplan's $2N + 2\cdot n_{\text{layers}}\cdot n_{\text{ctx}}\cdot d_{\text{attn}}$ the exact "
+               r"count adds the LM head ($2\cdot d_{\text{model}}\cdot V$, an embedding in Kaplan's N) and a second "
+               r"$2\cdot n_{\text{layers}}\cdot n_{\text{ctx}}\cdot h\cdot d_k$ for the weighted sum of V; GQA "
                "lowers only the K and V projections, not the attention over the context.",),
     )
 
 
 @register(
     "params.moe-active",
-    title="Mixture of experts: active parameters = total − n_layers·(n_exp − k_exp)·3·d_model·d_ff",
-    summary="A token is routed to k_exp of the n_exp SwiGLU experts of each layer; the others' weights are "
-            "stored but not used. Mixtral 8x7B: 46.7B stored, 12.9B active.",
+    title=(r"Mixture of experts: active parameters = total − $n_{\text{layers}}\cdot (n_{\text{exp}} - "
+           r"k_{\text{exp}})\cdot 3\cdot d_{\text{model}}\cdot d_{\text{ff}}$"),
+    summary=r"A token is routed to $k_{\text{exp}}$ of the $n_{\text{exp}}$ SwiGLU experts of each layer; the "
+            "others' weights are stored but not used. Mixtral 8x7B: 46.7B stored, 12.9B active.",
 )
 def moe_active() -> Derivation:
     import sympy as sp
@@ -300,7 +316,7 @@ def moe_active() -> Derivation:
             rows.append((active_count(a), int(end.xreplace(symbol_values(a))), count(a)))
         ok = all(x == y <= z for x, y, z in rows)
         return ok, {"rows": [list(r) for r in rows]}, (
-            f"{len(rows)} random mixtures: derive.params.shapes.active_count = closed form ≤ total" if ok
+            rf"{len(rows)} random mixtures: $\mathtt{{derive.params.shapes.active\_count}}$ = closed form ≤ total" if ok
             else f"disagreement (active, closed form, total): {rows}")
 
     return Derivation(
@@ -310,8 +326,9 @@ def moe_active() -> Derivation:
                          "$n_{exp} - k_{exp}$ it does not; each SwiGLU expert has $3 d_{model} d_{ff}$ weights",
                     citation=Citation("jiang2024", "§2")),),
         assumptions=(Assumption("Mixtral's layout (mistralai/Mixtral-8x7B-v0.1): GQA attention, per layer a router "
-                                "d_model × n_exp and n_exp SwiGLU experts without biases, top-k_exp routing; the "
-                                "router is active for every token"),),
+                                r"$d_{\text{model}} \times n_{\text{exp}}$ and $n_{\text{exp}}$ SwiGLU experts "
+                                r"without biases, $\text{top}-k_{\text{exp}}$ routing; the router is active for "
+                                "every token"),),
         citations=(Citation("jiang2024"), Citation("shazeer2020")),
         checks=(
             ValueCheck("Mixtral 8x7B stored parameters", sp.Integer(count(MIXTRAL)), "46,702,792,704",
@@ -325,9 +342,9 @@ def moe_active() -> Derivation:
 
 @register(
     "params.kv-cache-token",
-    title="KV cache per token: 2·n_layers·n_kv_heads·d_k·b bytes",
-    summary="Every layer keeps one key and one value row of n_kv_heads·d_k numbers per token; GQA and MQA "
-            "shrink it by h/h_kv.",
+    title=r"KV cache per token: $2\cdot n_{\text{layers}}\cdot n_{\text{kv\_heads}}\cdot d_k\cdot b$ bytes",
+    summary=r"Every layer keeps one key and one value row of $n_{\text{kv\_heads}}\cdot d_k$ numbers per token; GQA "
+            r"and MQA shrink it by $h/h_{kv}$.",
 )
 def kv_cache_token() -> Derivation:
     from ..numeric import FunctionCheck, ValueCheck
@@ -349,7 +366,8 @@ def kv_cache_token() -> Derivation:
                              int(end.xreplace({**symbol_values(a), b: by}))))
         ok = all(r[2] == r[3] for r in rows)
         return ok, {"rows": [list(r) for r in rows]}, (
-            f"{len(rows)} (preset, bytes): derive.params.memory.kv_cache_bytes_per_token = closed form" if ok
+            rf"{len(rows)} (preset, bytes): $\mathtt{{derive.params.memory.kv\_cache\_bytes\_per\_token}}$ = "
+            "closed form" if ok
             else f"disagreement: {[r for r in rows if r[2] != r[3]]}")
 
     return Derivation(
@@ -357,9 +375,9 @@ def kv_cache_token() -> Derivation:
         start=start,
         steps=(Step(end, "the key row and the value row have the same size $h_{kv} d_k$",
                     citation=Citation("pope2023")),),
-        assumptions=(Assumption("every layer caches K and V of each past token, h_kv heads of d_k numbers each, "
-                                "b bytes per number (2 for bf16/fp16); h_kv = h is MHA, 1 < h_kv < h GQA, "
-                                "h_kv = 1 MQA"),),
+        assumptions=(Assumption(r"every layer caches K and V of each past token, $h_{kv}$ heads of $d_k$ "
+                                r"numbers each, b bytes per number (2 for bf16/fp16); $h_{kv} = h$ is MHA, $1 "
+                                r"< h_{kv} < h$ GQA, $h_{kv} = 1$ MQA"),),
         citations=(Citation("pope2023"), Citation("shazeer2019"), Citation("ainslie2023")),
         checks=(
             ValueCheck("LLaMA-7B, fp16 (32 layers, 32 KV heads of 128)",
@@ -376,8 +394,9 @@ def kv_cache_token() -> Derivation:
 
 @register(
     "params.kv-cache",
-    title="KV cache of a batch: 2·B·n_ctx·n_layers·n_kv_heads·d_k·b bytes",
-    summary="B sequences of n_ctx cached tokens, each token's K and V rows in every layer.",
+    title=(r"KV cache of a batch: $2\cdot B\cdot n_{\text{ctx}}\cdot n_{\text{layers}}\cdot "
+           r"n_{\text{kv\_heads}}\cdot d_k\cdot b$ bytes"),
+    summary=r"B sequences of $n_{\text{ctx}}$ cached tokens, each token's K and V rows in every layer.",
 )
 def kv_cache() -> Derivation:
     from ..numeric import ValueCheck
@@ -408,8 +427,9 @@ def kv_cache() -> Derivation:
 
 @register(
     "params.kv-cache-gqa",
-    title="GQA and MQA shrink the KV cache by h/h_kv",
-    summary="The MHA cache over the GQA cache is h/h_kv: 8× for Llama 2 70B, 71× for Falcon-7B (MQA).",
+    title=r"GQA and MQA shrink the KV cache by $h/h_{kv}$",
+    summary=(r"The MHA cache over the GQA cache is $h/h_{kv}$: $8\times$ for Llama 2 70B, $71\times$ for "
+             "Falcon-7B (MQA)."),
 )
 def kv_cache_gqa() -> Derivation:
     import sympy as sp

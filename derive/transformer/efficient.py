@@ -99,14 +99,14 @@ def _merge_check(seed: int) -> tuple[bool, dict, str]:
                         abs(float(sums[-1]) - float(np.exp(z - z.max()).sum())) / float(np.exp(z - z.max()).sum()))
             trials += 1
     return worst < 1e-12, {"rows": [1, 2, 7, 64, 513], "trials": trials, "max_error": worst}, (
-        f"block-by-block output = softmax(z)·v and final ℓ = Σ e^(z_j − max z) for {trials} (n, block size) pairs, "
-        f"scores up to ±80 (max error {worst:.1e})")
+        rf"block-by-block output = softmax(z)·v and final $\ell = \sum e^{{z_j - \max z}}$ for {trials} (n, block "
+        rf"size) pairs, scores up to ±80 (max error {worst:.1e})")
 
 
 @register(
     "efficient.online-softmax-merge",
-    title="Online softmax: merging two blocks' sums with the factors e^(m₁ − m), e^(m₂ − m) gives the row's "
-          "Σⱼ e^(zⱼ − m), for any row length and any split point",
+    title="Online softmax: merging two blocks' sums with the factors $e^{m_1 - m}$, $e^{m_2 - m}$ gives the row's "
+          r"$\sum_j e^{z_j - m}$, for any row length and any split point",
     summary="$e^{m_1-m}\\ell_1 + e^{m_2-m}\\ell_2 = \\sum_{j=1}^{n} e^{z_j-m}$: the denominator of softmax, "
             "whichever index k the row is split after.",
 )
@@ -194,12 +194,12 @@ def online_softmax_output() -> Derivation:
                        "the blocks' unnormalised outputs"),
         ),
         citations=(DAO_31, MILAKOV_3),
-        auto_identity_check=False,
         checks=(IdentityCheck(start.xreplace(dict(subs)), gw(m) / fw(m), name="claim at random points", n_points=5),
                 FunctionCheck("numpy online softmax against the direct softmax, many block sizes", _merge_check)),
-        notes=("The result is Σ_j softmax(z)_j·v_j with softmax written shifted by m (softmax.shift-invariance): "
-               "block-by-block attention is exact, not an approximation. FlashAttention keeps the normalised "
-               "block output a/ℓ instead and rescales by ℓ₁/ℓ and ℓ₂/ℓ; the algebra is the same.",),
+        notes=(r"The result is $\sum_j \operatorname{softmax}(z)_j\cdot v_j$ with softmax written shifted by m "
+               "(softmax.shift-invariance): block-by-block attention is exact, not an approximation. FlashAttention "
+               r"keeps the normalised block output $a/\ell$ instead and rescales by $\ell_1/\ell$ and $\ell_2/\ell$; "
+               "the algebra is the same.",),
     )
 
 
@@ -216,14 +216,15 @@ def _step_check(seed: int) -> tuple[bool, dict, str]:
         ref = float(np.exp(z - z.max()).sum())
         worst = max(worst, abs(d - ref) / ref)
     return worst < 1e-13, {"rows": 20, "max_rel_error": worst}, (
-        f"one pass d_j = d_(j−1)e^(m_(j−1)−m_j) + e^(z_j−m_j) ends at Σ e^(z − max z) on 20 rows "
-        f"(max relative error {worst:.1e})")
+        rf"one pass $d_j = d_{{j-1}}e^{{m_{{j-1}}-m_j}} + e^{{z_j-m_j}}$ ends at $\sum e^{{z - \max z}}$ on 20 rows "
+        rf"(max relative error {worst:.1e})")
 
 
 @register(
     "efficient.online-softmax-step",
-    title="Online softmax, one element at a time: rescaling the running sum by e^(m_old − m_new) and adding the "
-          "new term gives the prefix sum Σᵢ e^(zᵢ − mⱼ), for every prefix length j",
+    title=r"Online softmax, one element at a time: rescaling the running sum by $e^{m_{\text{old}} - "
+          r"m_{\text{new}}}$ and adding the new term gives the prefix sum $\sum_i e^{z_i - m_j}$, for every prefix "
+          "length j",
     summary="If $d_{j-1} = \\sum_{i<j} e^{z_i - m_{j-1}}$, the update $d_{j-1}e^{m_{j-1}-m_j} + e^{z_j - m_j}$ is "
             "$\\sum_{i \\le j} e^{z_i - m_j}$: by induction the last $d_n$ is softmax's denominator.",
 )
@@ -259,7 +260,6 @@ def online_softmax_step() -> Derivation:
         assumptions=(Assumption("j ≥ 1; $m_{j-1} = \\max(z_1, \\dots, z_{j-1})$ and $m_j = \\max(m_{j-1}, z_j)$ in the "
                                 "algorithm, though the identity holds for any reals; $d_0 = 0$ (an empty sum)"),),
         citations=(MILAKOV_3,),
-        auto_identity_check=False,
         checks=(IdentityCheck(end.xreplace({dp: prev}), start, name="claim at random points", n_points=8),
                 FunctionCheck("Algorithm 3 in numpy, element by element", _step_check)),
         notes=("The claim holds for every j, so by induction on j the running sum after the last element is "
@@ -303,11 +303,11 @@ def online_softmax_example() -> Derivation:
                                 "block 2 = (2, 0) with $m_2 = 2$, $\\ell_2 = e^{2-2} + e^{0-2}$; m = max(3, 2) = 3"),),
         citations=(DAO_31,),
         checks=(
-            ValueCheck("ℓ = Σ_j e^(z_j − 3)", total, "1.5530", "derived"),
-            ValueCheck("softmax(z)_2 = 1/ℓ, the largest weight", 1 / total, "0.6439", "derived"),
+            ValueCheck(r"$\ell = \sum_j e^{z_j - 3}$", total, "1.5530", "derived"),
+            ValueCheck(r"$\operatorname{softmax}(z)_2 = 1/\ell$, the largest weight", 1 / total, "0.6439", "derived"),
         ),
-        notes=("The direct computation over the whole row gives the same ℓ: e^(1−3) + e^(3−3) + e^(2−3) + "
-               "e^(0−3). Block 2 never saw the row's maximum, and the factor e^(m₂−m) = e^(−1) corrects for it.",),
+        notes=(r"The direct computation over the whole row gives the same $\ell$: $e^{1-3} + e^{3-3} + e^{2-3} + "
+               "e^{0-3}$. Block 2 never saw the row's maximum, and the factor $e^{m_2-m} = e^{-1}$ corrects for it.",),
     )
 
 
@@ -388,9 +388,10 @@ UNCACHED_CHECK = counted_decoding(cached=False)
 
 @register(
     "efficient.kv-cache-flops",
-    title="Decoding n tokens with a KV cache costs 2N·n + 2·n_layers·d_attn·n(n + 1) FLOPs, for any n",
+    title=(r"Decoding n tokens with a KV cache costs $2N\cdot n + 2\cdot n_{\text{layers}}\cdot d_{\text{attn}}\cdot "
+           "n(n + 1)$ FLOPs, for any n"),
     summary="Token t runs the weights once (2N) and attends over t cached positions ($4 n_{layers} t d_{attn}$: "
-            "$2 t d_{attn}$ for $qK^T$ and as much for the weighted sum of V, per layer); summed "
+            "$2 t d_{attn}$ for $qK^\\top$ and as much for the weighted sum of V, per layer); summed "
             "over t = 1..n the weight part is linear in n.",
 )
 def kv_cache_flops() -> Derivation:
@@ -415,7 +416,7 @@ def kv_cache_flops() -> Derivation:
                                 "2N for "
                                 "the weights of the new token only (its K and V rows are appended to the cache) and "
                                 "$4 n_{layers} t d_{attn}$ to attend over the t positions 1..t ($2 t d_{attn}$ per "
-                                "layer for the scores $qK^T$ and as much for the weighted sum of V, as in "
+                                "layer for the scores $qK^\\top$ and as much for the weighted sum of V, as in "
                                 "params.flops-exact); the prompt is empty, "
                                 "embeddings, norms and the LM head are left out"),),
         citations=(KAPLAN_T1, Citation("pope2023")),
@@ -429,8 +430,8 @@ def kv_cache_flops() -> Derivation:
 
 @register(
     "efficient.no-cache-flops",
-    title="Decoding n tokens without a cache costs N·n(n + 1) + 2·n_layers·d_attn·n(n + 1)(n + 2)/3 FLOPs, "
-          "for any n",
+    title=r"Decoding n tokens without a cache costs $N\cdot n(n + 1) + 2\cdot n_{\text{layers}}\cdot "
+          r"d_{\text{attn}}\cdot n(n + 1)(n + 2)/3$ FLOPs, for any n",
     summary="Token t reruns the whole prefix of t tokens: $\\sum_{t \\le n} \\sum_{s \\le t} (2N + 4 n_{layers} s "
             "d_{attn})$, quadratic in "
             "n for the weights and cubic for attention.",
@@ -472,7 +473,8 @@ def no_cache_flops() -> Derivation:
 
 @register(
     "efficient.decoding-intensity",
-    title="Decoding attention does 2h/(h_kv·b) FLOPs per byte of KV cache read: h/h_kv times more with GQA",
+    title=(r"Decoding attention does $2h/(h_{kv}\cdot b)$ FLOPs per byte of KV cache read: $h/h_{kv}$ "
+           "times more with GQA"),
     summary="Per token and layer: $4 t h d_k$ FLOPs (scores and weighted sum) over $2 t h_{kv} d_k b$ bytes of cache; "
             "MHA in bf16 does 1 FLOP per byte.",
 )
@@ -494,7 +496,7 @@ def decoding_intensity() -> Derivation:
         start=sp.Mul(flops, sp.Pow(bytes_, -1, evaluate=False), evaluate=False),
         steps=(
             Step(sp.Mul(sp.Mul(4, L, t, h, dk, evaluate=False), sp.Pow(bytes_, -1, evaluate=False), evaluate=False),
-                 "the scores $q K^T$ and the weighted sum of $V$ "
+                 "the scores $q K^\\top$ and the weighted sum of $V$ "
                  "each take $2 t d_k$ FLOPs per query head", citation=Citation("shazeer2019", "§3")),
             Step(sp.Mul(sp.Mul(4, L, t, h, dk, evaluate=False),
                         sp.Pow(sp.Mul(t, 2 * L * hkv * dk * b, evaluate=False), -1, evaluate=False), evaluate=False),
@@ -504,19 +506,18 @@ def decoding_intensity() -> Derivation:
                       "length", citation=Citation("ainslie2023")),
         ),
         assumptions=(Assumption("one new token at step t, batch 1: every query head reads its group's cached keys "
-                                "and values of the t positions, $h_{kv} d_k$ numbers of b bytes each per position and "
-                                "layer (params.kv-cache-token); h_kv divides h"),),
+                                "and values of the t positions, $h_{kv} d_k$ numbers of b bytes each per position "
+                                r"and layer (params.kv-cache-token); $h_{kv}$ divides h"),),
         citations=(Citation("shazeer2019", "§3"), Citation("ainslie2023"), Citation("pope2023")),
         checks=(
-            ValueCheck("MHA (h_kv = h), bf16", end.xreplace({hkv: h, b: 2}), "1", "derived"),
+            ValueCheck(r"MHA $(h_{kv} = h)$, bf16", end.xreplace({hkv: h, b: 2}), "1", "derived"),
             ValueCheck("Llama 2 70B: 64 heads, 8 KV heads, bf16", _at(end, n_heads=64, n_kv_heads=8,
                                                                        bytes_per_value=2), "8", "derived"),
             ValueCheck("Falcon-7B, MQA: 71 heads, 1 KV head, bf16", _at(end, n_heads=71, n_kv_heads=1,
                                                                          bytes_per_value=2), "71", "derived"),
             _intensity_check(end),
         ),
-        notes=("An accelerator does a few hundred FLOPs in the time it reads one byte from memory, so at 1 FLOP "
-               "per byte decoding attention is bound by memory bandwidth; the h/h_kv = 8 of GQA raises the "
-               "intensity eightfold and cuts the cache's traffic (and size, params.kv-cache-gqa) by the same "
-               "factor.",),
+        notes=("An accelerator does a few hundred FLOPs in the time it reads one byte from memory, so at 1 FLOP per "
+               r"byte decoding attention is bound by memory bandwidth; the $h/h_{kv} = 8$ of GQA raises the "
+               "intensity eightfold and cuts the cache's traffic (and size, params.kv-cache-gqa) by the same factor.",),
     )

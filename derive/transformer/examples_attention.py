@@ -73,8 +73,9 @@ def two_token_float64() -> np.ndarray:
 
 @register(
     "example.two-token-attention",
-    title="Attention by hand: two tokens, d_k = 4",
-    summary="Lecture 000's 2×2 similarity matrix, its softmax weights 1/(1 + e^{∓1/2}) and the mixed values.",
+    title="Attention by hand: two tokens, $d_k = 4$",
+    summary=(r"Lecture 000's $2\times 2$ similarity matrix, its softmax weights $1/(1 + e^{\mp 1/2})$ and the mixed "
+             "values."),
 )
 def two_token_attention() -> Derivation:
     import sympy as sp
@@ -93,16 +94,16 @@ def two_token_attention() -> Derivation:
     src = f"{SOURCE}, step 1"
     exps = [[sp.exp(s) for s in scaled.row(r)] for r in range(2)]
     checks = [
-        ValueCheck("√d_k", sp.sqrt(d_k), "2", src),
+        ValueCheck(r"$\sqrt{d_k}$", sp.sqrt(d_k), "2", src),
         *(ValueCheck(f"q₁·k₁ term {c + 1}", q[0, c] * k[0, c], p, src) for c, p in enumerate("1010")),
-        *matrix_checks("QKᵀ", scores, (("2", "1"), ("0", "1")), src),
-        *matrix_checks("QKᵀ/√d_k", scaled, (("1.0", "0.5"), ("0.0", "0.5")), src),
-        ValueCheck("row 1: e^1.0", exps[0][0], "2.7183", src),
-        ValueCheck("row 1: e^0.5", exps[0][1], "1.6487", src),
-        ValueCheck("row 1: e^1.0 + e^0.5", exps[0][0] + exps[0][1], "4.3670", src),
-        ValueCheck("row 2: e^0.0", exps[1][0], "1.0000", src),
-        ValueCheck("row 2: e^0.5", exps[1][1], "1.6487", src),
-        ValueCheck("row 2: e^0.0 + e^0.5", exps[1][0] + exps[1][1], "2.6487", src),
+        *matrix_checks(r"$QK^\top$", scores, (("2", "1"), ("0", "1")), src),
+        *matrix_checks(r"$QK^\top/\sqrt{d_k}$", scaled, (("1.0", "0.5"), ("0.0", "0.5")), src),
+        ValueCheck("row 1: $e^{1.0}$", exps[0][0], "2.7183", src),
+        ValueCheck("row 1: $e^{0.5}$", exps[0][1], "1.6487", src),
+        ValueCheck("row 1: $e^{1.0} + e^{0.5}$", exps[0][0] + exps[0][1], "4.3670", src),
+        ValueCheck("row 2: $e^{0.0}$", exps[1][0], "1.0000", src),
+        ValueCheck("row 2: $e^{0.5}$", exps[1][1], "1.6487", src),
+        ValueCheck("row 2: $e^{0.0} + e^{0.5}$", exps[1][0] + exps[1][1], "2.6487", src),
         *matrix_checks("weights", weights, TWO_TOKEN_WEIGHTS, src),
         *matrix_checks("output", out, TWO_TOKEN_OUTPUT, src),
     ]
@@ -111,9 +112,9 @@ def two_token_attention() -> Derivation:
         start=matmul(RowSoftmax(matmul(half, q, k.T)), v),
         steps=(
             Step(matmul(RowSoftmax(matmul(half, scores)), v),
-                 "entry (i, j) of QKᵀ is the dot product q_i·k_j: 2, 1 for token 1 and 0, 1 for token 2",
+                 r"entry (i, j) of $QK^\top$ is the dot product $q_i\cdot k_j$: 2, 1 for token 1 and 0, 1 for token 2",
                  citation=VASWANI_321),
-            Step(matmul(RowSoftmax(scaled), v), "divide by √d_k = √4 = 2"),
+            Step(matmul(RowSoftmax(scaled), v), r"divide by $\sqrt{d_k} = \sqrt{4} = 2$"),
             Step(matmul(weights_def, v), "softmax of each row: exp of each score over the row's sum of exps"),
             Step(matmul(weights, v),
                  "divide numerator and denominator by exp of the entry's own score: with two scores the weight "
@@ -121,17 +122,18 @@ def two_token_attention() -> Derivation:
             Step(out, "each output row is the weighted average of the value rows [4, 0] and [0, 4]"),
         ),
         assumptions=(
-            Assumption("Q = [[1, 0, 1, 0], [0, 1, 0, 1]], K = [[1, 0, 1, 0], [1, 1, 0, 0]], V = [[4, 0], [0, 4]]; "
-                       "d_k = 4"),
+            Assumption(r"$Q = \begin{bmatrix}1 & 0 & 1 & 0 \\ 0 & 1 & 0 & 1\end{bmatrix}$, $K = \begin{bmatrix}1 & 0 "
+                       r"& 1 & 0 \\ 1 & 1 & 0 & 0\end{bmatrix}$, $V = \begin{bmatrix}4 & 0 \\ 0 & 4\end{bmatrix}$; "
+                       "$d_k = 4$"),
         ),
         citations=(VASWANI_321,),
         auto_identity_check=False,  # no free symbols: the float64 recomputation is the numeric check
-        checks=(FunctionCheck("float64 softmax(QKᵀ/√d_k)V with the package's softmax",
+        checks=(FunctionCheck(r"float64 $\operatorname{softmax}(QK^\top /\sqrt{d_k})V$ with the package's softmax",
                               _float_vs("attention output", two_token_float64, out, TWO_TOKEN_OUTPUT)),
                 *checks),
         notes=(
-            "Exact weights: 1/(1 + e^(−1/2)) ≈ 0.622459 and 1/(1 + e^(1/2)) ≈ 0.377541; outputs are 4 times "
-            "those, ≈ 2.48984 and 1.51016.",
+            r"Exact weights: $1/(1 + e^{-1/2}) \approx 0.622459$ and $1/(1 + e^{1/2}) \approx 0.377541$; outputs are "
+            "4 times those, ≈ 2.48984 and 1.51016.",
             "Token 1 puts more weight on itself (score 2 against 1); token 2 prefers token 2 (1 against 0).",
         ),
     )
@@ -167,9 +169,10 @@ def temperature_table() -> Derivation:
         start=RowSoftmax(matmul(inv_t, z_rows)),
         steps=(
             Step(RowSoftmax(scaled), "divide each row's scores by its temperature: z/0.5, z/1, z/2"),
-            Step(table_def, "softmax of each row: exp(z_i/T) over the row's sum", citation=VASWANI_321),
+            Step(table_def, r"softmax of each row: $\exp (z_i/T)$ over the row's sum", citation=VASWANI_321),
         ),
-        assumptions=(Assumption("z = [2, 0, 1]; row t of the table is softmax(z / T_t), T = 1/2, 1, 2"),),
+        assumptions=(Assumption(r"z = [2, 0, 1]; row t of the table is $\operatorname{softmax}(z / T_t)$, T = 1/2, "
+                                 "1, 2"),),
         citations=(VASWANI_321,),
         auto_identity_check=False,  # no free symbols: the float64 recomputation is the numeric check
         checks=(FunctionCheck("float64 softmax(z, temperature=T) with the package's softmax",
@@ -177,10 +180,10 @@ def temperature_table() -> Derivation:
                 *[ValueCheck(f"T = {TEMPERATURES[r]}: weight {c + 1}", table_def[r, c], p, src)
                   for r, row in enumerate(TEMPERATURE_TABLE) for c, p in enumerate(row)]),
         notes=(
-            "By softmax.sqrt-dk-temperature the 2-token example (d_k = 4) runs at T = √d_k = 2, the table's "
-            "last row.",
-            "Exact first row: e⁴/(e⁴ + e² + 1) ≈ 0.86681; the middle entries are 1/(e⁴ + e² + 1), "
-            "1/(e² + e + 1), 1/(e + e^(1/2) + 1).",
+            r"By softmax.sqrt-dk-temperature the 2-token example $(d_k = 4)$ runs at $T = \sqrt{d_k} = 2$, the "
+            "table's last row.",
+            r"Exact first row: $e^4/(e^4 + e^2 + 1) \approx 0.86681$; the middle entries are $1/(e^4 + e^2 + 1)$, "
+            "$1/(e^2 + e + 1)$, $1/(e + e^{1/2} + 1)$.",
         ),
     )
 
@@ -225,9 +228,9 @@ def max_trick_example() -> Derivation:
         citations=(VASWANI_321,),
         auto_identity_check=False,  # no free symbols
         checks=(
-            ValueCheck("max z", top, "1002", src),
-            *[ValueCheck(f"z_{i + 1} − max z", shifted[i], p, src) for i, p in enumerate(("-2", "-1", "0"))],
-            *[ValueCheck(f"e^{shifted[i]}", ex[i], p, src) for i, p in enumerate(("0.1353", "0.3679", "1.0000"))],
+            ValueCheck(r"$\max z$", top, "1002", src),
+            *[ValueCheck(rf"$z_{i + 1} - \max z$", shifted[i], p, src) for i, p in enumerate(("-2", "-1", "0"))],
+            *[ValueCheck(f"$e^{{{shifted[i]}}}$", ex[i], p, src) for i, p in enumerate(("0.1353", "0.3679", "1.0000"))],
             ValueCheck("e⁻² + e⁻¹ + e⁰", sp.Add(*ex), "1.5032", src),
         ),
         notes=(
@@ -246,7 +249,7 @@ def pe_float64() -> np.ndarray:
 
 @register(
     "example.pe-table",
-    title="Positional encoding by hand: d_model = 4, positions 0 to 3",
+    title=r"Positional encoding by hand: $d_{\text{model}} = 4$, positions 0 to 3",
     summary="Lecture 000's table: PE(pos) = (sin pos, cos pos, sin(pos/100), cos(pos/100)), exactly.",
 )
 def pe_table() -> Derivation:
@@ -272,18 +275,18 @@ def pe_table() -> Derivation:
         **metadata("example.pe-table"),
         start=start,
         steps=(
-            Step(table, "the frequencies are 10000^(−0/4) = 1 and 10000^(−2/4) = 1/100; sin 0 = 0, cos 0 = 1",
+            Step(table, "the frequencies are $10000^{-0/4} = 1$ and $10000^{-2/4} = 1/100$; sin 0 = 0, cos 0 = 1",
                  rule=Evaluate("the powers of 10000"), citation=VASWANI_35),
         ),
-        assumptions=(Assumption("d_model = 4, pos = 0, 1, 2, 3; columns (sin, cos) pairs interleaved, "
-                                "pair i with frequency 10000^(−2i/d_model)"),),
+        assumptions=(Assumption(r"$d_{\text{model}} = 4$, pos = 0, 1, 2, 3; columns (sin, cos) pairs interleaved, "
+                                r"pair i with frequency $10000^{-2i/d_{\text{model}}}$"),),
         citations=(VASWANI_35,),
         auto_identity_check=False,  # no free symbols: the float64 table is the numeric check
         checks=(
-            FunctionCheck("sinusoidal_encoding(arange(4), 4) in float64",
+            FunctionCheck(r"$\mathtt{sinusoidal\_encoding}$(arange(4), 4) in float64",
                           _float_vs("positional encoding", pe_float64, table, PE_TABLE)),
-            ValueCheck("10000^(0/4)", sp.Integer(10000) ** sp.Rational(0, 4), "1", src),
-            ValueCheck("10000^(2/4)", sp.Integer(10000) ** sp.Rational(2, 4), "100", src),
+            ValueCheck("$10000^{0/4}$", sp.Integer(10000) ** sp.Rational(0, 4), "1", src),
+            ValueCheck("$10000^{2/4}$", sp.Integer(10000) ** sp.Rational(2, 4), "100", src),
             *matrix_checks("PE", table, PE_TABLE, src),
             ValueCheck("cos(0.01) to 5 decimals", sp.cos(sp.Rational(1, 100)), "0.99995", src),
         ),

@@ -177,11 +177,13 @@ def pre_ln_attention() -> Derivation:
              "token 2 has μ = 3/2, σ² = 5/4", citation=BA),
         Step(matadd(x, per_head(lambda k: matmul(RowSoftmax(CausalMask(matmul(1 / r2, cols[k], cols[k].T))),
                                                  cols[k]))),
-             "identity projections: head k uses columns 2k−1, 2k of LN(X) as queries, keys and values; "
-             "each head is softmax(mask(QKᵀ/√d_k))V with d_k = 2, and W_O = I concatenates them",
+             "identity projections: head k uses columns 2k−1, 2k of LN(X) as queries, keys and values; each head is "
+             r"$\operatorname{softmax}(\operatorname{mask}(QK^\top /\sqrt{d_k}))V$ with $d_k = 2$, and $W_O = I$ "
+             "concatenates them",
              citation=VASWANI_322),
         Step(matadd(x, per_head(lambda k: matmul(RowSoftmax(CausalMask(heads[k]["scores"])), cols[k]))),
-             "the scores q_i·k_j/√2: head 1 gives 3/√5 for token 2 on token 1, head 2 gives −1/√5"),
+             (r"the scores $q_i\cdot k_j/\sqrt{2}$: head 1 gives $3/\sqrt{5}$ for token 2 on token 1, head 2 gives "
+              r"$-1/\sqrt{5}$")),
         Step(matadd(x, per_head(lambda k: matmul(RowSoftmax(heads[k]["masked"]), cols[k]))),
              "causal mask: token 1 may not look at token 2 (score −∞)"),
         Step(matadd(x, per_head(lambda k: matmul(heads[k]["weights"], cols[k]))),
@@ -196,8 +198,10 @@ def pre_ln_attention() -> Derivation:
         start=matadd(x, MultiHead(LayerNorm(x), N_HEADS)),
         steps=steps,
         assumptions=(
-            Assumption("X = [[1, 0, 2, 1], [2, 0, 1, 3]]: 2 tokens, d_model = 4; 2 heads, d_k = d_v = 2"),
-            Assumption("W_Q = W_K = W_V = W_O = I; causal mask; LayerNorm with ε = 0, γ = 1, β = 0"),
+            Assumption(r"$X = \begin{bmatrix}1 & 0 & 2 & 1 \\ 2 & 0 & 1 & 3\end{bmatrix}$: 2 tokens, "
+                        r"$d_{\text{model}} = 4$; 2 heads, $d_k = d_v = 2$"),
+            Assumption(r"$W_Q = W_K = W_V = W_O = I$; causal mask; LayerNorm with $\varepsilon = 0$, $\gamma = 1$, "
+                        r"$\beta = 0$"),
         ),
         citations=(XIONG, VASWANI_322, BA),
         auto_identity_check=False,  # no free symbols: the float64 recomputation below is the numeric check
@@ -225,7 +229,8 @@ def _attention_value_checks(a, heads, mha, h) -> list:
     x = sp.ImmutableMatrix(X_ROWS)
     src = f"{SOURCE}, §3"
     checks = []
-    checks.append(ValueCheck("head width d_model/h = 4/2", sp.Integer(len(X_ROWS[0])) / N_HEADS, "2", f"{SOURCE}, §2"))
+    checks.append(ValueCheck(r"head width $d_{\text{model}}/h = "
+                             r"4/2$", sp.Integer(len(X_ROWS[0])) / N_HEADS, "2", f"{SOURCE}, §2"))
     for t, (mu, sq, var, root) in enumerate((("1", ("0", "1", "1", "0"), "0.5", "0.707"),
                                             ("1.5", ("0.25", "2.25", "0.25", "2.25"), "1.25", "1.118"))):
         row = list(x.row(t))
@@ -251,7 +256,7 @@ def _attention_value_checks(a, heads, mha, h) -> list:
             # head 1's q2·k1 and q2·k2 are not printed as such (the lecture shows 0 + 1.898 and 0.2 + 1.8)
             ValueCheck(f"{tag} q2·k1", (cols.row(1) * cols.row(0).T)[0], printed["dot21"], src if k else "derived"),
             ValueCheck(f"{tag} q2·k2", (cols.row(1) * cols.row(1).T)[0], printed["dot22"], src if k else "derived"),
-            ValueCheck(f"{tag} divisor √d_k", r2, "1.414", src),
+            ValueCheck(rf"{tag} divisor $\sqrt{{d_k}}$", r2, "1.414", src),
             ValueCheck(f"{tag} score token 2 → 1", head["scores"][1, 0], printed["s21"], src),
             ValueCheck(f"{tag} score token 2 → 2", head["scores"][1, 1], printed["s22"], src),
         ]
@@ -271,7 +276,8 @@ def _attention_value_checks(a, heads, mha, h) -> list:
 @register(
     "example.pre-ln-block",
     title="Pre-LN block by hand, part 2: Y = H + FFN(LN(H))",
-    summary="Lecture 002's FFN sublayer (d_ff = 4, ReLU, W₂ = I/2) on the attention output H, exactly.",
+    summary=(r"Lecture 002's FFN sublayer $(d_{\text{ff}} = 4, \operatorname{ReLU}, W_2 = I/2)$ on the attention "
+             "output H, exactly."),
 )
 def pre_ln_block() -> Derivation:
     import sympy as sp
@@ -299,7 +305,8 @@ def pre_ln_block() -> Derivation:
         Step(matadd(h, matmul(ReLU(matmul(ln_h, w1), at), w2)),
              "LayerNorm of each row of H (ε = 0, γ = 1, β = 0); token 1's row keeps the shape of LN(X)'s",
              citation=BA),
-        Step(matadd(h, matmul(ReLU(z, at), w2)), "multiply by W₁ (d_model × d_ff, d_ff = 4)",
+        Step(matadd(h, matmul(ReLU(z, at), w2)), (r"multiply by $W_1$ $(d_{\text{model}} \times d_{\text{ff}}, "
+                                                  r"d_{\text{ff}} = 4)$"),
              citation=VASWANI_33),
         Step(matadd(h, matmul(r, w2)),
              "ReLU keeps the positive entries; each sign is read at the exact α, β", citation=VASWANI_33),
@@ -322,11 +329,11 @@ def pre_ln_block() -> Derivation:
         assumptions=(
             Assumption("H = X + MHA(LN(X)) from example.pre-ln-attention, with token 2's causal weights on "
                        "token 1 named α (head 1) and β (head 2)"),
-            Assumption("FFN(x) = ReLU(x·W₁ + b₁)·W₂ + b₂ with d_ff = 4, the lecture's W₁, W₂ = I/2, b₁ = b₂ = 0"),
+            Assumption(r"$\operatorname{FFN}(x) = \operatorname{ReLU}(x\cdot W_1 + b_1)\cdot W_2 + b_2$ with "
+                        r"$d_{\text{ff}} = 4$, the lecture's $W_1$, $W_2 = I/2$, $b_1 = b_2 = 0$"),
         ),
         definitions=at,
         citations=(XIONG, VASWANI_33),
-        auto_identity_check=False,  # the claim holds at the defined α, β (ReLU's signs), not at random points
         checks=(FunctionCheck("float64 recomputation of LN(H), LN(H)W₁, ReLU, FFN and Y",
                               _float_check(("LN(H)", "LN(H)W1", "ReLU", "FFN", "Y"), exact, at)),
                 link, *checks),

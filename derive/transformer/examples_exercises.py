@@ -70,10 +70,11 @@ def rmsnorm_example() -> Derivation:
         auto_identity_check=False,  # no free symbols
         checks=(
             FunctionCheck("float64 RMSNorm", float_check),
-            *(ValueCheck(f"x_{c + 1}²", x[c] ** 2, p, src) for c, p in enumerate("1041")),
+            *(ValueCheck(f"$x_{c + 1}^2$", x[c] ** 2, p, src) for c, p in enumerate("1041")),
             ValueCheck("sum of squares 1 + 0 + 4 + 1", sum_sq, "6", src),
             ValueCheck("RMS", rms, RMS_PRINTED, src),
-            *[ValueCheck(f"RMSNorm(x)_{i + 1}", out[i], p, src) for i, p in enumerate(RMSNORM_PRINTED)],
+            *[ValueCheck(rf"$\operatorname{{RMSNorm}}(x)_{i + 1}$", out[i], p, src)
+              for i, p in enumerate(RMSNORM_PRINTED)],
         ),
         notes=("Exactly: RMSNorm(x) = (√6/3, 0, 2√6/3, √6/3); √6/3 = 0.81650 rounds down to 0.816.",),
     )
@@ -133,7 +134,7 @@ def layernorm_constant() -> Derivation:
             FunctionCheck("ε = 0 is an explicit error, ε > 0 gives 0", eps_zero),
             ValueCheck("mean", mu, "2", src),
             ValueCheck("variance", var, "0", src),
-            *[ValueCheck(f"LayerNorm(x)_{i + 1}", sp.Integer(0), "0", src) for i in range(4)],
+            *[ValueCheck(rf"$\operatorname{{LayerNorm}}(x)_{i + 1}$", sp.Integer(0), "0", src) for i in range(4)],
         ),
         notes=("With a learned shift the output is β: a constant token carries no information after "
                "normalisation except β. At ε = 0 the formula is 0/0: the exact operator raises "

@@ -241,7 +241,8 @@ def relu_homogeneity() -> Derivation:
 @register(
     "ffn.bias-free-homogeneity",
     title="A bias-free ReLU FFN is positively homogeneous: FFN(a·x) = a·FFN(x) for a > 0",
-    summary="With b₁ = b₂ = 0, every output of max(0, xW₁)W₂ scales with a > 0, for any d_model and d_ff.",
+    summary=(r"With $b_1 = b_2 = 0$, every output of $\max (0, xW_1)W_2$ scales with a > 0, for any "
+             r"$d_{\text{model}}$ and $d_{\text{ff}}$."),
 )
 def bias_free_homogeneity() -> Derivation:
     import sympy as sp
@@ -273,14 +274,14 @@ def bias_free_homogeneity() -> Derivation:
                  rule=Substitute(((unit.lhs, unit.rhs),), "max(0, a·h_k) = a·max(0, h_k)")),
             Step(sp.Integer(0), "the two sums are equal"),
         ),
-        assumptions=(Assumption("a > 0; x is a token of width d_model, W₁ is d_model × d_ff, W₂ is d_ff × d_model, "
-                                "for any widths; no biases (b₁ = b₂ = 0); 1 ≤ c ≤ d_model"),),
+        assumptions=(Assumption(r"a > 0; x is a token of width $d_{\text{model}}$, $W_1$ is $d_{\text{model}} \times "
+                                r"d_{\text{ff}}$, $W_2$ is $d_{\text{ff}} \times d_{\text{model}}$, for any widths; "
+                                r"no biases $(b_1 = b_2 = 0)$; $1 \le c \le d_{\text{model}}$"),),
         definitions=((h[k], pre),),
         premises=(unit,),
         citations=(VASWANI_33,),
-        auto_identity_check=False,  # the premise is a law of max, not something random points see
         checks=(FunctionCheck("FFN(a·x) vs a·FFN(x), with and without biases", _homogeneity_check),),
-        notes=("The premise is ffn.relu-homogeneity applied to each unit's pre-activation h_k. The biases break "
+        notes=("The premise is ffn.relu-homogeneity applied to each unit's pre-activation $h_k$. The biases break "
                "the law, which the numeric check shows.",),
     )
 
@@ -294,8 +295,8 @@ def _gelu_check(seed: int) -> tuple[bool, dict, str]:
     ok = float(gap[k]) <= GELU_TANH_BOUND and odd < 1e-12
     return ok, {"grid": "[-10, 10], spacing 1e-3", "max_abs_gap": float(gap[k]), "at": float(abs(grid[k])),
                 "bound": GELU_TANH_BOUND, "max |GELU(t) − GELU(−t) − t|": odd}, (
-        f"|GELU − GELU_tanh| ≤ {gap[k]:.3e} (at |t| ≈ {abs(grid[k]):.2f}) ≤ {GELU_TANH_BOUND}; "
-        f"GELU(t) − GELU(−t) = t to {odd:.0e}")
+        rf"$|\operatorname{{GELU}} - \operatorname{{GELU}}_{{\tanh}}| \le {gap[k]:.3e}$ (at |t| ≈ "
+        rf"{abs(grid[k]):.2f}) ≤ {GELU_TANH_BOUND}; GELU(t) − GELU(−t) = t to {odd:.0e}")
 
 
 @register(
@@ -352,8 +353,8 @@ def _gelu_taylor_check(seed: int) -> tuple[bool, dict, str]:
     ok = gap < 1e-6 * abs(float(claim)) * 1e3 and abs(rows[1e-2] - float(claim)) > gap  # O(t²) convergence
     return ok, {"digits": 50, "c": GELU_TANH_C, "claim": float(claim),
                 "ratio_at_t": {str(k): v for k, v in rows.items()}}, (
-        f"(GELU_tanh − GELU)/t⁴ at t = 1e-2, 1e-3 (50 digits): {rows[1e-2]:.6e}, {rows[1e-3]:.6e} → "
-        f"{float(claim):.6e}")
+        rf"$(\operatorname{{GELU}}_{{\tanh}} - \operatorname{{GELU}})/t^4$ at t = 1e-2, 1e-3 (50 digits): "
+        rf"{rows[1e-2]:.6e}, {rows[1e-3]:.6e} → {float(claim):.6e}")
 
 
 def _swish_derivative_check(seed: int) -> tuple[bool, dict, str]:
@@ -384,15 +385,16 @@ def _swish_relu_check(seed: int) -> tuple[bool, dict, str]:
     far = float(gap[np.abs(t) >= 40].max())
     return ok, {"grid": "[-60, 60], spacing 1e-3", "max_gap": float(gap[k]), "at": float(abs(t[k])),
                 "max_gap_beyond_40": far}, (
-        f"gap within |t|·e^(−|t|) everywhere (to float64 rounding); largest {gap[k]:.4f} at |t| ≈ {abs(t[k]):.2f}; "
-        f"{far:.1e} for |t| ≥ 40 (rounding level)")
+        rf"gap within $|t|\cdot e^{{-|t|}}$ everywhere (to float64 rounding); largest {gap[k]:.4f} at |t| ≈ "
+        rf"{abs(t[k]):.2f}; {far:.1e} for |t| ≥ 40 (rounding level)")
 
 
 @register(
     "ffn.gelu-tanh",
     title="The tanh approximation of GELU agrees with it to order t³",
-    summary="(GELU_tanh(t) − GELU(t))/t⁴ → (c − 2/(3π) + 1/6)/√(2π) as t → 0: c = 2/(3π) − 1/6 ≈ 0.04554 would also "
-            "match t⁴; the fitted c = 0.044715 trades that for a smaller error away from 0.",
+    summary=r"$(\operatorname{GELU\_tanh}(t) - \operatorname{GELU}(t))/t^4 \to (c - 2/(3\pi) + 1/6)/\sqrt{2\pi}$ as "
+            r"t → 0: $c = 2/(3\pi) - 1/6 \approx 0.04554$ would also match $t^4$; the fitted c = 0.044715 trades "
+            "that for a smaller error away from 0.",
 )
 def gelu_tanh() -> Derivation:
     import sympy as sp
@@ -426,16 +428,18 @@ def gelu_tanh() -> Derivation:
             ValueCheck("leading coefficient at the fitted c = 0.044715", leading.subs(c, fitted), "-3.29e-4"),
             FunctionCheck("the ratio at small t, in 50-digit arithmetic", _gelu_taylor_check),
         ),
-        notes=("The limit is finite for every c, so GELU_tanh − GELU = O(t⁴): the two agree in their t, t² and t³ "
-               "terms whatever c is. The fitted c ≈ 0.044715 misses the t⁴ term by 3.3·10⁻⁴·t⁴ and keeps "
-               "the largest gap on the real line at 4.73·10⁻⁴ (see ffn.gelu).",),
+        notes=(r"The limit is finite for every c, so $\operatorname{GELU\_tanh} - \operatorname{GELU} = O(t^4)$: the "
+               "two agree in their t, $t^2$ and $t^3$ terms whatever c is. The fitted c ≈ 0.044715 misses the $t^4$ "
+               r"term by $3.3\cdot 10^{-4}\cdot t^4$ and keeps the largest gap on the real line at $4.73\cdot "
+               "10^{-4}$ (see ffn.gelu).",),
     )
 
 
 @register(
     "ffn.swish-derivative",
     title="The derivative of Swish: σ(t)·(1 + t·(1 − σ(t)))",
-    summary="d/dt [t·σ(t)] = σ(t) + t·σ(t)(1 − σ(t)) with σ(t) = 1/(1 + e^(−t)); it is 1/2 at 0.",
+    summary=(r"d/dt $[t\cdot \sigma(t)] = \sigma(t) + t\cdot \sigma(t)(1 - \sigma(t))$ with $\sigma(t) = 1/(1 + "
+             "e^{-t})$; it is 1/2 at 0."),
 )
 def swish_derivative() -> Derivation:
     import sympy as sp
@@ -452,7 +456,8 @@ def swish_derivative() -> Derivation:
         steps=(
             Step(sigma + t * sp.exp(-t) / (1 + sp.exp(-t)) ** 2, "product rule and the chain rule",
                  rule=Evaluate("the derivative")),
-            Step(sigma * (1 + t * (1 - sigma)), "e^(−t)/(1 + e^(−t))² = σ(t)(1 − σ(t))", citation=RAMACHANDRAN),
+            Step(sigma * (1 + t * (1 - sigma)), r"$e^{-t}/(1 + e^{-t})^2 = \sigma(t)(1 - "
+                                                r"\sigma(t))$", citation=RAMACHANDRAN),
         ),
         assumptions=(Assumption("t real; Swish(t) = t·σ(t) (β = 1, also called SiLU)"),),
         definitions=((sp.Symbol("Swish(t)"), t * sigma),),
@@ -483,14 +488,17 @@ def swish_limits() -> Derivation:
     return Derivation(
         **metadata("ffn.swish-limits"),
         start=sp.ImmutableMatrix([sp.Limit(sw - t, t, sp.oo), sp.Limit(sw, t, -sp.oo)]),
-        steps=(Step(sp.ImmutableMatrix([0, 0]), "σ(t) → 1 faster than t grows, and t·e^t → 0 as t → −∞",
+        steps=(Step(sp.ImmutableMatrix([0, 0]), (r"$\sigma(t) \to 1$ faster than t grows, and $t\cdot e^t \to 0$ as "
+                                                 "t → −∞"),
                     rule=Evaluate("the limits"), citation=RAMACHANDRAN),),
-        assumptions=(Assumption("Swish(t) = t·σ(t) = t/(1 + e^(−t))"),),
+        assumptions=(Assumption(r"$\operatorname{Swish}(t) = t\cdot \sigma(t) = t/(1 + e^{-t})$"),),
         citations=(RAMACHANDRAN, SHAZEER_2),
         auto_identity_check=False,  # no free symbols: evaluating the claim is redoing the limits
-        checks=(FunctionCheck("|Swish(t) − ReLU(t)| ≤ |t|·e^(−|t|) on [−60, 60]", _swish_relu_check),),
-        notes=("Exactly, Swish(t) − ReLU(t) = −|t|·σ(−|t|), whose size is at most |t|·e^(−|t|): the gap is "
-               "largest near |t| ≈ 1.28 (about 0.28) and vanishes exponentially.",),
+        checks=(FunctionCheck((r"$|\operatorname{Swish}(t) - \operatorname{ReLU}(t)| \le |t|\cdot e^{-|t|}$ on [−60, "
+                               "60]"), _swish_relu_check),),
+        notes=(r"Exactly, $\operatorname{Swish}(t) - \operatorname{ReLU}(t) = -|t|\cdot \sigma(-|t|)$, whose size is "
+               r"at most $|t|\cdot e^{-|t|}$: the gap is largest near |t| ≈ 1.28 (about 0.28) and vanishes "
+               "exponentially.",),
     )
 
 
@@ -543,19 +551,21 @@ def swiglu_near_zero() -> Derivation:
         **metadata("ffn.swiglu"),
         start=sp.Limit(block(swish(s * u[k]) * (s * v[k]) / s**2), s, 0),
         steps=(Step(sp.Sum(sp.Limit(swish(s * u[k]) * (s * v[k]) / s**2 * W2[k, c], s, 0), (k, 1, d_ff)),
-                    "limit laws: the sum has a fixed number d_ff of terms, each with a finite limit",
+                    r"limit laws: the sum has a fixed number $d_{\text{ff}}$ of terms, each with a finite limit",
                     rule=LimitLaws()),
                Step(block(u[k] * v[k] / 2), "σ(0) = 1/2, so Swish(s·u) = s·u/2 + O(s²)",
                     rule=Evaluate("the limits"), citation=SHAZEER_2),),
-        assumptions=(Assumption("u_k = (xW)_k and v_k = (xV)_k are the gate and value pre-activations of hidden "
-                                "unit k (no biases); scaling x by s scales both by s; SwiGLU(x) = (Swish(xW) ⊙ xV)W₂ "
-                                "includes the output matrix W₂ (Shazeer 2020's FFN_SwiGLU; W and V are W₁ and W₃ "
-                                "of LLaMA's code); the limit is output c of SwiGLU(s·x) divided by s², for any "
-                                "d_model and d_ff"),),
+        assumptions=(Assumption("$u_k = (xW)_k$ and $v_k = (xV)_k$ are the gate and value pre-activations of hidden "
+                                r"unit k (no biases); scaling x by s scales both by s; $\operatorname{SwiGLU}(x) = "
+                                r"(\operatorname{Swish}(xW) \odot xV)W_2$ includes the output matrix $W_2$ (Shazeer "
+                                r"2020's $\operatorname{FFN}_{\text{SwiGLU}}$; W and V are $W_1$ and $W_3$ of "
+                                "LLaMA's code); the limit is output c of SwiGLU(s·x) divided by $s^2$, for any "
+                                r"$d_{\text{model}}$ and $d_{\text{ff}}$"),),
         definitions=_ffn_definitions("swiglu"),
         citations=(SHAZEER_2,),
         checks=(FunctionCheck("numpy SwiGLU vs the per-unit formula, and its s → 0 limit", _swiglu_check),),
-        notes=("Three matrices: W and V are d_model × d_ff, W₂ is d_ff × d_model. The gate makes the block "
-               "second order near the origin, where a bias-free ReLU FFN is positively homogeneous "
-               "(ffn.bias-free-homogeneity) and a linear GLU would be exactly bilinear.",),
+        notes=(r"Three matrices: W and V are $d_{\text{model}} \times d_{\text{ff}}$, $W_2$ is $d_{\text{ff}} \times "
+               r"d_{\text{model}}$. The gate makes the block second order near the origin, where a bias-free ReLU "
+               "FFN is positively homogeneous (ffn.bias-free-homogeneity) and a linear GLU would be exactly "
+               "bilinear.",),
     )

@@ -186,9 +186,9 @@ def _ce_check(seed: int) -> tuple[bool, dict, str]:
 
 @register(
     "gradients.softmax-cross-entropy",
-    title="Softmax with cross-entropy: ∂L/∂z_j = p_j − y_j",
-    summary="For L = −Σ_k y_k log softmax(z)_k and targets with Σ_k y_k = 1 (one-hot or any probability vector), "
-            "∂L/∂z_j = p_j − y_j, for symbolic n.",
+    title=r"Softmax with cross-entropy: $\partial L/\partial z_j = p_j - y_j$",
+    summary=r"For $L = -\sum_k y_k \log \operatorname{softmax}(z)_k$ and targets with $\sum_k y_k = 1$ (one-hot or "
+            r"any probability vector), $\partial L/\partial z_j = p_j - y_j$, for symbolic n.",
 )
 def softmax_cross_entropy() -> Derivation:
     import sympy as sp
@@ -227,16 +227,16 @@ def softmax_cross_entropy() -> Derivation:
             Step(p[j] - y[j], "$p_j = \\operatorname{softmax}(z)_j$",
                  rule=Substitute(((sp.exp(z[j]) / S, p[j]),), "definition of p"), citation=D2L_CE),
         ),
-        assumptions=(Assumption("z ∈ ℝⁿ are the scores (logits) for n classes, n symbolic; y are the targets "
-                                "with Σ_k y_k = 1: a one-hot vector, a label-smoothed one, or any probability "
-                                "vector; 1 ≤ j ≤ n"),),
+        assumptions=(Assumption(r"$z \in \mathbb{R}^n$ are the scores (logits) for n classes, n symbolic; y are the "
+                                r"targets with $\sum_k y_k = 1$: a one-hot vector, a label-smoothed one, or any "
+                                "probability vector; 1 ≤ j ≤ n"),),
         definitions=((p[j], sp.exp(z[j]) / S), (sp.Symbol("L"), loss)),
         citations=(GOODFELLOW_CE, D2L_CE),
         auto_identity_check=False,  # the Derivative of a symbolic-length sum has no numeric value
         checks=(FunctionCheck("p − y against central differences of the loss", _ce_check),),
-        notes=("Without the premise Σ_k y_k = 1 the same steps give p_j·Σ_k y_k − y_j. The gradient sums to zero "
-               "over j (Σ p = Σ y = 1), and its size is bounded by 2: a confident wrong prediction gives a "
-               "gradient near e_wrong − e_right, not an exploding one.",),
+        notes=(r"Without the premise $\sum_k y_k = 1$ the same steps give $p_j\cdot \sum_k y_k - y_j$. The gradient "
+               r"sums to zero over j $(\sum p = \sum y = 1)$, and its size is bounded by 2: a confident wrong "
+               r"prediction gives a gradient near $e_{\text{wrong}} - e_{\text{right}}$, not an exploding one.",),
     )
 
 
@@ -287,10 +287,9 @@ def example_cross_entropy() -> Derivation:
         ),
         assumptions=(Assumption("n = 3 classes, scores z = (2, 0, 1), target y = e₁ = (1, 0, 0)"),),
         citations=(D2L_CE,),
-        auto_identity_check=False,  # premises fix the point
-        checks=(FunctionCheck("float64 cross_entropy_grad at z = (2, 0, 1)", float_check),
-                *(ValueCheck(f"(p − y)_{c + 1}", exact[c], CE_PRINTED[c], "this chapter") for c in range(3)),
-                ValueCheck("sum of the gradient", sum(exact), "0", "Σ p = Σ y = 1")),
+        checks=(FunctionCheck(r"float64 $\mathtt{cross\_entropy\_grad}$ at z = (2, 0, 1)", float_check),
+                *(ValueCheck(f"$(p - y)_{c + 1}$", exact[c], CE_PRINTED[c], "this chapter") for c in range(3)),
+                ValueCheck("sum of the gradient", sum(exact), "0", r"$\sum p = \sum y = 1$")),
         notes=("The target class gets a negative gradient (gradient descent raises z₁), the others positive ones "
                "in proportion to their probabilities; the three entries add to 0.",),
     )
@@ -326,16 +325,18 @@ def _jacobian_fd_check(kind: str):  # noqa: ANN202
             closed = layer_norm_jacobian(x, eps) if kind == "layernorm" else rms_norm_jacobian(x, eps)
             worst = max(worst, float(np.max(np.abs(_central(fn, x) - closed))))
         return worst < 1e-7, {"tokens": 20, "max_abs_error": worst}, (
-            f"closed-form {kind} Jacobian matches central differences within {worst:.1e} "
-            "(20 random tokens, d_model ≤ 11, ε ∈ {0, 1e-5, 0.3})")
+            rf"closed-form {kind} Jacobian matches central differences within {worst:.1e} (20 random tokens, "
+            rf"$d_{{\text{{model}}}} \le 11$, $\varepsilon$ ∈ {{0, 1e-5, 0.3}})")
 
     return run
 
 
 @register(
     "gradients.layernorm-jacobian",
-    title="The Jacobian of LayerNorm: ∂x̂_i/∂x_j = (δ_ij − 1/d − x̂_i x̂_j/d)/√(σ² + ε)",
-    summary="For x̂ = (x − μ)/√(σ² + ε) (no γ, β, biased σ², ε inside the root), derived for symbolic d_model.",
+    title=(r"The Jacobian of LayerNorm: $\partial \hat{x}_i/\partial x_j = (\delta_{ij} - 1/d - \hat{x}_i "
+           r"\hat{x}_j/d)/\sqrt{\sigma^2 + \varepsilon}$"),
+    summary=(r"For $\hat{x} = (x - \mu)/\sqrt{\sigma^2 + \varepsilon}$ (no $\gamma$, $\beta$, biased $\sigma^2$, "
+             r"$\varepsilon$ inside the root), derived for symbolic $d_{\text{model}}$."),
 )
 def layernorm_jacobian() -> Derivation:
     import sympy as sp
@@ -389,17 +390,20 @@ def layernorm_jacobian() -> Derivation:
                  rule=Substitute(((x[i] - mu, s * xh_i), (x[j] - mu, s * xh_j)), "definition of x̂")),
             Step((D(i, j) - 1 / d - xh_i * xh_j / d) / s, "collect over the common factor $1/s$", citation=BA_2016),
         ),
-        assumptions=(Assumption("x is one token of any length d_model ≥ 1; 1 ≤ i, j ≤ d_model; biased variance "
-                                "σ², ε > 0 inside the square root; no γ, β"),),
+        assumptions=(Assumption(r"x is one token of any length $d_{\text{model}} \ge 1$; 1 ≤ i, $j \le "
+                                r"d_{\text{model}}$; biased variance $\sigma^2$, $\varepsilon > 0$ inside the square "
+                                r"root; no $\gamma$, $\beta$"),),
         definitions=((mu, M), (s2, sp.Sum((x[ell] - mu) ** 2, (ell, 1, d)) / d), (s, sp.sqrt(s2 + eps)),
                      (xh_i, (x[i] - mu) / s), (xh_j, (x[j] - mu) / s)),
         citations=(BA_2016,),
         auto_identity_check=False,  # the Derivative of a symbolic-length sum has no numeric value
-        checks=(FunctionCheck("closed form against central differences of norms.layer_norm",
+        checks=(FunctionCheck(r"closed form against central differences of $\mathtt{norms.layer\_norm}$",
                               _jacobian_fd_check("layernorm")),),
-        notes=("As a matrix: J = (I − 11ᵀ/d − x̂x̂ᵀ/d)/s, symmetric. With γ the output γ ⊙ x̂ + β has Jacobian "
-               "diag(γ)·J. J·1 = 0 (a constant shift of x changes nothing) and J·x̂ = (ε/(σ² + ε))·x̂/s, "
-               "which vanishes for ε = 0 (scaling x − μ changes nothing).",),
+        notes=(r"As a matrix: $J = (I - 11^\top /d - \hat{x}\hat{x}^\top /d)/s$, symmetric. With $\gamma$ the output "
+               r"$\gamma \odot \hat{x} + \beta$ has Jacobian $\operatorname{diag}(\gamma)\cdot J$. J·1 = 0 (a "
+               r"constant shift of x changes nothing) and $J\cdot \hat{x} = (\varepsilon/(\sigma^2 + "
+               r"\varepsilon))\cdot \hat{x}/s$, which vanishes for $\varepsilon = 0$ (scaling $x - \mu$ changes "
+               "nothing).",),
     )
 
 
@@ -447,16 +451,18 @@ def _vjp_check(kind: str):  # noqa: ANN202
         ok = worst < 1e-12 and worst_x < 1e-11 and (kind == "rmsnorm" or worst_ones < 1e-11)
         return ok, {"tokens": 20, "eps": 0.0, "max_abs_error": worst, "max_abs_sum": worst_ones,
                     "max_abs_dot_xhat": worst_x}, (
-            f"gᵀJ matches the closed form within {worst:.1e}; at ε = 0 |Σ_j v_j| ≤ {worst_ones:.1e}, "
-            f"|v·x̂| ≤ {worst_x:.1e} (20 random tokens)")
+            rf"$g^\top J$ matches the closed form within {worst:.1e}; at $\varepsilon = 0 |\sum_j v_j| \le "
+            rf"{worst_ones:.1e}$, |v·x̂| ≤ {worst_x:.1e} (20 random tokens)")
 
     return run
 
 
 @register(
     "gradients.layernorm-vjp",
-    title="LayerNorm's backward pass: (gᵀJ)_j = (g_j − mean(g) − x̂_j·(g·x̂)/d)/s",
-    summary="The gradient reaching x from an upstream gradient g = ∂L/∂x̂, for symbolic d_model.",
+    title=(r"LayerNorm's backward pass: $(g^\top J)_j = (g_j - \operatorname{mean}(g) - \hat{x}_j\cdot (g\cdot "
+           r"\hat{x})/d)/s$"),
+    summary=(r"The gradient reaching x from an upstream gradient $g = \partial L/\partial \hat{x}$, for symbolic "
+             r"$d_{\text{model}}$."),
 )
 def layernorm_vjp() -> Derivation:
     import sympy as sp
@@ -475,9 +481,10 @@ def layernorm_vjp() -> Derivation:
                                 "1 ≤ j ≤ d_model"),),
         citations=(BA_2016,),
         auto_identity_check=False,  # replaced by the finite check below (x̂ and g as free vectors are too loose)
-        checks=(FunctionCheck("gᵀJ of the numpy Jacobian against the closed form", _vjp_check("layernorm")),),
-        notes=("Backward through LayerNorm: centre the upstream gradient, remove its component along x̂, divide "
-               "by s. This is what frameworks compute without forming the d_model × d_model Jacobian.",),
+        checks=(FunctionCheck(r"$g^\top J$ of the numpy Jacobian against the closed form", _vjp_check("layernorm")),),
+        notes=("Backward through LayerNorm: centre the upstream gradient, remove its component along x̂, divide by "
+               r"s. This is what frameworks compute without forming the $d_{\text{model}} \times d_{\text{model}}$ "
+               "Jacobian.",),
     )
 
 
@@ -499,9 +506,9 @@ def _orth_premises(kind: str, eps_zero: bool) -> tuple:
 
 @register(
     "gradients.layernorm-grad-orthogonal-ones",
-    title="LayerNorm's input gradient is orthogonal to 1: Σ_j (gᵀJ)_j = 0",
-    summary="Adding a constant to every component of x changes nothing, so the gradient has no component "
-            "along 1; derived for symbolic d_model and any ε > 0.",
+    title=r"LayerNorm's input gradient is orthogonal to 1: $\sum_j (g^\top J)_j = 0$",
+    summary="Adding a constant to every component of x changes nothing, so the gradient has no component along 1; "
+            r"derived for symbolic $d_{\text{model}}$ and any $\varepsilon > 0$.",
 )
 def layernorm_grad_orthogonal_ones() -> Derivation:
     import sympy as sp
@@ -531,11 +538,10 @@ def layernorm_grad_orthogonal_ones() -> Derivation:
                  rule=Substitute(((sum_xh, sp.Integer(0)),), "Σ_j x̂_j = 0 (premise)")),
             Step(sp.Integer(0), "the two sums are the same ($j$ and $i$ are bound indices)", citation=BA_2016),
         ),
-        assumptions=(Assumption("v_j = (g_j − mean(g) − x̂_j·(g·x̂)/d)/s is the input gradient "
-                                "(gradients.layernorm-vjp); x̂ has mean 0 (norms.layernorm-mean)"),),
+        assumptions=(Assumption(r"$v_j = (g_j - \operatorname{mean}(g) - \hat{x}_j\cdot (g\cdot \hat{x})/d)/s$ is "
+                                "the input gradient (gradients.layernorm-vjp); x̂ has mean 0 (norms.layernorm-mean)"),),
         citations=(BA_2016,),
-        auto_identity_check=False,  # the premise Σ x̂ = 0 is not something random points respect
-        checks=(FunctionCheck("Σ_j (gᵀJ)_j at random tokens (numpy)", _vjp_check("layernorm")),),
+        checks=(FunctionCheck(r"$\sum_j (g^\top J)_j$ at random tokens (numpy)", _vjp_check("layernorm")),),
     )
 
 
@@ -576,9 +582,10 @@ def _along_xhat(kind: str, eps_zero: bool) -> tuple[Any, tuple[Step, ...], tuple
 
 @register(
     "gradients.layernorm-grad-along-xhat",
-    title="LayerNorm's input gradient along x̂: (gᵀJ)·x̂ = ε/(σ² + ε)·(g·x̂)/s",
-    summary="With ε > 0 the gradient keeps a component along x̂, smaller than g·x̂/s by the factor "
-            "ε/(σ² + ε); derived for symbolic d_model.",
+    title=(r"LayerNorm's input gradient along x̂: $(g^\top J)\cdot \hat{x} = \varepsilon/(\sigma^2 + "
+           r"\varepsilon)\cdot (g\cdot \hat{x})/s$"),
+    summary=r"With $\varepsilon > 0$ the gradient keeps a component along x̂, smaller than g·x̂/s by the factor "
+            r"$\varepsilon/(\sigma^2 + \varepsilon)$; derived for symbolic $d_{\text{model}}$.",
 )
 def layernorm_grad_along_xhat() -> Derivation:
     import sympy as sp
@@ -592,14 +599,16 @@ def layernorm_grad_along_xhat() -> Derivation:
         start=start,
         premises=prem,
         steps=steps,
-        assumptions=(Assumption("v_j = (g_j − mean(g) − x̂_j·(g·x̂)/d)/s is the input gradient "
-                                "(gradients.layernorm-vjp); x̂ has mean 0 and mean square σ²/(σ² + ε) "
-                                "(norms.layernorm-mean, norms.layernorm-variance); ε > 0"),),
+        assumptions=(Assumption(r"$v_j = (g_j - \operatorname{mean}(g) - \hat{x}_j\cdot (g\cdot \hat{x})/d)/s$ is "
+                                "the input gradient (gradients.layernorm-vjp); x̂ has mean 0 and mean square "
+                                r"$\sigma^2/(\sigma^2 + \varepsilon)$ (norms.layernorm-mean, "
+                                r"norms.layernorm-variance); $\varepsilon > 0$"),),
         definitions=((s, sp.sqrt(s2 + eps)),),
         citations=(BA_2016,),
-        auto_identity_check=False,  # the premises on x̂ are not something random points respect
-        checks=(FunctionCheck("(gᵀJ)·x̂ at random tokens, ε = 0 (numpy)", _vjp_check("layernorm")),
-                FunctionCheck("(gᵀJ)·x̂ against ε/(σ² + ε)·(g·x̂)/s at ε > 0 (numpy)", _along_check("layernorm"))),
+        checks=(FunctionCheck(r"$(g^\top J)\cdot \hat{x}$ at random tokens, $\varepsilon = 0$ "
+                              r"(numpy)", _vjp_check("layernorm")),
+                FunctionCheck((r"$(g^\top J)\cdot \hat{x}$ against $\varepsilon/(\sigma^2 + \varepsilon)\cdot "
+                               r"(g\cdot \hat{x})/s$ at $\varepsilon > 0$ (numpy)"), _along_check("layernorm"))),
         notes=("With ε = 1e-5 and σ² ≈ 1 the factor is about 1e-5: the gradient is orthogonal to x̂ for all "
                "practical purposes (gradients.layernorm-grad-orthogonal-xhat proves it exactly for ε = 0).",),
     )
@@ -629,7 +638,8 @@ def _along_check(kind: str):  # noqa: ANN202
 @register(
     "gradients.layernorm-grad-orthogonal-xhat",
     title="With ε = 0, LayerNorm's input gradient is orthogonal to x̂",
-    summary="(gᵀJ)·x̂ = 0 when ε = 0 (Σ_j x̂_j² = d_model): rescaling x − μ changes nothing, for symbolic d_model.",
+    summary=(r"$(g^\top J)\cdot \hat{x} = 0$ when $\varepsilon = 0$ $(\sum_j \hat{x}_j^2 = d_{\text{model}})$: "
+             r"rescaling $x - \mu$ changes nothing, for symbolic $d_{\text{model}}$."),
 )
 def layernorm_grad_orthogonal_xhat() -> Derivation:
     from ..numeric import FunctionCheck
@@ -640,20 +650,24 @@ def layernorm_grad_orthogonal_xhat() -> Derivation:
         start=start,
         premises=prem,
         steps=steps,
-        assumptions=(Assumption("ε = 0 and σ² > 0, so s = σ and x̂ = (x − μ)/σ has mean 0 and Σ_j x̂_j² = d_model; "
-                                "v_j = (g_j − mean(g) − x̂_j·(g·x̂)/d)/s (gradients.layernorm-vjp)"),),
+        assumptions=(Assumption(r"$\varepsilon = 0$ and $\sigma^2 > 0$, so $s = \sigma$ and $\hat{x} = (x - "
+                                r"\mu)/\sigma$ has mean 0 and $\sum_j \hat{x}_j^2 = d_{\text{model}}$; $v_j = (g_j - "
+                                r"\operatorname{mean}(g) - \hat{x}_j\cdot (g\cdot \hat{x})/d)/s$ "
+                                "(gradients.layernorm-vjp)"),),
         citations=(BA_2016,),
-        auto_identity_check=False,  # the premises on x̂ are not something random points respect
-        checks=(FunctionCheck("(gᵀJ)·x̂ at random tokens, ε = 0 (numpy)", _vjp_check("layernorm")),),
-        notes=("Together with gradients.layernorm-grad-orthogonal-ones: at ε = 0 the input gradient lies in the "
-               "(d_model − 2)-dimensional subspace orthogonal to 1 and to x̂.",),
+        checks=(FunctionCheck(r"$(g^\top J)\cdot \hat{x}$ at random tokens, $\varepsilon = 0$ "
+                              r"(numpy)", _vjp_check("layernorm")),),
+        notes=(r"Together with gradients.layernorm-grad-orthogonal-ones: at $\varepsilon = 0$ the input gradient "
+               r"lies in the $(d_{\text{model}} - 2)$-dimensional subspace orthogonal to 1 and to x̂.",),
     )
 
 
 @register(
     "gradients.rmsnorm-jacobian",
-    title="The Jacobian of RMSNorm: ∂x̂_i/∂x_j = (δ_ij − x̂_i x̂_j/d)/√(mean(x²) + ε)",
-    summary="For x̂ = x/√(mean(x²) + ε) (no γ), derived for symbolic d_model.",
+    title=(r"The Jacobian of RMSNorm: $\partial \hat{x}_i/\partial x_j = (\delta_{ij} - \hat{x}_i "
+           r"\hat{x}_j/d)/\sqrt{\operatorname{mean}(x^2) + \varepsilon}$"),
+    summary=(r"For $\hat{x} = x/\sqrt{\operatorname{mean}(x^2) + \varepsilon}$ (no $\gamma$), derived for symbolic "
+             r"$d_{\text{model}}$."),
 )
 def rmsnorm_jacobian() -> Derivation:
     import sympy as sp
@@ -688,21 +702,24 @@ def rmsnorm_jacobian() -> Derivation:
                  rule=Substitute(((x[i], s * xh_i), (x[j], s * xh_j)), "definition of x̂")),
             Step((D(i, j) - xh_i * xh_j / d) / s, "collect over $1/s$", citation=ZHANG_2019),
         ),
-        assumptions=(Assumption("x is one token of any length d_model ≥ 1; 1 ≤ i, j ≤ d_model; ε > 0; no γ"),),
+        assumptions=(Assumption(r"x is one token of any length $d_{\text{model}} \ge 1$; 1 ≤ i, $j \le "
+                                 r"d_{\text{model}}$; $\varepsilon > 0$; no $\gamma$"),),
         definitions=((ms, MS), (s, sp.sqrt(ms + eps)), (xh_i, x[i] / s), (xh_j, x[j] / s)),
         citations=(ZHANG_2019,),
         auto_identity_check=False,  # the Derivative of a symbolic-length sum has no numeric value
-        checks=(FunctionCheck("closed form against central differences of norms.rms_norm",
+        checks=(FunctionCheck(r"closed form against central differences of $\mathtt{norms.rms\_norm}$",
                               _jacobian_fd_check("rmsnorm")),),
-        notes=("As a matrix J = (I − x̂x̂ᵀ/d)/s: LayerNorm's Jacobian without the centring term 11ᵀ/d. "
-               "RMSNorm is therefore not invariant to a shift of x, only (for ε = 0) to a rescaling.",),
+        notes=(r"As a matrix $J = (I - \hat{x}\hat{x}^\top /d)/s$: LayerNorm's Jacobian without the centring term "
+               r"$11^\top /d$. RMSNorm is therefore not invariant to a shift of x, only (for $\varepsilon = 0$) to a "
+               "rescaling.",),
     )
 
 
 @register(
     "gradients.rmsnorm-vjp",
-    title="RMSNorm's backward pass: (gᵀJ)_j = (g_j − x̂_j·(g·x̂)/d)/s",
-    summary="The gradient reaching x from an upstream gradient g = ∂L/∂x̂, for symbolic d_model.",
+    title=r"RMSNorm's backward pass: $(g^\top J)_j = (g_j - \hat{x}_j\cdot (g\cdot \hat{x})/d)/s$",
+    summary=(r"The gradient reaching x from an upstream gradient $g = \partial L/\partial \hat{x}$, for symbolic "
+             r"$d_{\text{model}}$."),
 )
 def rmsnorm_vjp() -> Derivation:
     import sympy as sp
@@ -717,19 +734,20 @@ def rmsnorm_vjp() -> Derivation:
         premises=(sp.Le(j, d),),
         steps=(*steps[:-1], Step(steps[-1].expr, steps[-1].justification, rule=steps[-1].rule,
                                  citation=ZHANG_2019)),
-        assumptions=(Assumption("g_i = ∂L/∂x̂_i is the upstream gradient of any loss L; the Jacobian is "
-                                "gradients.rmsnorm-jacobian; s = √(mean(x²) + ε); 1 ≤ j ≤ d_model"),),
+        assumptions=(Assumption(r"$g_i = \partial L/\partial \hat{x}_i$ is the upstream gradient of any loss L; the "
+                                r"Jacobian is gradients.rmsnorm-jacobian; $s = \sqrt{\operatorname{mean}(x^2) + "
+                                r"\varepsilon}$; $1 \le j \le d_{\text{model}}$"),),
         citations=(ZHANG_2019,),
-        auto_identity_check=False,
-        checks=(FunctionCheck("gᵀJ of the numpy Jacobian against the closed form", _vjp_check("rmsnorm")),),
+        checks=(FunctionCheck(r"$g^\top J$ of the numpy Jacobian against the closed form", _vjp_check("rmsnorm")),),
     )
 
 
 @register(
     "gradients.rmsnorm-grad-along-xhat",
-    title="RMSNorm's input gradient along x̂: (gᵀJ)·x̂ = ε/(mean(x²) + ε)·(g·x̂)/s",
-    summary="The component along x̂ is damped by ε/(mean(x²) + ε), for symbolic d_model; RMSNorm has no "
-            "counterpart of LayerNorm's orthogonality to 1.",
+    title=(r"RMSNorm's input gradient along x̂: $(g^\top J)\cdot \hat{x} = \varepsilon/(\operatorname{mean}(x^2) + "
+           r"\varepsilon)\cdot (g\cdot \hat{x})/s$"),
+    summary=r"The component along x̂ is damped by $\varepsilon/(\operatorname{mean}(x^2) + \varepsilon)$, for "
+            r"symbolic $d_{\text{model}}$; RMSNorm has no counterpart of LayerNorm's orthogonality to 1.",
 )
 def rmsnorm_grad_along_xhat() -> Derivation:
     import sympy as sp
@@ -744,19 +762,21 @@ def rmsnorm_grad_along_xhat() -> Derivation:
         start=start,
         premises=prem,
         steps=steps,
-        assumptions=(Assumption("v_j = (g_j − x̂_j·(g·x̂)/d)/s (gradients.rmsnorm-vjp); "
-                                "Σ_j x̂_j² = d·mean(x²)/(mean(x²) + ε) because x̂ = x/s; ε > 0"),),
+        assumptions=(Assumption(r"$v_j = (g_j - \hat{x}_j\cdot (g\cdot \hat{x})/d)/s$ (gradients.rmsnorm-vjp); "
+                                r"$\sum_j \hat{x}_j^2 = d\cdot \operatorname{mean}(x^2)/(\operatorname{mean}(x^2) + "
+                                r"\varepsilon)$ because x̂ = x/s; $\varepsilon > 0$"),),
         definitions=((s, sp.sqrt(sym("rms2") + eps)),),
         citations=(ZHANG_2019,),
-        auto_identity_check=False,
-        checks=(FunctionCheck("(gᵀJ)·x̂ against the formula at ε > 0 (numpy)", _along_check("rmsnorm")),),
+        checks=(FunctionCheck(r"$(g^\top J)\cdot \hat{x}$ against the formula at $\varepsilon > 0$ "
+                              r"(numpy)", _along_check("rmsnorm")),),
     )
 
 
 @register(
     "gradients.rmsnorm-grad-orthogonal-xhat",
     title="With ε = 0, RMSNorm's input gradient is orthogonal to x̂",
-    summary="(gᵀJ)·x̂ = 0 when ε = 0 (Σ_j x̂_j² = d_model): RMSNorm ignores the scale of x, for symbolic d_model.",
+    summary=(r"$(g^\top J)\cdot \hat{x} = 0$ when $\varepsilon = 0$ $(\sum_j \hat{x}_j^2 = d_{\text{model}})$: "
+             r"RMSNorm ignores the scale of x, for symbolic $d_{\text{model}}$."),
 )
 def rmsnorm_grad_orthogonal_xhat() -> Derivation:
     from ..numeric import FunctionCheck
@@ -767,11 +787,12 @@ def rmsnorm_grad_orthogonal_xhat() -> Derivation:
         start=start,
         premises=prem,
         steps=steps,
-        assumptions=(Assumption("ε = 0 and x ≠ 0, so x̂ = x/√mean(x²) and Σ_j x̂_j² = d_model; "
-                                "v_j = (g_j − x̂_j·(g·x̂)/d)/s (gradients.rmsnorm-vjp)"),),
+        assumptions=(Assumption(r"$\varepsilon = 0$ and x ≠ 0, so $\hat{x} = x/\sqrt{\operatorname{mean}(x^2)}$ and "
+                                r"$\sum_j \hat{x}_j^2 = d_{\text{model}}$; $v_j = (g_j - \hat{x}_j\cdot (g\cdot "
+                                r"\hat{x})/d)/s$ (gradients.rmsnorm-vjp)"),),
         citations=(ZHANG_2019,),
-        auto_identity_check=False,
-        checks=(FunctionCheck("(gᵀJ)·x̂ at random tokens, ε = 0 (numpy)", _vjp_check("rmsnorm")),),
+        checks=(FunctionCheck(r"$(g^\top J)\cdot \hat{x}$ at random tokens, $\varepsilon = 0$ "
+                              r"(numpy)", _vjp_check("rmsnorm")),),
         notes=("Zhang & Sennrich 2019 (§4) state the re-scaling invariance of RMSNorm; the orthogonality of the "
                "gradient to x̂ is its infinitesimal form.",),
     )
@@ -779,8 +800,9 @@ def rmsnorm_grad_orthogonal_xhat() -> Derivation:
 
 @register(
     "gradients.example-layernorm-jacobian",
-    title="The LayerNorm Jacobian for x = (1, 2, 3), ε = 0 (d_model = 3)",
-    summary="J = (√6/12)·[[1, −2, 1], [−2, 4, −2], [1, −2, 1]]: rank 1, rows summing to 0, J·x̂ = 0.",
+    title=r"The LayerNorm Jacobian for x = (1, 2, 3), $\varepsilon = 0$ $(d_{\text{model}} = 3)$",
+    summary=(r"$J = (\sqrt{6}/12)\cdot \begin{bmatrix}1 & -2 & 1 \\ -2 & 4 & -2 \\ 1 & -2 & 1\end{bmatrix}$: rank 1, "
+             "rows summing to 0, J·x̂ = 0."),
 )
 def example_layernorm_jacobian() -> Derivation:
     import sympy as sp
@@ -809,7 +831,7 @@ def example_layernorm_jacobian() -> Derivation:
 
     return Derivation(
         **metadata("gradients.example-layernorm-jacobian"),
-        instance="d_model = 3, x = (1, 2, 3), ε = 0",
+        instance=r"$d_{\text{model}} = 3$, x = (1, 2, 3), $\varepsilon = 0$",
         start=start,
         premises=tuple(sp.Eq(a, b) for a, b in point),
         steps=(
@@ -819,14 +841,15 @@ def example_layernorm_jacobian() -> Derivation:
                         "and $1/s = \\sqrt{3/2} = \\sqrt{6}/2$",
                  rule=Substitute(point, "x = (1, 2, 3)"), citation=BA_2016),
         ),
-        assumptions=(Assumption("d_model = 3, x = (1, 2, 3), ε = 0 (so σ² = 2/3 > 0 is needed); no γ, β"),),
+        assumptions=(Assumption(r"$d_{\text{model}} = 3$, x = (1, 2, 3), $\varepsilon = 0$ (so $\sigma^2 = 2/3 > 0$ "
+                                 r"is needed); no $\gamma$, $\beta$"),),
         citations=(BA_2016,),
-        auto_identity_check=False,  # premises fix the point
-        checks=(FunctionCheck("float64 layer_norm_jacobian at x = (1, 2, 3)", float_check),
-                ValueCheck("J_11 = √6/12", exact[0, 0], "0.2041", "this chapter"),
-                ValueCheck("J_22 = √6/3", exact[1, 1], "0.8165", "this chapter")),
-        notes=("For d_model = 3 the two directions 1 and x̂ leave one direction, (1, −2, 1), so J has rank 1: "
-               "J = (1/s)·w wᵀ/‖w‖² with w = (1, −2, 1) and 1/s = √6/2, the projection onto w divided by s.",),
+        checks=(FunctionCheck(r"float64 $\mathtt{layer\_norm\_jacobian}$ at x = (1, 2, 3)", float_check),
+                ValueCheck(r"$J_{11} = \sqrt{6}/12$", exact[0, 0], "0.2041", "this chapter"),
+                ValueCheck(r"$J_{22} = \sqrt{6}/3$", exact[1, 1], "0.8165", "this chapter")),
+        notes=(r"For $d_{\text{model}} = 3$ the two directions 1 and x̂ leave one direction, (1, −2, 1), so J has "
+               r"rank 1: J = (1/s)·w $w^\top /\|w\|^2$ with w = (1, −2, 1) and $1/s = \sqrt{6}/2$, the projection "
+               "onto w divided by s.",),
     )
 
 
@@ -869,24 +892,25 @@ def _attention_check(seed: int) -> tuple[bool, dict, str]:
             fd[idx] = (loss(*plus) - loss(*minus)) / 2e-6
         worst = max(worst, float(np.max(np.abs(fd - grad))))
     return worst < 1e-8, {"n": n, "d_k": d_k, "d_v": d_v, "max_abs_error": worst}, (
-        f"dQ, dK, dV match central differences of L = Σ dO∘O within {worst:.1e} (n = 5, d_k = 4, d_v = 3)")
+        rf"dQ, dK, dV match central differences of $L = \sum$ dO∘O within {worst:.1e} $(n = 5, d_k = 4, d_v = 3)$")
 
 
 def _attention_checks() -> tuple:
     from ..numeric import FunctionCheck
 
-    return (FunctionCheck("attention_backward against central differences", _attention_check),)
+    return (FunctionCheck(r"$\mathtt{attention\_backward}$ against central differences", _attention_check),)
 
 
-ATTN_ASSUMPTION = ("O = A·V with A = softmax(S) row by row and S = QKᵀ/√d_k; n tokens, widths d_k, d_v, all "
-                   "symbolic; dO_{ic} = ∂L/∂O_{ic} for any loss L; the chain rule sums over every entry the "
-                   "parameter reaches")
+ATTN_ASSUMPTION = (r"O = A·V with A = softmax(S) row by row and $S = QK^\top /\sqrt{d_k}$; n tokens, widths $d_k$, "
+                   r"$d_v$, all symbolic; $dO_{ic} = \partial L/\partial O_{ic}$ for any loss L; the chain rule sums "
+                   "over every entry the parameter reaches")
 
 
 @register(
     "gradients.attention-dv",
-    title="Attention backward: dV = Aᵀ·dO",
-    summary="∂L/∂V_jc = Σ_i A_ij dO_ic, from O_ac = Σ_b A_ab V_bc, for symbolic n and d_v.",
+    title=r"Attention backward: $dV = A^\top \cdot dO$",
+    summary=(r"$\partial L/\partial V_{jc} = \sum_i A_{ij} dO_{ic}$, from $O_{ac} = \sum_b A_{ab} V_{bc}$, for "
+             "symbolic n and $d_v$."),
 )
 def attention_dv() -> Derivation:
     import sympy as sp
@@ -912,19 +936,19 @@ def attention_dv() -> Derivation:
             Step(sp.Sum(dO[a, c] * A[a, j], (a, 1, n)), "only $e = c$ survives", rule=SiftDelta(c),
                  citation=DAO_B2),
         ),
-        assumptions=(Assumption(ATTN_ASSUMPTION + "; 1 ≤ j ≤ n, 1 ≤ c ≤ d_v"),),
+        assumptions=(Assumption(ATTN_ASSUMPTION + r"; 1 ≤ j ≤ n, $1 \le c \le d_v$"),),
         citations=(DAO_B2,),
-        auto_identity_check=False,
         checks=_attention_checks(),
-        notes=("In matrix form dV = Aᵀ dO: each value row j collects the upstream gradients of every query, "
+        notes=(r"In matrix form $dV = A^\top dO$: each value row j collects the upstream gradients of every query, "
                "weighted by how much that query attended to token j.",),
     )
 
 
 @register(
     "gradients.attention-da",
-    title="Attention backward: dA = dO·Vᵀ",
-    summary="∂L/∂A_ij = Σ_c dO_ic V_jc, from O_ac = Σ_b A_ab V_bc, for symbolic n and d_v.",
+    title=r"Attention backward: $dA = dO\cdot V^\top$",
+    summary=(r"$\partial L/\partial A_{ij} = \sum_c dO_{ic} V_{jc}$, from $O_{ac} = \sum_b A_{ab} V_{bc}$, for "
+             "symbolic n and $d_v$."),
 )
 def attention_da() -> Derivation:
     import sympy as sp
@@ -952,14 +976,13 @@ def attention_da() -> Derivation:
         ),
         assumptions=(Assumption(ATTN_ASSUMPTION + "; 1 ≤ i, j ≤ n"),),
         citations=(DAO_B2,),
-        auto_identity_check=False,
         checks=_attention_checks(),
     )
 
 
 @register(
     "gradients.attention-ds",
-    title="Attention backward through softmax: dS_ij = A_ij(dA_ij − Σ_b A_ib dA_ib)",
+    title=r"Attention backward through $\operatorname{softmax}$: $dS_{ij} = A_{ij}(dA_{ij} - \sum_b A_{ib} dA_{ib})$",
     summary="The softmax Jacobian applied row by row to dA, for symbolic n.",
 )
 def attention_ds() -> Derivation:
@@ -1007,15 +1030,15 @@ def attention_ds() -> Derivation:
             Step(A[i, j] * (dA[i, j] - sp.Sum(A[i, b] * dA[i, b], (b, 1, n))), "factor out $A_{ij}$",
                  citation=DAO_B2),
         ),
-        assumptions=(Assumption("A = softmax(S) row by row; dA_{ab} = ∂L/∂A_{ab} for any loss L; n symbolic; "
-                                "1 ≤ i, j ≤ n"),),
+        assumptions=(Assumption(r"A = softmax(S) row by row; $dA_{ab} = \partial L/\partial A_{ab}$ for any loss L; "
+                                "n symbolic; 1 ≤ i, j ≤ n"),),
         definitions=((A[i, j], pij), (A[i, b], pib)),
         citations=(DAO_B2, VASWANI_321),
-        auto_identity_check=False,
         checks=_attention_checks(),
-        notes=("This is softmax.jacobian applied to each row: dS_i = (diag(A_i) − A_i A_iᵀ)·dA_i. "
-               "FlashAttention computes Σ_b A_ib dA_ib as D_i = Σ_c dO_ic O_ic, which needs no n × n matrix; "
-               "that exchange of two sums is checked numerically here, not proved (see KERNEL_REQUESTS.md).",),
+        notes=(r"This is softmax.jacobian applied to each row: $dS_i = (\operatorname{diag}(A_i) - A_i "
+               r"A_i^\top)\cdot dA_i$. FlashAttention computes $\sum_b A_{ib} dA_{ib}$ as $D_i = \sum_c dO_{ic} "
+               r"O_{ic}$, which needs no $n \times n$ matrix; that exchange of two sums is checked numerically here, "
+               r"not proved (see $\mathtt{KERNEL\_REQUESTS}$.md).",),
     )
 
 
@@ -1027,8 +1050,9 @@ def _scores(Q: Any, K: Any, r: Any, t: Any, e: Any, d_k: Any) -> Any:
 
 @register(
     "gradients.attention-dq",
-    title="Attention backward: dQ = dS·K/√d_k",
-    summary="∂L/∂Q_ic = Σ_j dS_ij K_jc/√d_k, from S_ab = Σ_e Q_ae K_be/√d_k, for symbolic n and d_k.",
+    title=r"Attention backward: $dQ = dS\cdot K/\sqrt{d_k}$",
+    summary=(r"$\partial L/\partial Q_{ic} = \sum_j dS_{ij} K_{jc}/\sqrt{d_k}$, from $S_{ab} = \sum_e Q_{ae} "
+             r"K_{be}/\sqrt{d_k}$, for symbolic n and $d_k$."),
 )
 def attention_dq() -> Derivation:
     import sympy as sp
@@ -1054,18 +1078,18 @@ def attention_dq() -> Derivation:
             Step(sp.Sum(dS[i, b] * K[b, c], (b, 1, n)) / sp.sqrt(d_k), "only the row $a = i$ survives",
                  rule=SiftDelta(i), citation=DAO_B2),
         ),
-        assumptions=(Assumption("S = QKᵀ/√d_k; dS_ab = ∂L/∂S_ab (gradients.attention-ds); n, d_k symbolic; "
-                                "1 ≤ i ≤ n, 1 ≤ c ≤ d_k"),),
+        assumptions=(Assumption(r"$S = QK^\top /\sqrt{d_k}$; $dS_{ab} = \partial L/\partial S_{ab}$ "
+                                r"(gradients.attention-ds); n, $d_k$ symbolic; 1 ≤ i ≤ n, $1 \le c \le d_k$"),),
         citations=(DAO_B2, VASWANI_321),
-        auto_identity_check=False,
         checks=_attention_checks(),
     )
 
 
 @register(
     "gradients.attention-dk",
-    title="Attention backward: dK = dSᵀ·Q/√d_k",
-    summary="∂L/∂K_jc = Σ_i dS_ij Q_ic/√d_k, from S_ab = Σ_e Q_ae K_be/√d_k, for symbolic n and d_k.",
+    title=r"Attention backward: $dK = dS^\top \cdot Q/\sqrt{d_k}$",
+    summary=(r"$\partial L/\partial K_{jc} = \sum_i dS_{ij} Q_{ic}/\sqrt{d_k}$, from $S_{ab} = \sum_e Q_{ae} "
+             r"K_{be}/\sqrt{d_k}$, for symbolic n and $d_k$."),
 )
 def attention_dk() -> Derivation:
     import sympy as sp
@@ -1091,10 +1115,9 @@ def attention_dk() -> Derivation:
             Step(sp.Sum(dS[a, j] * Q[a, c], (a, 1, n)) / sp.sqrt(d_k), "only the column $b = j$ survives",
                  rule=SiftDelta(j), citation=DAO_B2),
         ),
-        assumptions=(Assumption("S = QKᵀ/√d_k; dS_ab = ∂L/∂S_ab (gradients.attention-ds); n, d_k symbolic; "
-                                "1 ≤ j ≤ n, 1 ≤ c ≤ d_k"),),
+        assumptions=(Assumption(r"$S = QK^\top /\sqrt{d_k}$; $dS_{ab} = \partial L/\partial S_{ab}$ "
+                                r"(gradients.attention-ds); n, $d_k$ symbolic; 1 ≤ j ≤ n, $1 \le c \le d_k$"),),
         citations=(DAO_B2, VASWANI_321),
-        auto_identity_check=False,
         checks=_attention_checks(),
-        notes=("The scale 1/√d_k of the forward pass reappears in dQ and dK; dV does not see it.",),
+        notes=(r"The scale $1/\sqrt{d_k}$ of the forward pass reappears in dQ and dK; dV does not see it.",),
     )

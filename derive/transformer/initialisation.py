@@ -155,9 +155,10 @@ def _mc_linear(label: str, n_in: int, std_w: float, draw_x: Callable, second_mom
 
 @register(
     "init.linear-variance",
-    title="A linear layer's output variance: Var(Σ w_i x_i) = n_in·Var(w)·E[x²]",
-    summary="For independent weights of mean 0 and inputs of any mean, Var(y) = n_in σ_w² (σ_x² + μ_x²), "
-            "derived for a symbolic fan-in n_in.",
+    title=(r"A linear layer's output variance: $\operatorname{Var}(\sum w_i x_i) = n_{\text{in}}\cdot "
+           r"\operatorname{Var}(w)\cdot E[x^2]$"),
+    summary=r"For independent weights of mean 0 and inputs of any mean, $\operatorname{Var}(y) = n_{\text{in}} "
+            r"\sigma_w^2$ $(\sigma_x^2 + \mu_x^2)$, derived for a symbolic fan-in $n_{\text{in}}$.",
 )
 def linear_variance() -> Derivation:
     import sympy as sp
@@ -177,24 +178,29 @@ def linear_variance() -> Derivation:
         **metadata("init.linear-variance"),
         start=start,
         steps=steps,
-        assumptions=(Assumption("w_1..w_n_in i.i.d. with mean 0 and variance σ_w²; x_1..x_n_in i.i.d. with mean "
-                                "μ_x and variance σ_x², independent of the weights; no bias (or a bias of 0 at "
+        assumptions=(Assumption(r"$w_1, \dots, w_{n_{\text{in}}}$ i.i.d. with mean 0 and variance $\sigma_w^2$; "
+                                r"$x_1, \dots, x_{n_{\text{in}}}$ i.i.d. with mean $\mu_x$ and variance "
+                                r"$\sigma_x^2$, independent of the weights; no bias (or a bias of 0 at "
                                 "initialisation)"),),
         citations=(GLOROT_42, HE_22, D2L_542),
-        checks=(_mc_linear("Var(y), n_in = 64, σ_w = 0.125, x ~ N(0.5, 2²)", 64, 0.125, shifted, 4.25,
+        checks=(_mc_linear(r"Var(y), $n_{\text{in}} = 64$, $\sigma_w = 0.125$, $x \sim N(0.5, "
+                           r"2^2)$", 64, 0.125, shifted, 4.25,
                            (64 * 0.125**2 * 4.0, 64 * 0.125**2 * 4.25 * 2)),
-                _mc_linear("Var(y), n_in = 512, σ_w = 1/√512, x ~ N(0, 1)", 512, 512**-0.5,
+                _mc_linear(r"Var(y), $n_{\text{in}} = 512$, $\sigma_w = 1/\sqrt{512}$, x ~ N(0, 1)", 512, 512**-0.5,
                            lambda rng, shape: rng.standard_normal(shape), 1.0, (0.5, 2.0))),
-        notes=("Keeping Var(y) = E[x²] layer after layer needs n_in·σ_w² = 1, i.e. σ_w = 1/√n_in (LeCun); "
-               "the backward pass asks n_out·σ_w² = 1 instead, hence Glorot's compromise (init.xavier-average).",),
+        notes=(r"Keeping $\operatorname{Var}(y) = E[x^2]$ layer after layer needs $n_{\text{in}}\cdot \sigma_w^2 = "
+               r"1$, i.e. $\sigma_w = 1/\sqrt{n_{\text{in}}}$ (LeCun); the backward pass asks $n_{\text{out}}\cdot "
+               r"\sigma_w^2 = 1$ instead, hence Glorot's compromise (init.xavier-average).",),
     )
 
 
 @register(
     "init.xavier-average",
-    title="Xavier/Glorot: Var(w) = 2/(n_in + n_out) makes n_in·Var(w) and n_out·Var(w) average to 1",
-    summary="The forward condition n_in·Var(w) = 1 and the backward one n_out·Var(w) = 1 cannot both hold unless "
-            "n_in = n_out; Glorot's choice satisfies their average, for symbolic fans.",
+    title=(r"Xavier/Glorot: $\operatorname{Var}(w) = 2/(n_{\text{in}} + n_{\text{out}})$ makes $n_{\text{in}}\cdot "
+           r"\operatorname{Var}(w)$ and $n_{\text{out}}\cdot \operatorname{Var}(w)$ average to 1"),
+    summary=r"The forward condition $n_{\text{in}}\cdot \operatorname{Var}(w) = 1$ and the backward one "
+            r"$n_{\text{out}}\cdot \operatorname{Var}(w) = 1$ cannot both hold unless $n_{\text{in}} = "
+            r"n_{\text{out}}$; Glorot's choice satisfies their average, for symbolic fans.",
 )
 def xavier_average() -> Derivation:
     import sympy as sp
@@ -214,7 +220,7 @@ def xavier_average() -> Derivation:
         ok = all(abs((a + b) / 2 - 1) < 1e-12 for _, _, a, b in rows) and rows[2][2] == rows[2][3]
         return ok, {"fans": [r[:2] for r in rows], "forward_gain": [round(r[2], 4) for r in rows],
                     "backward_gain": [round(r[3], 4) for r in rows]}, (
-            "forward gains n_in·Var(w): " + ", ".join(f"{r[2]:.3f}" for r in rows)
+            r"forward gains $n_{\text{in}}\cdot\operatorname{Var}(w)$: " + ", ".join(f"{r[2]:.3f}" for r in rows)
             + "; backward gains: " + ", ".join(f"{r[3]:.3f}" for r in rows) + "; each pair averages to 1")
 
     return Derivation(
@@ -228,21 +234,24 @@ def xavier_average() -> Derivation:
                  rule=Substitute(((sw**2, xavier),), "σ_w² = 2/(n_in + n_out)"), citation=GLOROT_42),
             Step(sp.Integer(1), "cancel $n_{in} + n_{out}$"),
         ),
-        assumptions=(Assumption("a layer with n_in inputs and n_out outputs; the forward pass keeps the variance "
-                                "when n_in·Var(w) = 1 (init.linear-variance), the backward pass keeps the gradient's "
-                                "variance when n_out·Var(w) = 1 (the same law for Wᵀ)"),),
+        assumptions=(Assumption(r"a layer with $n_{\text{in}}$ inputs and $n_{\text{out}}$ outputs; the forward pass "
+                                r"keeps the variance when $n_{\text{in}}\cdot \operatorname{Var}(w) = 1$ "
+                                "(init.linear-variance), the backward pass keeps the gradient's variance when "
+                                r"$n_{\text{out}}\cdot \operatorname{Var}(w) = 1$ (the same law for $W^\top$)"),),
         citations=(GLOROT_42,),
-        auto_identity_check=False,  # the premise fixes σ_w
-        checks=(FunctionCheck("forward and backward gains of xavier_std for four layer shapes", check),),
-        notes=("2/(n_in + n_out) is the harmonic mean of 1/n_in and 1/n_out: between the two conditions, equal to "
-               "both when n_in = n_out.",),
+        checks=(FunctionCheck(r"forward and backward gains of $\mathtt{xavier\_std}$ for four layer shapes", check),),
+        notes=(r"$2/(n_{\text{in}} + n_{\text{out}})$ is the harmonic mean of $1/n_{\text{in}}$ and "
+               r"$1/n_{\text{out}}$: between the two conditions, equal to both when $n_{\text{in}} = "
+               r"n_{\text{out}}$.",),
     )
 
 
 @register(
     "init.xavier-uniform",
-    title="Xavier uniform: U[−a, a] with a = √6/√(n_in + n_out) has variance 2/(n_in + n_out)",
-    summary="Var(U[−a, a]) = ∫ t²/(2a) dt = a²/3, and a² = 6/(n_in + n_out) gives Glorot's variance; symbolic fans.",
+    title=(r"Xavier uniform: U[−a, a] with $a = \sqrt{6}/\sqrt{n_{\text{in}} + n_{\text{out}}}$ has variance "
+           r"$2/(n_{\text{in}} + n_{\text{out}})$"),
+    summary=(r"$\operatorname{Var}(U[-a, a]) = \int t^2/(2a) dt = a^2/3$, and $a^2 = 6/(n_{\text{in}} + "
+             r"n_{\text{out}})$ gives Glorot's variance; symbolic fans."),
 )
 def xavier_uniform() -> Derivation:
     import sympy as sp
@@ -275,20 +284,21 @@ def xavier_uniform() -> Derivation:
             Step(a**2 / 3, "$\\int_{-a}^{a} t^2\\,dt = 2a^3/3$", rule=Evaluate("the integral")),
             Step(sp.Mul(a_value**2, sp.Rational(1, 3), evaluate=False),
                  "Glorot's bound $a = \\sqrt{6}/\\sqrt{n_{in} + n_{out}}$",
-                 rule=Substitute(((a, a_value),), "a = √6/√(n_in + n_out)"), citation=GLOROT_16),
+                 rule=Substitute(((a, a_value),), r"$a = \sqrt{6}/\sqrt{n_{\text{in}} + "
+                                                  r"n_{\text{out}}}$"), citation=GLOROT_16),
             Step(2 / (n_in + n_out), "$6/3 = 2$", citation=GLOROT_42),
         ),
         assumptions=(Assumption("w ~ U[−a, a]: density 1/(2a) on [−a, a], mean 0, so Var(w) = E[w²]"),),
         citations=(GLOROT_16, GLOROT_42),
-        auto_identity_check=False,  # the premise fixes a
         checks=(FunctionCheck("sample variance of U[−a, a] at 512 → 2048", check),),
     )
 
 
 @register(
     "init.example-xavier-512-2048",
-    title="Xavier for a 512 → 2048 projection (n_in = 512, n_out = 2048)",
-    summary="Var(w) = 2/2560 = 1/1280, σ_w = 1/√1280 ≈ 0.02795, uniform bound a = √(6/2560) = √15/80 ≈ 0.04841.",
+    title=r"Xavier for a 512 → 2048 projection $(n_{\text{in}} = 512, n_{\text{out}} = 2048)$",
+    summary=(r"Var(w) = 2/2560 = 1/1280, $\sigma_w = 1/\sqrt{1280} \approx 0.02795$, uniform bound $a = "
+             r"\sqrt{6/2560} = \sqrt{15}/80 \approx 0.04841$."),
 )
 def example_xavier() -> Derivation:
     import sympy as sp
@@ -306,12 +316,12 @@ def example_xavier() -> Derivation:
     def float_check(seed: int) -> tuple[bool, dict, str]:
         std = xavier_std(*XAVIER_FAN)
         return abs(std - 1 / np.sqrt(1280)) < 1e-15, {"xavier_std": std, "he_std(512)": he_std(512)}, (
-            f"xavier_std(512, 2048) = {std:.6f}; for comparison he_std(512) = {he_std(512):.6f} "
-            f"and GPT-2's fixed 0.02")
+            rf"$\mathtt{{xavier\_std}}$(512, 2048) = {std:.6f}; for comparison $\mathtt{{he\_std}}$(512) = "
+            rf"{he_std(512):.6f} and GPT-2's fixed 0.02")
 
     return Derivation(
         **metadata("init.example-xavier-512-2048"),
-        instance="n_in = 512, n_out = 2048",
+        instance=r"$n_{\text{in}} = 512$, $n_{\text{out}} = 2048$",
         start=start,
         steps=(
             Step(sp.ImmutableMatrix([[2 / fans, bound]]), "the uniform law at $n_{in} = 512$, $n_{out} = 2048$: "
@@ -325,15 +335,18 @@ def example_xavier() -> Derivation:
                                 "2/(n_in + n_out) (eq. 12); right: the bound a (eq. 16)"),),
         citations=(GLOROT_42, GLOROT_16),
         auto_identity_check=False,  # no free symbols
-        checks=(FunctionCheck("float64 xavier_std(512, 2048)", float_check),
+        checks=(FunctionCheck(r"float64 $\mathtt{xavier\_std}$(512, 2048)", float_check),
                 ValueCheck("Var(w) = 1/1280", var, "0.00078125", "this chapter"),
-                ValueCheck("σ_w = 1/√1280", 1 / sp.sqrt(1280), "0.02795", "this chapter"),
+                ValueCheck(r"$\sigma_w = 1/\sqrt{1280}$", 1 / sp.sqrt(1280), "0.02795", "this chapter"),
                 ValueCheck("a = √15/80", sp.sqrt(15) / 80, "0.04841", "this chapter"),
-                ValueCheck("forward gain n_in·Var(w) = 512/1280", fi * var, "0.4", "this chapter"),
-                ValueCheck("backward gain n_out·Var(w) = 2048/1280", fo * var, "1.6", "this chapter")),
-        notes=("The forward gain n_in·Var(w) is 0.4 and the backward gain 1.6: each is off from 1 by the same "
-               "amount, 0.6, in opposite directions (their mean (0.4 + 1.6)/2 is 1, which is what Var(w) = "
-               "2/(n_in + n_out) fixes), and their ratio is n_out/n_in = 4.",),
+                ValueCheck(r"forward gain $n_{\text{in}}\cdot \operatorname{Var}(w) = "
+                           r"512/1280$", fi * var, "0.4", "this chapter"),
+                ValueCheck(r"backward gain $n_{\text{out}}\cdot \operatorname{Var}(w) = "
+                           r"2048/1280$", fo * var, "1.6", "this chapter")),
+        notes=(r"The forward gain $n_{\text{in}}\cdot \operatorname{Var}(w)$ is 0.4 and the backward gain 1.6: each "
+               "is off from 1 by the same amount, 0.6, in opposite directions (their mean (0.4 + 1.6)/2 is 1, which "
+               r"is what $\operatorname{Var}(w) = 2/(n_{\text{in}} + n_{\text{out}})$ fixes), and their ratio is "
+               r"$n_{\text{out}}/n_{\text{in}} = 4$.",),
     )
 
 
@@ -386,7 +399,8 @@ def relu_second_moment() -> Derivation:
                  "$t|t|\\,\\varphi(t)$ is odd because the density is even: its integral is 0", citation=HE_22),
             Step(sx**2 / 2, "the second moment of $N(0, \\sigma^2)$ is $\\sigma^2$", rule=Evaluate("the integral")),
         ),
-        assumptions=(Assumption("x ~ N(0, σ_x²) with density φ; relu(t) = max(t, 0) = (t + |t|)/2"),),
+        assumptions=(Assumption(r"$x \sim N(0, \sigma_x^2)$ with density $\varphi$; relu(t) = max(t, 0) = (t + "
+                                r"|t|)/2"),),
         citations=(HE_22,),
         auto_identity_check=False,  # replaced by a lighter one: each point integrates numerically
         checks=(IdentityCheck(start, sx**2 / 2, "claim at random σ", n_points=5), *mc),
@@ -398,8 +412,10 @@ def relu_second_moment() -> Derivation:
 
 @register(
     "init.he-variance",
-    title="He initialisation: Var(w) = 2/n_in keeps Var(y) = Var(x) through ReLU (normal pre-activations)",
-    summary="Var(Σ w_i relu(x_i)) = n_in·(2/n_in)·Var(x)/2 = Var(x), for a symbolic fan-in n_in.",
+    title=(r"He initialisation: $\operatorname{Var}(w) = 2/n_{\text{in}}$ keeps Var(y) = Var(x) through ReLU (normal "
+           "pre-activations)"),
+    summary=(r"$\operatorname{Var}(\sum w_i \operatorname{relu}(x_i)) = n_{\text{in}}\cdot (2/n_{\text{in}})\cdot "
+             r"\operatorname{Var}(x)/2 = \operatorname{Var}(x)$, for a symbolic fan-in $n_{\text{in}}$."),
 )
 def he_variance() -> Derivation:
     import sympy as sp
@@ -443,10 +459,11 @@ def he_variance() -> Derivation:
                                 "E[r_i²] = σ_r² + μ_r² = σ_x²/2 (init.relu-second-moment); weights independent of "
                                 "inputs"),),
         citations=(HE_22, D2L_542),
-        checks=(_mc_linear("Var(y), n_in = 256, σ_w = √(2/256), r = relu(N(0, 1))", 256, np.sqrt(2 / 256),
+        checks=(_mc_linear(r"Var(y), $n_{\text{in}} = 256$, $\sigma_w = \sqrt{2/256}$, r = relu(N(0, "
+                           r"1))", 256, np.sqrt(2 / 256),
                            draw_relu, 0.5, (0.5, 2.0)),),
-        notes=("With Xavier's or LeCun's Var(w) = 1/n_in instead, every ReLU layer halves the variance: after "
-               "L layers it is 2^(−L) of the input's.",),
+        notes=(r"With Xavier's or LeCun's $\operatorname{Var}(w) = 1/n_{\text{in}}$ instead, every ReLU layer halves "
+               "the variance: after L layers it is $2^{-L}$ of the input's.",),
     )
 
 
@@ -518,7 +535,8 @@ def _residual_mc(n_res: int, scaled: bool) -> Any:
 
     claim = 0.25 + (1.0 if scaled else n_res)
     wrong = (0.25 + n_res, 0.25 + np.sqrt(n_res)) if scaled else (0.25 + 1.0, 0.25 + n_res**2)
-    return MonteCarloCheck(f"Var(h_N), N = {n_res}, σ_0 = 0.5, σ_f = 1{', scaled by 1/√N' if scaled else ''}",
+    return MonteCarloCheck(rf"$\operatorname{{Var}}(h_N)$, $N = {n_res}$, $\sigma_0 = 0.5$, $\sigma_f = 1$"
+                           + (r", scaled by $1/\sqrt{N}$" if scaled else ""),
                            sampler, expected=float(claim), n=20_000, chunk=max(1, 2**18 // n_res),
                            alternatives=tuple(float(v) for v in wrong),
                            meta={"N": n_res, "scaled": scaled})
@@ -547,18 +565,18 @@ def residual_growth() -> Derivation:
                                 "idealisation at initialisation"),),
         citations=(RADFORD_23,),
         checks=(_residual_mc(48, False),),
-        notes=("For GPT-2 small (n_layers = 12, N = 24 additions) the stream's variance would be σ_0² + 24·σ_f²: "
-               "the standard deviation grows like √N, and each Pre-LN sublayer sees its input rescaled by LayerNorm "
-               "while the residual path keeps growing.",),
+        notes=(r"For GPT-2 small ($n_{\text{layers}} = 12$, N = 24 additions) the stream's variance would be "
+               r"$\sigma_0^2 + 24\cdot \sigma_f^2$: the standard deviation grows like $\sqrt{N}$, and each Pre-LN "
+               "sublayer sees its input rescaled by LayerNorm while the residual path keeps growing.",),
     )
 
 
 @register(
     "init.gpt2-residual-scaling",
-    title="GPT-2's 1/√N scaling of the residual branches makes the final variance Var(h_N) = σ_0² + σ_f², "
-          "for any number N of residual additions",
-    summary="With each branch output scaled by 1/√N (N = 2·n_layers residual additions), the N contributions "
-            "add up to one σ_f², for a symbolic N.",
+    title=r"GPT-2's $1/\sqrt{N}$ scaling of the residual branches makes the final variance $\operatorname{Var}(h_N) "
+          r"= \sigma_0^2 + \sigma_f^2$, for any number N of residual additions",
+    summary=r"With each branch output scaled by $1/\sqrt{N} (N = 2\cdot n_{\text{layers}}$ residual additions), the "
+            r"N contributions add up to one $\sigma_f^2$, for a symbolic N.",
 )
 def gpt2_residual_scaling() -> Derivation:
     import sympy as sp
@@ -581,10 +599,11 @@ def gpt2_residual_scaling() -> Derivation:
                                 "residual layers (attention and MLP in each block)"),),
         citations=(RADFORD_23,),
         checks=(_residual_mc(48, True),),
-        notes=("Scaling a linear projection's weights by 1/√N scales its output by 1/√N and its variance by 1/N. "
-               "The GPT-2 paper states the scaling (§2.3); OpenAI's released GPT-2 code does not apply it (its "
-               "initialiser uses 0.02 for every weight). nanoGPT and Hugging Face's GPT2 implementation do: their "
-               "residual projections get the standard deviation 0.02/√(2·n_layers) instead of 0.02.",
-               "Only the variance after the last of the N additions is derived here; after l < N scaled additions "
-               "it is σ_0² + (l/N)·σ_f², still below the final value.",),
+        notes=(r"Scaling a linear projection's weights by $1/\sqrt{N}$ scales its output by $1/\sqrt{N}$ and its "
+               "variance by 1/N. The GPT-2 paper states the scaling (§2.3); OpenAI's released GPT-2 code does not "
+               "apply it (its initialiser uses 0.02 for every weight). nanoGPT and Hugging Face's GPT2 "
+               r"implementation do: their residual projections get the standard deviation $0.02/\sqrt{2\cdot "
+               r"n_{\text{layers}}}$ instead of 0.02.",
+               "Only the variance after the last of the N additions is derived here; after l < N scaled additions it "
+               r"is $\sigma_0^2 + (l/N)\cdot \sigma_f^2$, still below the final value.",),
     )

@@ -100,7 +100,7 @@ ASSUMPTION = ("$Y = XW + b$: X is n × $d_{in}$ (one row per token), W is $d_{in
 
 @register(
     "gradients.linear-dx",
-    title="Linear layer backward: dX = dY·Wᵀ, for any sizes",
+    title="Linear layer backward: $dX = dY\\,W^\\top$, for any sizes",
     summary="$\\partial L/\\partial X_{ij} = \\sum_c dY_{ic} W_{jc}$, from $Y_{ae} = \\sum_b X_{ab} W_{be} + b_e$, "
             "for symbolic n, $d_{in}$, $d_{out}$.",
 )
@@ -139,7 +139,7 @@ def linear_dx() -> Derivation:
 
 @register(
     "gradients.linear-dw",
-    title="Linear layer backward: dW = Xᵀ·dY, for any sizes",
+    title="Linear layer backward: $dW = X^\\top dY$, for any sizes",
     summary="$\\partial L/\\partial W_{jc} = \\sum_a X_{aj}\\, dY_{ac}$: a sum over the n rows (tokens), "
             "for symbolic n, $d_{in}$, $d_{out}$.",
 )

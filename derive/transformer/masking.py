@@ -168,16 +168,18 @@ def fully_masked_fill() -> Derivation:
             Step(1 / n, "$e^{-C} > 0$ cancels, however large C is"),
         ),
         assumptions=(Assumption("every one of the row's n ≥ 1 scores is replaced by the same finite value −C "
-                                "(masked_fill with a large negative number, e.g. the most negative float)"),),
+                                r"($\mathtt{masked\_fill}$ with a large negative number, e.g. the most negative "
+                                "float)"),),
         citations=(VASWANI_323,),
         checks=(FunctionCheck("a fully masked row in three implementations", _fully_masked_check),),
         notes=("The convention matters only for a row with nothing to attend to (padding, or a query before any "
-               "allowed key). With −∞ the denominator is Σ e^(−∞) = 0 and every weight is 0/0, NaN in IEEE "
-               "arithmetic, which then spreads through the rest of the network. A finite fill gives 1/n on keys "
+               r"allowed key). With −∞ the denominator is $\sum e^{-\infty} = 0$ and every weight is 0/0, NaN in "
+               "IEEE arithmetic, which then spreads through the rest of the network. A finite fill gives 1/n on keys "
                "that should have been invisible. derive's numeric softmax refuses such a row with ValueError "
-               "(softmax_numeric); attention kernels that keep the running sum ℓ (efficient.online-softmax-merge) "
-               "can instead test ℓ = 0 and output a zero row. If the fill is added to the scores rather than "
-               "replacing them, softmax.shift-invariance shows it does nothing at all on a fully masked row.",),
+               r"($\mathtt{softmax\_numeric}$); attention kernels that keep the running sum $\ell$ "
+               r"(efficient.online-softmax-merge) can instead test $\ell = 0$ and output a zero row. If the fill is "
+               "added to the scores rather than replacing them, softmax.shift-invariance shows it does nothing at "
+               "all on a fully masked row.",),
     )
 
 

@@ -69,14 +69,15 @@ def _forward_shapes_check(seed: int) -> tuple[bool, dict, str]:
     ok = shapes == {((n, d_k), (n, d_k), (n, d_v), (n, n), (n, d_v))} and concat.shape == out.shape == (n, d_model)
     return ok, {"n": n, "d_model": d_model, "h": h, "d_k": d_k, "concat": list(concat.shape),
                 "output": list(out.shape)}, (
-        f"n = {n}, d_model = {d_model}, h = {h}: Q, K of each head ({n}, {d_k}), scores ({n}, {n}), "
-        f"head output ({n}, {d_v}); concatenation {concat.shape} and W^O output {out.shape}")
+        rf"n = {n}, $d_{{\text{{model}}}} = {d_model}$, h = {h}: Q, K of each head ({n}, {d_k}), scores ({n}, {n}), "
+        rf"head output ({n}, {d_v}); concatenation {concat.shape} and $W^O$ output {out.shape}")
 
 
 @register(
     "multihead.head-dims",
-    title="h heads of width d_model/h concatenate back to d_model",
-    summary="d_k = d_v = d_model/h, and concatenating the h head outputs gives width h·d_v = d_model.",
+    title=r"h heads of width $d_{\text{model}}/h$ concatenate back to $d_{\text{model}}$",
+    summary=(r"$d_k = d_v = d_{\text{model}}/h$, and concatenating the h head outputs gives width $h\cdot d_v = "
+             r"d_{\text{model}}$."),
 )
 def head_dims() -> Derivation:
     import sympy as sp
@@ -93,25 +94,25 @@ def head_dims() -> Derivation:
         start=sp.Sum(d_v, (head, 1, h)),
         steps=(
             Step(sp.Sum(d_model / h, (head, 1, h)), "every head outputs $d_v = d_{model}/h$ columns",
-                 rule=Substitute(((d_v, d_model / h),), "d_v = d_model/h"), citation=VASWANI_322),
+                 rule=Substitute(((d_v, d_model / h),), r"$d_v = d_{\text{model}}/h$"), citation=VASWANI_322),
             Step(d_model, "h blocks of the same width side by side: $h \\cdot d_{model}/h = d_{model}$",
                  rule=Evaluate("the sum of h equal widths")),
         ),
-        assumptions=(Assumption("h divides d_model, so d_k = d_v = d_model/h is an integer"),),
+        assumptions=(Assumption(r"h divides $d_{\text{model}}$, so $d_k = d_v = d_{\text{model}}/h$ is an integer"),),
         definitions=((d_k, d_model / h), (d_v, d_model / h), (d_model, h * w)),
         citations=(VASWANI_322,),
-        auto_identity_check=False,  # the claim holds under the definition d_v = d_model/h: checked with it below
         checks=(
-            IdentityCheck(sp.Sum(d_model / h, (head, 1, h)), d_model, "claim at random points, d_v = d_model/h"),
-            ValueCheck("d_k = d_v at d_model = 512, h = 8", sp.Integer(BASE_D_MODEL) / BASE_HEADS, "64",
+            IdentityCheck(sp.Sum(d_model / h, (head, 1, h)), d_model, ("claim at random points, $d_v = "
+                                                                       r"d_{\text{model}}/h$")),
+            ValueCheck(r"$d_k = d_v$ at $d_{\text{model}} = 512$, h = 8", sp.Integer(BASE_D_MODEL) / BASE_HEADS, "64",
                        "lecture 000, §3"),
             ValueCheck("width of the concatenation, 8 heads × 64", sp.Integer(BASE_HEADS) * 64, "512",
                        "lecture 000, §3"),
             FunctionCheck("every divisor h of 512", _divisors_check),
             FunctionCheck("shapes through a multi-head forward pass", _forward_shapes_check),
         ),
-        notes=("Each head works in a d_model/h-dimensional subspace; the heads split the width rather than "
-               "multiply it, so W^O maps h·d_v = d_model back to d_model.",),
+        notes=(r"Each head works in a $d_{\text{model}}/h$-dimensional subspace; the heads split the width rather "
+               r"than multiply it, so $W^O$ maps $h\cdot d_v = d_{\text{model}}$ back to $d_{\text{model}}$.",),
     )
 
 
@@ -147,14 +148,16 @@ def _matmul_cost_check(seed: int) -> tuple[bool, dict, str]:
     closed = 4 * n * d_model**2 + 2 * n**2 * d_model
     ok = set(costs.values()) == {closed}
     return ok, {"n": n, "d_model": d_model, "multiply-adds by h": costs, "4·n·d² + 2·n²·d": closed}, (
-        f"n = {n}, d_model = {d_model}: every h in {sorted(costs)} takes {sorted(set(costs.values()))} "
-        f"multiply-adds; the closed form gives {closed}")
+        rf"n = {n}, $d_{{\text{{model}}}} = {d_model}$: every h in {sorted(costs)} takes "
+        rf"{sorted(set(costs.values()))} multiply-adds; the closed form gives {closed}")
 
 
 @register(
     "multihead.cost",
-    title="h heads of width d_model/h cost the matrix products of one full-width head",
-    summary="h·(3·n·d_model·d_k + n²·d_k + n²·d_v) + n·h·d_v·d_model = 4·n·d_model² + 2·n²·d_model for every h.",
+    title=r"h heads of width $d_{\text{model}}/h$ cost the matrix products of one full-width head",
+    summary=(r"$h\cdot (3\cdot n\cdot d_{\text{model}}\cdot d_k + n^2\cdot d_k + n^2\cdot d_v) + n\cdot h\cdot "
+             r"d_v\cdot d_{\text{model}} = 4\cdot n\cdot d_{\text{model}}^2 + 2\cdot n^2\cdot d_{\text{model}}$ for "
+             "every h."),
 )
 def cost() -> Derivation:
     from ..numeric import FunctionCheck, IdentityCheck
@@ -170,18 +173,20 @@ def cost() -> Derivation:
         start=start,
         steps=(
             Step(split, "each head has width $d_k = d_v = d_{model}/h$",
-                 rule=Substitute(((d_k, d / h), (d_v, d / h)), "d_k = d_v = d_model/h"), citation=VASWANI_322),
+                 rule=Substitute(((d_k, d / h), (d_v, d / h)), r"$d_k = d_v = "
+                                                               r"d_{\text{model}}/h$"), citation=VASWANI_322),
             Step(end, "h cancels in every term: the count of one head of width $d_{model}$ (h = 1)"),
         ),
-        assumptions=(Assumption("cost = multiply-adds of the matrix products for n tokens: Q, K, V projections "
-                                "(n × d_model times d_model × d_k, per head), scores QKᵀ (n × d_k times d_k × n), "
-                                "mixing AV (n × n times n × d_v) and W^O (n × h·d_v times h·d_v × d_model)"),
-                     Assumption("h divides d_model")),
+        assumptions=(Assumption("cost = multiply-adds of the matrix products for n tokens: Q, K, V projections ($n "
+                                r"\times d_{\text{model}}$ times $d_{\text{model}} \times d_k$, per head), scores "
+                                r"$QK^\top (n \times d_k$ times $d_k \times n$), mixing AV ($n \times n$ times $n "
+                                r"\times d_v$) and $W^O (n \times h\cdot d_v$ times $h\cdot d_v \times "
+                                r"d_{\text{model}}$)"),
+                     Assumption(r"h divides $d_{\text{model}}$")),
         definitions=((d_k, d / h), (d_v, d / h)),
         citations=(VASWANI_322,),
-        auto_identity_check=False,  # the claim holds under d_k = d_v = d_model/h: checked with it below
         checks=(
-            IdentityCheck(split, end, "claim at random points, d_k = d_v = d_model/h"),
+            IdentityCheck(split, end, r"claim at random points, $d_k = d_v = d_{\text{model}}/h$"),
             FunctionCheck("multiply-adds counted from the shapes of a numpy pass, every h dividing 16",
                           _matmul_cost_check),
         ),

@@ -156,7 +156,8 @@ def _mean_check(seed: int) -> tuple[bool, dict, str]:
 @register(
     "norms.layernorm-mean",
     title="LayerNorm output has mean 0 (before γ and β)",
-    summary="(1/d_model)·Σ_i (x_i − μ)/√(σ² + ε) = 0 for every token, for symbolic d_model.",
+    summary=(r"$(1/d_{\text{model}})\cdot \sum_i (x_i - \mu)/\sqrt{\sigma^2 + \varepsilon} = 0$ for every token, for "
+             r"symbolic $d_{\text{model}}$."),
 )
 def layernorm_mean() -> Derivation:
     import sympy as sp
@@ -177,19 +178,20 @@ def layernorm_mean() -> Derivation:
             Step(split, "linearity: the sum of a difference is the difference of the sums",
                  rule=Transform(sp.expand, "split the sum")),
             Step(sp.Sum(x[i], (i, 1, d)) / (d * s) - sp.Sum(x[j], (j, 1, d)) / (d * s),
-                 "μ does not depend on i, so Σ_i μ = d_model·μ = Σ_j x_j",
+                 r"$\mu$ does not depend on i, so $\sum_i \mu = d_{\text{model}}\cdot \mu = \sum_j x_j$",
                  rule=Transform(_sum_of_constant, "sum of a term free of the index")),
-            Step(sp.Integer(0), "Σ_j x_j and Σ_i x_i are the same sum (j is a bound index)",
+            Step(sp.Integer(0), r"$\sum_j x_j$ and $\sum_i x_i$ are the same sum (j is a bound index)",
                  rule=Substitute(((sp.Sum(x[j], (j, 1, d)), sp.Sum(x[i], (i, 1, d))),), "rename the bound index j → i"),
                  citation=BA_2016),
         ),
-        assumptions=(Assumption("x is one token, a real vector of any length d_model ≥ 1; σ² ≥ 0, ε > 0"),),
+        assumptions=(Assumption(r"x is one token, a real vector of any length $d_{\text{model}} \ge 1$; $\sigma^2 "
+                                 r"\ge 0$, $\varepsilon > 0$"),),
         definitions=((mu, mean), (s2, sp.Sum((x[j] - mu) ** 2, (j, 1, d)) / d)),
         citations=(BA_2016,),
         auto_identity_check=False,  # fewer random points than the default: each one expands nested sums
         checks=(IdentityCheck(start, sp.Integer(0), name="mean of the normalised token at random points",
                               n_points=8),
-                FunctionCheck("row means of the numpy layer_norm", _mean_check)),
+                FunctionCheck(r"row means of the numpy $\mathtt{layer\_norm}$", _mean_check)),
         notes=("Only the centring matters here: any positive divisor, √(σ² + ε) included, keeps the mean at 0. "
                "After the affine part the mean of the output is the mean of β when γ is constant.",),
     )
@@ -237,7 +239,8 @@ def _conventions_check(seed: int) -> tuple[bool, dict, str]:
 @register(
     "norms.layernorm-variance",
     title="LayerNorm output has (biased) variance σ²/(σ² + ε)",
-    summary="(1/d_model)·Σ_i ((x_i − μ)/√(σ² + ε))² = σ²/(σ² + ε): just below 1, and exactly 1 only as ε → 0.",
+    summary=(r"$(1/d_{\text{model}})\cdot \sum_i ((x_i - \mu)/\sqrt{\sigma^2 + \varepsilon})^2 = \sigma^2/(\sigma^2 "
+             r"+ \varepsilon)$: just below 1, and exactly 1 only as $\varepsilon \to 0$."),
 )
 def layernorm_variance() -> Derivation:
     import sympy as sp
@@ -258,24 +261,26 @@ def layernorm_variance() -> Derivation:
         start=start,
         steps=(
             Step(squares / (d * (s2 + eps)), "the square of the constant 1/√(σ² + ε) comes out of the sum"),
-            Step(s2 / (s2 + eps), "the biased variance is defined by Σ_i (x_i − μ)² = d_model·σ²",
+            Step(s2 / (s2 + eps), (r"the biased variance is defined by $\sum_i (x_i - \mu)^2 = d_{\text{model}}\cdot "
+                                   r"\sigma^2$"),
                  rule=Substitute(((squares, d * s2),), "definition of σ² (biased)"), citation=BA_2016),
         ),
         assumptions=(
-            Assumption("x is one token of length d_model; μ is its mean, so the output has mean 0 "
+            Assumption(r"x is one token of length $d_{\text{model}}$; $\mu$ is its mean, so the output has mean 0 "
                        "(norms.layernorm-mean) and its variance is the mean of its squares"),
-            Assumption("conventions: biased variance (divide by d_model), ε > 0 inside the square root"),
+            Assumption(r"conventions: biased variance (divide by $d_{\text{model}}$), $\varepsilon > 0$ inside the "
+                        "square root"),
         ),
         definitions=((mu, mu_def), (s2, s2_def)),
         citations=(BA_2016,),
-        auto_identity_check=False,  # μ and σ² are symbols tied to x by definition; check the expanded form
         checks=(
             IdentityCheck(full, (s2 / (s2 + eps)).xreplace({s2: s2_def}).xreplace({mu: mu_def}),
                           name="claim with μ and σ² expanded, at random points", n_points=5),
             FunctionCheck("conventions: biased vs unbiased variance, ε inside vs outside", _conventions_check),
         ),
-        notes=("With the unbiased variance s² = d_model·σ²/(d_model − 1) in the denominator the output variance "
-               "would be σ²/(s² + ε) ≠ σ²/(σ² + ε): at ε = 0 it is (d_model − 1)/d_model, not 1.",),
+        notes=(r"With the unbiased variance $s^2 = d_{\text{model}}\cdot \sigma^2/(d_{\text{model}} - 1)$ in the "
+               r"denominator the output variance would be $\sigma^2/(s^2 + \varepsilon) \ne \sigma^2/(\sigma^2 + "
+               r"\varepsilon)$: at $\varepsilon = 0$ it is $(d_{\text{model}} - 1)/d_{\text{model}}$, not 1.",),
     )
 
 
@@ -298,7 +303,8 @@ def _constant_check(seed: int) -> tuple[bool, dict, str]:
 @register(
     "norms.layernorm-constant-input",
     title="A constant token is mapped to β (ε > 0)",
-    summary="x_i = c for all i gives μ = c, σ² = 0 and LayerNorm(x) = γ·0/√ε + β = β; with ε = 0 it is 0/0.",
+    summary=(r"$x_i = c$ for all i gives $\mu = c$, $\sigma^2 = 0$ and $\operatorname{LayerNorm}(x) = \gamma\cdot "
+             r"0/\sqrt{\varepsilon} + \beta = \beta$; with $\varepsilon = 0$ it is 0/0."),
 )
 def layernorm_constant_input() -> Derivation:
     import sympy as sp
@@ -319,7 +325,8 @@ def layernorm_constant_input() -> Derivation:
             Step(sp.Add(sp.Mul(g, sp.Add(c, -c, evaluate=False),
                                sp.Pow(sp.sqrt(sp.Add(0, eps, evaluate=False)), -1, evaluate=False), evaluate=False),
                         b, evaluate=False),  # unevaluated: sympy would cancel c − c at once
-                 "μ = (1/d_model)·Σ c = c and σ² = (1/d_model)·Σ (c − c)² = 0", rule=Evaluate("the sums")),
+                 (r"$\mu = (1/d_{\text{model}})\cdot \sum c = c$ and $\sigma^2 = (1/d_{\text{model}})\cdot \sum (c - "
+                  "c)^2 = 0$"), rule=Evaluate("the sums")),
             Step(b, "0/√ε = 0 because ε > 0", citation=BA_2016),
         ),
         assumptions=(Assumption("every component of the token equals c; ε > 0 (with ε = 0 the quotient is 0/0, "
@@ -347,7 +354,8 @@ def _rms_check(seed: int) -> tuple[bool, dict, str]:
 @register(
     "norms.rmsnorm-equals-layernorm",
     title="RMSNorm is LayerNorm without β on zero-mean tokens",
-    summary="With μ = 0, γ·(x_i − μ)/√(σ² + ε) becomes γ·x_i/√(mean(x²) + ε), which is RMSNorm.",
+    summary=(r"With $\mu = 0$, $\gamma\cdot (x_i - \mu)/\sqrt{\sigma^2 + \varepsilon}$ becomes $\gamma\cdot "
+             r"x_i/\sqrt{\operatorname{mean}(x^2) + \varepsilon}$, which is RMSNorm."),
 )
 def rmsnorm_equals_layernorm() -> Derivation:
     import sympy as sp
@@ -372,9 +380,9 @@ def rmsnorm_equals_layernorm() -> Derivation:
         definitions=((sp.Symbol("RMSNorm(x)_i"), g * x[i] / sp.sqrt(sp.Sum(x[j] ** 2, (j, 1, d)) / d + eps)),),
         citations=(ZHANG_2019, BA_2016),
         premises=(sp.Eq(mu, 0),),
-        auto_identity_check=False,  # the premise μ = 0 is not something random points respect
         checks=(FunctionCheck("RMSNorm vs LayerNorm(β = 0) on zero-mean and on raw tokens", _rms_check),),
-        notes=("RMSNorm has d_model parameters (γ) against LayerNorm's 2·d_model (γ, β), and skips the mean.",),
+        notes=((r"RMSNorm has $d_{\text{model}}$ parameters $(\gamma)$ against LayerNorm's $2\cdot d_{\text{model}}$ "
+                r"$(\gamma, \beta)$, and skips the mean."),),
     )
 
 
@@ -404,7 +412,8 @@ def _zero_init_check(seed: int) -> tuple[bool, dict, str]:
 @register(
     "residual.zero-init",
     title="A residual block whose sublayer outputs 0 is the identity",
-    summary="Y = X + G·W_O + 1·b_Oᵀ with W_O = 0 and b_O = 0 (zero-initialised last projection) gives Y = X.",
+    summary=(r"$Y = X + G\cdot W_O + 1\cdot b_O^\top$ with $W_O = 0$ and $b_O = 0$ (zero-initialised last "
+             "projection) gives Y = X."),
 )
 def residual_zero_init() -> Derivation:
     import sympy as sp
@@ -427,12 +436,12 @@ def residual_zero_init() -> Derivation:
                  rule=Substitute(((W, zero_w), (b, zero_b)), "W_O = 0, b_O = 0"), citation=HE_2016),
             Step(X, "$G \\cdot 0 = 0$ and $\\mathbf{1} \\cdot 0 = 0$, so the sublayer adds nothing: $X + 0 = X$"),
         ),
-        assumptions=(Assumption("X is n tokens × d_model, for any n and d_model; G (n × d_in) is whatever the "
-                                "sublayer computes before its final linear map W_O (d_in × d_model), b_O its bias "
-                                "(1 × d_model), 1 the column of n ones"),),
+        assumptions=(Assumption(r"X is n tokens $\times d_{\text{model}}$, for any n and $d_{\text{model}}$; G $(n "
+                                r"\times d_{\text{in}})$ is whatever the sublayer computes before its final linear "
+                                r"map $W_O$ $(d_{\text{in}} \times d_{\text{model}})$, $b_O$ its bias $(1 \times "
+                                r"d_{\text{model}})$, 1 the column of n ones"),),
         citations=(HE_2016, VASWANI_31),
         premises=((W, zero_w), (b, zero_b)),
-        auto_identity_check=False,  # the premise W_O = 0, b_O = 0 is not something random points respect
         checks=(FunctionCheck("Pre-LN FFN sublayer with zero last projection, in numpy", _zero_init_check),),
         notes=("A deep stack of such blocks starts as the identity map, which is why residual networks can be "
                "initialised this way and trained deeper.",),
@@ -477,8 +486,8 @@ def _at_zero(expr: Any, t: Any) -> Any:
 @register(
     "residual.jacobian",
     title="The Jacobian of a residual block is I + ∂F/∂X",
-    summary="For Y = X + F(X) of any width, the slope along every direction v is (I + J_F)·v: the identity always "
-            "reaches the gradient.",
+    summary=r"For Y = X + F(X) of any width, the slope along every direction v is $(I + J_F)\cdot v$: the identity "
+            "always reaches the gradient.",
 )
 def residual_jacobian() -> Derivation:
     import sympy as sp
@@ -499,11 +508,13 @@ def residual_jacobian() -> Derivation:
             Step(v[a] + chain[1], "chain rule: the slope of $F_a(x + t v)$ at $t = 0$ is $(J_F v)_a$",
                  rule=Substitute((chain,), "φ_a′(0) = Σ_b (J_F)_ab v_b")),
         ),
-        assumptions=(Assumption("x and v are vectors of any width d_model, 1 ≤ a ≤ d_model; Y(x) = x + F(x) with F "
-                                "any differentiable sublayer; moving x along v, component a of Y is "
-                                "x_a + t·v_a + φ_a(t) with φ_a(t) = F_a(x + t·v)"),
-                     Assumption("J_F is the Jacobian of F at x, (J_F)_ab = ∂F_a/∂x_b; the result v_a + (J_F v)_a "
-                                "for every direction v is component a of (I + J_F)·v, so ∂Y/∂x = I + J_F")),
+        assumptions=(Assumption(r"x and v are vectors of any width $d_{\text{model}}$, $1 \le a \le "
+                                r"d_{\text{model}}$; Y(x) = x + F(x) with F any differentiable sublayer; moving x "
+                                r"along v, component a of Y is $x_a + t\cdot v_a + \varphi_a(t)$ with $\varphi_a(t) "
+                                r"= F_a(x + t\cdot v)$"),
+                     Assumption(r"$J_F$ is the Jacobian of F at x, $(J_F)_{ab} = \partial F_a/\partial x_b$; the "
+                                r"result $v_a + (J_F v)_a$ for every direction v is component a of $(I + J_F)\cdot "
+                                r"v$, so $\partial Y/\partial x = I + J_F$")),
         definitions=(chain,),
         citations=(HE_2016,),
         auto_identity_check=False,  # undefined functions have no values; the finite differences check it
@@ -546,7 +557,8 @@ def _pre_post_check(seed: int) -> tuple[bool, dict, str]:
 @register(
     "norms.pre-ln-post-ln",
     title="Pre-LN keeps an identity path in the Jacobian; Post-LN sends everything through LN",
-    summary="Pre-LN X + F(LN(X)) has Jacobian I + J_F·J_LN; Post-LN LN(X + F(X)) has J_LN·(I + J_F).",
+    summary=(r"Pre-LN X + F(LN(X)) has Jacobian $I + J_F\cdot J_{\text{LN}}$; Post-LN LN(X + F(X)) has "
+             r"$J_{\text{LN}}\cdot (I + J_F)$."),
 )
 def pre_ln_post_ln() -> Derivation:
     import sympy as sp
@@ -572,12 +584,15 @@ def pre_ln_post_ln() -> Derivation:
                  "chain rule through both maps: $(J_F J_{LN} v)_a$ for Pre-LN, $(K_{LN}(v + K_F v))_a$ for Post-LN",
                  rule=Substitute((pre_chain, post_chain), "chain rule"), citation=XIONG_2020),
         ),
-        assumptions=(Assumption("Post-LN (the original Transformer): H = LN(X + F(X)); Pre-LN: H = X + F(LN(X)); "
-                                "LN and the sublayer F are any differentiable maps of vectors of width d_model, "
-                                "1 ≤ a ≤ d_model, and x moves along any direction v"),
-                     Assumption("Pre-LN: J_F is ∂F/∂u at u = LN(x) and J_LN is ∂LN/∂x at x, so the slope is "
-                                "((I + J_F·J_LN)·v)_a; Post-LN: K_LN is ∂LN/∂u at u = x + F(x) and K_F is ∂F/∂x "
-                                "at x, so the slope is (K_LN·(I + K_F)·v)_a")),
+        assumptions=(Assumption("Post-LN (the original Transformer): H = LN(X + F(X)); Pre-LN: H = X + F(LN(X)); LN "
+                                "and the sublayer F are any differentiable maps of vectors of width "
+                                r"$d_{\text{model}}$, $1 \le a \le d_{\text{model}}$, and x moves along any "
+                                "direction v"),
+                     Assumption(r"Pre-LN: $J_F$ is $\partial F/\partial u$ at u = LN(x) and $J_{\text{LN}}$ is "
+                                r"$\partial \operatorname{LN}/\partial x$ at x, so the slope is $((I + J_F\cdot "
+                                r"J_{\text{LN}})\cdot v)_a$; Post-LN: $K_{\text{LN}}$ is $\partial "
+                                r"\operatorname{LN}/\partial u$ at u = x + F(x) and $K_F$ is $\partial F/\partial x$ "
+                                r"at x, so the slope is $(K_{\text{LN}}\cdot (I + K_F)\cdot v)_a$")),
         definitions=(pre_chain, post_chain),
         citations=(XIONG_2020, VASWANI_31),
         auto_identity_check=False,  # undefined functions have no values; the numeric check below stands in

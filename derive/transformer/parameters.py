@@ -77,6 +77,15 @@ def _premises(subs: dict) -> tuple:
     return tuple(sp.Eq(old, new, evaluate=False) for old, new in subs.items())
 
 
+def _tex(expr: Any) -> str:
+    """``expr`` in the catalog's notation, inline (``d_{\\text{model}} / h``), for words between ``$``."""
+    import sympy as sp
+
+    from .notation import latex_names
+
+    return sp.latex(expr, symbol_names=latex_names(), fold_short_frac=True)
+
+
 def _conditional_identity(start: Any, end: Any, subs: dict, what: str) -> Any:
     from ..numeric import IdentityCheck
 
@@ -97,7 +106,8 @@ def _allocation_check(name: str, build: Any, closed: Any, configs: list[Architec
         ok = all(r[4] == r[5] for r in rows)
         bad = [r for r in rows if r[4] != r[5]]
         return ok, {"configs": len(rows), "mismatches": [list(r) for r in bad]}, (
-            f"{len(rows)} configurations (d_model, h, h_kv, d_ff) allocated: sum of .size equals the closed form"
+            (rf"{len(rows)} configurations $(d_{{\text{{model}}}}, h, h_{{kv}}, d_{{\text{{ff}}}})$ allocated: sum of "
+             ".size equals the closed form")
             if ok else f"allocation differs from the closed form at {bad[:3]}")
 
     return FunctionCheck(name, run)
@@ -114,8 +124,9 @@ def _small(arch: Architecture) -> list[Architecture]:
 
 @register(
     "params.attention",
-    title="Multi-head attention has 4·d_model² weights, whatever the number of heads",
-    summary="h·3·d_model·(d_model/h) + d_model² = 4·d_model² for every h dividing d_model.",
+    title=r"Multi-head attention has $4\cdot d_{\text{model}}^2$ weights, whatever the number of heads",
+    summary=(r"$h\cdot 3\cdot d_{\text{model}}\cdot (d_{\text{model}}/h) + d_{\text{model}}^2 = 4\cdot "
+             r"d_{\text{model}}^2$ for every h dividing $d_{\text{model}}$."),
 )
 def attention() -> Derivation:
     from ..numeric import FunctionCheck, ValueCheck
@@ -140,38 +151,40 @@ def attention() -> Derivation:
         steps=(
             Step(4 * d * h * dk, "multi-head attention (MHA) gives every query head its own key and value head, "
                                  "$h_{kv} = h$, so the four matrices have the same size $d_{model}\\cdot h d_k$",
-                 rule=Substitute(((hkv, h),), "h_kv = h")),
+                 rule=Substitute(((hkv, h),), r"$h_{kv} = h$")),
             Step(end, "each head has width $d_k = d_{model}/h$, so $h\\,d_k = d_{model}$ and h cancels",
-                 rule=Substitute(((dk, d / h),), "d_k = d_model/h"),
+                 rule=Substitute(((dk, d / h),), r"$d_k = d_{\text{model}}/h$"),
                  citation=VASWANI_322),
         ),
-        assumptions=(Assumption("h divides d_model and d_k = d_v = d_model/h; projections without biases "
-                                "(W_Q, W_K, W_V: d_model × h·d_k; W_O: h·d_v × d_model)"),),
+        assumptions=(Assumption(r"h divides $d_{\text{model}}$ and $d_k = d_v = d_{\text{model}}/h$; projections "
+                                r"without biases $(W_Q, W_K, W_V: d_{\text{model}} \times h\cdot d_k; W_O: h\cdot "
+                                r"d_v \times d_{\text{model}})$"),),
         citations=(VASWANI_322,),
-        auto_identity_check=False,
         premises=_premises(_mha_subs()),
         checks=(
-            _conditional_identity(start, end, _mha_subs(), "h_kv = h, d_k = d_model/h"),
-            _allocation_check("per-head arrays, every h dividing d_model (8, 12, 16, 24)", attention_arrays, end,
+            _conditional_identity(start, end, _mha_subs(), r"$h_{kv} = h$, $d_k = d_{\text{model}}/h$"),
+            _allocation_check(r"per-head arrays, every h dividing $d_{\text{model}}$ (8, 12, 16, "
+                              r"24)", attention_arrays, end,
                               _small(Architecture(d_model=8, n_heads=1, d_ff=32, n_layers=1))),
             FunctionCheck("lecture 000 exercise: h = 8 or 16 at GPT-2-small sizes leaves the total unchanged",
                           gpt2_heads),
-            *(ValueCheck(f"W_i^{m} of one head, 512 × 64", _at(per_head, d_model=512, head_dim=64), "32,768",
+            *(ValueCheck(rf"$W_i^{m}$ of one head, $512 \times 64$", _at(per_head, d_model=512, head_dim=64), "32,768",
                          LECTURE_000) for m in "QKV"),
-            *(ValueCheck(f"W^{m} of all 8 heads", _at(h * per_head, d_model=512, n_heads=8, head_dim=64), "262,144",
+            *(ValueCheck(f"$W^{m}$ of all 8 heads", _at(h * per_head, d_model=512, n_heads=8, head_dim=64), "262,144",
                          LECTURE_000) for m in "QKV"),
-            ValueCheck("W^O, 512 × 512", _at(d**2, d_model=512), "262,144", LECTURE_000),
+            ValueCheck(r"$W^O$, $512 \times 512$", _at(d**2, d_model=512), "262,144", LECTURE_000),
             ValueCheck("attention block, 4 × 512²", _at(end, d_model=512), "1,048,576", LECTURE_000),
         ),
-        notes=("The heads split d_model between them; they do not multiply the weights. The benefit of several "
-               "heads is several attention patterns over different subspaces at the same parameter cost.",),
+        notes=(r"The heads split $d_{\text{model}}$ between them; they do not multiply the weights. The benefit of "
+               "several heads is several attention patterns over different subspaces at the same parameter cost.",),
     )
 
 
 @register(
     "params.attention-bias",
-    title="With biases, multi-head attention has 4·d_model² + 4·d_model parameters",
-    summary="Biases add h·d_k for each of Q, K, V and d_model for the output: 4·d_model more.",
+    title=r"With biases, multi-head attention has $4\cdot d_{\text{model}}^2 + 4\cdot d_{\text{model}}$ parameters",
+    summary=(r"Biases add $h\cdot d_k$ for each of Q, K, V and $d_{\text{model}}$ for the output: $4\cdot "
+             r"d_{\text{model}}$ more."),
 )
 def attention_bias() -> Derivation:
     from ..numeric import ValueCheck
@@ -186,19 +199,22 @@ def attention_bias() -> Derivation:
         **metadata("params.attention-bias"),
         start=start,
         steps=(
-            Step(4 * d * h * dk + 3 * h * dk + d, "MHA: $h_{kv} = h$", rule=Substitute(((hkv, h),), "h_kv = h")),
+            Step(4 * d * h * dk + 3 * h * dk + d, "MHA: $h_{kv} = h$", rule=Substitute(((hkv, h),), (r"$h_{kv} "
+                                                                                                     "= h$"))),
             Step(end, "$h\\,d_k = d_{model}$ in every matrix and every bias",
-                 rule=Substitute(((dk, d / h),), "d_k = d_model/h"), citation=VASWANI_322),
+                 rule=Substitute(((dk, d / h),), r"$d_k = d_{\text{model}}/h$"), citation=VASWANI_322),
         ),
-        assumptions=(Assumption("h divides d_model, d_k = d_model/h; Q, K, V, O projections each with a bias"),),
+        assumptions=(Assumption(r"h divides $d_{\text{model}}$, $d_k = d_{\text{model}}/h$; Q, K, V, O projections "
+                                 "each with a bias"),),
         citations=(VASWANI_322, Citation("radford2019")),
-        auto_identity_check=False,
         premises=_premises(_mha_subs()),
         checks=(
-            _conditional_identity(start, end, _mha_subs(), "h_kv = h, d_k = d_model/h"),
-            _allocation_check("per-head arrays with biases, every h dividing d_model", attention_arrays, end,
+            _conditional_identity(start, end, _mha_subs(), r"$h_{kv} = h$, $d_k = d_{\text{model}}/h$"),
+            _allocation_check(r"per-head arrays with biases, every h dividing "
+                              r"$d_{\text{model}}$", attention_arrays, end,
                               _small(replace(arch, d_model=8, n_heads=1, d_ff=32))),
-            ValueCheck("GPT-2 small attention block (c_attn 768×2304 + 2304, c_proj 768×768 + 768)",
+            ValueCheck((r"GPT-2 small attention block $(c_{\text{attn}} 768\times 2304 + 2304, c_{\text{proj}} "
+                        r"768\times 768 + 768)$"),
                        _at(end, d_model=768), "2,362,368", "HF gpt2 state dict"),
         ),
     )
@@ -206,8 +222,9 @@ def attention_bias() -> Derivation:
 
 @register(
     "params.gqa-attention",
-    title="Grouped-query attention: K and V shrink to 2·d_model·(n_kv_heads·d_k)",
-    summary="W_Q and W_O keep d_model² each; W_K and W_V have d_model²·h_kv/h each.",
+    title=r"Grouped-query attention: K and V shrink to $2\cdot d_{\text{model}}\cdot (n_{\text{kv\_heads}}\cdot d_k)$",
+    summary=(r"$W_Q$ and $W_O$ keep $d_{\text{model}}^2$ each; $W_K$ and $W_V$ have $d_{\text{model}}^2\cdot "
+             r"h_{kv}/h$ each."),
 )
 def gqa_attention() -> Derivation:
     from ..numeric import ValueCheck
@@ -229,20 +246,21 @@ def gqa_attention() -> Derivation:
             Step(2 * d * h * dk + 2 * d * hkv * dk, "collect: Q and O are $d_{model}\\times h d_k$, "
                                                     "K and V are $d_{model}\\times h_{kv} d_k$"),
             Step(end, "substitute the head width $d_k = d_{model}/h$",
-                 rule=Substitute(((dk, d / h),), "d_k = d_model/h"), citation=Citation("ainslie2023", "§2.2")),
+                 rule=Substitute(((dk, d / h),), r"$d_k = "
+                                                 r"d_{\text{model}}/h$"), citation=Citation("ainslie2023", "§2.2")),
         ),
-        assumptions=(Assumption("h_kv divides h (each key/value head serves h/h_kv query heads); d_k = d_model/h; "
-                                "no biases. h_kv = h is MHA (4·d_model²), h_kv = 1 is MQA"),),
+        assumptions=(Assumption(r"$h_{kv}$ divides h (each key/value head serves $h/h_{kv}$ query "
+                                r"heads); $d_k = d_{\text{model}}/h$; no biases. $h_{kv} = h$ is MHA $(4\cdot "
+                                r"d_{\text{model}}^2)$, $h_{kv} = 1$ is MQA"),),
         citations=(Citation("ainslie2023"), VASWANI_322),
-        auto_identity_check=False,
         premises=_premises({dk: d / h}),
         checks=(
-            _conditional_identity(start, end, {dk: d / h}, "d_k = d_model/h"),
-            _allocation_check("per-head arrays, every h_kv dividing h", attention_arrays, end, configs),
-            ValueCheck("Llama 2 70B attention per layer (d 8192, h 64, h_kv 8)",
+            _conditional_identity(start, end, {dk: d / h}, r"$d_k = d_{\text{model}}/h$"),
+            _allocation_check(r"per-head arrays, every $h_{kv}$ dividing h", attention_arrays, end, configs),
+            ValueCheck(r"Llama 2 70B attention per layer $(d 8192, h 64, h_{kv} 8)$",
                        end.xreplace({d: llama70.d_model, h: llama70.n_heads, hkv: llama70.kv_heads}),
                        "150,994,944", "HF meta-llama/Llama-2-70b-hf"),
-            ValueCheck("Mistral 7B attention per layer (d 4096, h 32, h_kv 8)",
+            ValueCheck(r"Mistral 7B attention per layer $(d 4096, h 32, h_{kv} 8)$",
                        end.xreplace({d: mistral.d_model, h: mistral.n_heads, hkv: mistral.kv_heads}),
                        "41,943,040", "HF mistralai/Mistral-7B-v0.1"),
         ),
@@ -251,8 +269,10 @@ def gqa_attention() -> Derivation:
 
 @register(
     "params.ffn",
-    title="The feed-forward network has 2·d_model·d_ff + d_ff + d_model parameters (8·d_model² + 5·d_model at 4d)",
-    summary="Two matrices and two biases; at d_ff = 4·d_model this is 8·d_model² + 5·d_model.",
+    title=(r"The feed-forward network has $2\cdot d_{\text{model}}\cdot d_{\text{ff}} + d_{\text{ff}} + "
+           r"d_{\text{model}}$ parameters ($8\cdot d_{\text{model}}^2 + 5\cdot d_{\text{model}}$ at 4d)"),
+    summary=(r"Two matrices and two biases; at $d_{\text{ff}} = 4\cdot d_{\text{model}}$ this is $8\cdot "
+             r"d_{\text{model}}^2 + 5\cdot d_{\text{model}}$."),
 )
 def ffn() -> Derivation:
     from ..numeric import ValueCheck
@@ -270,23 +290,27 @@ def ffn() -> Derivation:
         steps=(
             Step(general, "$W_1$ and $W_2$ have the same size $d_{model} d_{ff}$; $b_1$ has $d_{ff}$ entries and "
                           "$b_2$ has $d_{model}$", citation=VASWANI_33),
-            Step(end, "the usual width $d_{ff} = 4 d_{model}$", rule=Substitute(((f, 4 * d),), "d_ff = 4·d_model")),
+            Step(end, "the usual width $d_{ff} = 4 d_{model}$", rule=Substitute(((f, 4 * d),), (r"$d_{\text{ff}} = "
+                                                                                                r"4\cdot "
+                                                                                                r"d_{\text{model}}$"))),
         ),
-        assumptions=(Assumption("FFN(x) = max(0, x W_1 + b_1) W_2 + b_2 with W_1: d_model × d_ff, W_2: d_ff × d_model; "
-                                "the last step takes d_ff = 4·d_model (2048 = 4·512 in the paper)"),),
+        assumptions=(Assumption(r"$\operatorname{FFN}(x) = \max (0, x W_1 + b_1) W_2 + b_2$ with $W_1$: "
+                                r"$d_{\text{model}} \times d_{\text{ff}}$, $W_2$: $d_{\text{ff}} \times "
+                                r"d_{\text{model}}$; the last step takes $d_{\text{ff}} = 4\cdot d_{\text{model}}$ "
+                                "(2048 = 4·512 in the paper)"),),
         citations=(VASWANI_33,),
-        auto_identity_check=False,
         premises=_premises({f: 4 * d}),
         checks=(
-            _conditional_identity(start, end, {f: 4 * d}, "d_ff = 4·d_model"),
-            _allocation_check("W_1, b_1, W_2, b_2 allocated", ffn_arrays, end,
+            _conditional_identity(start, end, {f: 4 * d}, r"$d_{\text{ff}} = 4\cdot d_{\text{model}}$"),
+            _allocation_check("$W_1$, $b_1$, $W_2$, $b_2$ allocated", ffn_arrays, end,
                               _small(Architecture(d_model=8, n_heads=1, d_ff=32, n_layers=1))),
-            ValueCheck("W_1, 512 × 2048", _at(w["W_1"], d_model=512, d_ff=2048), "1,048,576", LECTURE_000),
-            ValueCheck("b_1", _at(w["b_1"], d_ff=2048), "2,048", LECTURE_000),
-            ValueCheck("W_2, 2048 × 512", _at(w["W_2"], d_model=512, d_ff=2048), "1,048,576", LECTURE_000),
-            ValueCheck("b_2", _at(w["b_2"], d_model=512), "512", LECTURE_000),
+            ValueCheck(r"$W_1$, $512 \times 2048$", _at(w["W_1"], d_model=512, d_ff=2048), "1,048,576", LECTURE_000),
+            ValueCheck("$b_1$", _at(w["b_1"], d_ff=2048), "2,048", LECTURE_000),
+            ValueCheck(r"$W_2$, $2048 \times 512$", _at(w["W_2"], d_model=512, d_ff=2048), "1,048,576", LECTURE_000),
+            ValueCheck("$b_2$", _at(w["b_2"], d_model=512), "512", LECTURE_000),
             ValueCheck("FFN total", _at(general, d_model=512, d_ff=2048), "2,099,712", LECTURE_000),
-            ValueCheck("widening of the base model, d_ff/d_model = 2048/512", _at(_s("d_ff") / _s("d_model"),
+            ValueCheck(r"widening of the base model, $d_{\text{ff}}/d_{\text{model}} = "
+                       r"2048/512$", _at(_s("d_ff") / _s("d_model"),
                        d_model=512, d_ff=2048), "4", "lecture 002, §6"),
         ),
     )
@@ -294,8 +318,10 @@ def ffn() -> Derivation:
 
 @register(
     "params.swiglu-width",
-    title="A SwiGLU FFN of width (2/3)·4·d_model has the 8·d_model² weights of a 4·d_model ReLU FFN",
-    summary="Three matrices of d_model × d_ff: 3·d_model·(8·d_model/3) = 8·d_model²; LLaMA rounds the width up.",
+    title=(r"A SwiGLU FFN of width $(2/3)\cdot 4\cdot d_{\text{model}}$ has the $8\cdot d_{\text{model}}^2$ weights "
+           r"of a $4\cdot d_{\text{model}}$ ReLU FFN"),
+    summary=(r"Three matrices of $d_{\text{model}} \times d_{\text{ff}}$: $3\cdot d_{\text{model}}\cdot (8\cdot "
+             r"d_{\text{model}}/3) = 8\cdot d_{\text{model}}^2$; LLaMA rounds the width up."),
 )
 def swiglu_width() -> Derivation:
     import sympy as sp
@@ -317,7 +343,7 @@ def swiglu_width() -> Derivation:
         got = {dm: llama_ffn_hidden(dm) for dm in known}
         sym_got = {dm: int(rounded(dm)) for dm in known}
         ok = got == known == sym_got
-        return ok, {"widths": got}, f"LLaMA widths for d_model {list(known)}: {list(got.values())}"
+        return ok, {"widths": got}, rf"LLaMA widths for $d_{{\text{{model}}}}$ {list(known)}: {list(got.values())}"
 
     configs = [Architecture(d_model=3 * k, n_heads=1, d_ff=8 * k, n_layers=1, ffn="swiglu", mlp_bias=False)
                for k in (1, 2, 4, 8)]  # d_ff = (2/3)·4·d_model exactly when 3 divides d_model
@@ -328,27 +354,32 @@ def swiglu_width() -> Derivation:
             Step(3 * d * f, "gate $W$, value $V$ (both $d_{model}\\times d_{ff}$) and output $W_2$ "
                             "($d_{ff}\\times d_{model}$) have the same size", citation=Citation("shazeer2020", "§2")),
             Step(end, "the width $d_{ff} = \\tfrac23\\cdot 4 d_{model}$ that keeps the parameter count",
-                 rule=Substitute(((f, sp.Rational(2, 3) * 4 * d),), "d_ff = (2/3)·4·d_model"),
+                 rule=Substitute(((f, sp.Rational(2, 3) * 4 * d),), (r"$d_{\text{ff}} = (2/3)\cdot 4\cdot "
+                                                                     r"d_{\text{model}}$")),
                  citation=Citation("touvron2023", "§2.2")),
         ),
-        assumptions=(Assumption("FFN_SwiGLU(x) = (Swish(x W) ⊙ x V) W_2 without biases; the width is "
-                                "d_ff = (2/3)·4·d_model before any rounding"),),
+        assumptions=(Assumption(r"$\operatorname{FFN}_{\text{SwiGLU}}(x) = (\operatorname{Swish}(x W) \odot x V) "
+                                r"W_2$ without biases; the width is $d_{\text{ff}} = (2/3)\cdot 4\cdot "
+                                r"d_{\text{model}}$ before any rounding"),),
         citations=(Citation("shazeer2020"), Citation("touvron2023")),
-        auto_identity_check=False,
         premises=_premises({f: sp.Rational(8, 3) * d}),
         checks=(
-            _conditional_identity(start, end, {f: sp.Rational(8, 3) * d}, "d_ff = (2/3)·4·d_model"),
-            _allocation_check("three matrices allocated at d_ff = 8·d_model/3", ffn_arrays, end, configs),
+            _conditional_identity(start, end, {f: sp.Rational(8, 3) * d}, (r"$d_{\text{ff}} = (2/3)\cdot 4\cdot "
+                                                                           r"d_{\text{model}}$")),
+            _allocation_check(r"three matrices allocated at $d_{\text{ff}} = 8\cdot "
+                              r"d_{\text{model}}/3$", ffn_arrays, end, configs),
             FunctionCheck("LLaMA's rounding to a multiple of 256 (7B, 13B, 33B, 65B)", widths),
             ValueCheck("LLaMA-7B width: ⌊2·4·4096/3⌋ = 10922 rounded up to 256", rounded(4096), "11008",
                        "Touvron et al. 2023 (the (2/3)·4·d rule of lecture 002, §8)"),
             ValueCheck("LLaMA-13B width", rounded(5120), "13824", "Touvron et al. 2023"),
             ValueCheck("LLaMA-7B FFN per layer with the rounded width, 3·4096·11008",
                        _at(3 * d * f, d_model=4096, d_ff=11008), "135,266,304", "HF huggyllama/llama-7b"),
-            ValueCheck("8·d_model² at 4096, the unrounded target", _at(end, d_model=4096), "134,217,728",
+            ValueCheck(r"$8\cdot d_{\text{model}}^2$ at 4096, the unrounded "
+                       r"target", _at(end, d_model=4096), "134,217,728",
                        "derived (8·d² of lecture 002, §7)"),
         ),
-        notes=("The rounding makes LLaMA-7B's FFN 0.78 % larger than 8·d_model² (135,266,304 vs 134,217,728).",),
+        notes=((r"The rounding makes LLaMA-7B's FFN 0.78 % larger than $8\cdot d_{\text{model}}^2$ (135,266,304 vs "
+                "134,217,728)."),),
     )
 
 
@@ -394,10 +425,10 @@ def _layer_derivation(name: str, arch: Architecture, mid: Any, end: Any,
     subs = {**_mha_subs(), **({f: 4 * d} if end is not None else {})}
     return Derivation(
         **metadata(name), start=start, steps=tuple(steps),
-        assumptions=(Assumption(assumption),), citations=citations, auto_identity_check=False,
+        assumptions=(Assumption(assumption),), citations=citations,
         premises=_premises(subs),
-        checks=(_conditional_identity(start, final, subs, "h_kv = h, d_k = d_model/h"
-                                      + (", d_ff = 4·d_model" if end is not None else "")),
+        checks=(_conditional_identity(start, final, subs, r"$h_{kv} = h$, $d_k = d_{\text{model}}/h$"
+                                      + (r", $d_{\text{ff}} = 4\cdot d_{\text{model}}$" if end is not None else "")),
                 _allocation_check("one layer allocated per head (attention, FFN, two norms)", layer_arrays, final,
                                   _small(replace(arch, d_model=8, n_heads=1, d_ff=32))),
                 *checks),
@@ -407,8 +438,10 @@ def _layer_derivation(name: str, arch: Architecture, mid: Any, end: Any,
 
 @register(
     "params.layer",
-    title="A Transformer layer with biases and two LayerNorms has 12·d_model² + 13·d_model parameters",
-    summary="4d² + 4d (attention) + 8d² + 5d (FFN at d_ff = 4d) + 4d (two LayerNorms) = 12d² + 13d.",
+    title=(r"A Transformer layer with biases and two LayerNorms has $12\cdot d_{\text{model}}^2 + 13\cdot "
+           r"d_{\text{model}}$ parameters"),
+    summary=(r"$4d^2 + 4d$ (attention) + $8d^2 + 5d$ (FFN at $d_{\text{ff}} = 4d) + 4d$ (two LayerNorms) = $12d^2 + "
+             "13d$."),
 )
 def layer() -> Derivation:
     from ..numeric import ValueCheck
@@ -421,15 +454,17 @@ def layer() -> Derivation:
         (ValueCheck("GPT-2 small layer (d 768)", _at(end, d_model=768), "7,087,872", "HF gpt2 state dict"),
          ValueCheck("GPT-3 175B layer (d 12288)", _at(end, d_model=12288), "1,812,099,072", "Brown et al. 2020")),
         (Citation("vaswani2017", "§3.1–3.3"), Citation("radford2019"), Citation("devlin2019")),
-        "biases on Q, K, V, O and both FFN matrices; two LayerNorms with γ and β; d_k = d_model/h; d_ff = 4·d_model",
+        (r"biases on Q, K, V, O and both FFN matrices; two LayerNorms with $\gamma$ and $\beta$; $d_k = "
+         r"d_{\text{model}}/h$; $d_{\text{ff}} = 4\cdot d_{\text{model}}$"),
         ("GPT-2, GPT-3 and BERT layers have exactly this layout.",),
     )
 
 
 @register(
     "params.layer-lecture",
-    title="The lecture's encoder layer: 3,150,336 parameters at d_model 512, h 8, d_ff 2048",
-    summary="4·d_model² + 2·d_model·d_ff + d_ff + 5·d_model: attention without biases, FFN with biases, 2 LayerNorms.",
+    title=r"The lecture's encoder layer: 3,150,336 parameters at $d_{\text{model}}$ 512, h 8, $d_{\text{ff}}$ 2048",
+    summary=(r"$4\cdot d_{\text{model}}^2 + 2\cdot d_{\text{model}}\cdot d_{\text{ff}} + d_{\text{ff}} + 5\cdot "
+             r"d_{\text{model}}$: attention without biases, FFN with biases, 2 LayerNorms."),
 )
 def layer_lecture() -> Derivation:
     import sympy as sp
@@ -455,19 +490,21 @@ def layer_lecture() -> Derivation:
          ValueCheck("sum of the shares (%)", sp.Add(*share.values()), "100", LECTURE_000),
          ValueCheck("FFN share as a fraction, about 2/3", share["FFN"] / 100, "0.67", LECTURE_000),
          ValueCheck("six layers", _at(n * mid, n_layers=6, **LECTURE), "18,902,016", LECTURE_000),
-         ValueCheck("same layer at d_ff = 4·d_model: 12·d² + 9·d", _at(12 * d**2 + 9 * d, d_model=512), "3,150,336",
+         ValueCheck(r"same layer at $d_{\text{ff}} = 4\cdot d_{\text{model}}$: $12\cdot d^2 + 9\cdot "
+                    r"d$", _at(12 * d**2 + 9 * d, d_model=512), "3,150,336",
                     LECTURE_000)),
         (Citation("vaswani2017", "§3.1–3.3, Table 3"), Citation("ba2016")),
-        "the lecture's convention: W_Q, W_K, W_V, W_O without biases, FFN with b_1 and b_2, two LayerNorms (γ, β); "
-        "d_k = d_model/h",
-        ("About two thirds of the layer is the FFN: 2·d_model·d_ff against 4·d_model² with d_ff = 4·d_model.",),
+        "the lecture's convention: $W_Q$, $W_K$, $W_V$, $W_O$ without biases, FFN with $b_1$ and $b_2$, two "
+        r"LayerNorms $(\gamma, \beta)$; $d_k = d_{\text{model}}/h$",
+        ((r"About two thirds of the layer is the FFN: $2\cdot d_{\text{model}}\cdot d_{\text{ff}}$ against $4\cdot "
+          r"d_{\text{model}}^2$ with $d_{\text{ff}} = 4\cdot d_{\text{model}}$."),),
     )
 
 
 @register(
     "params.layer-approximation",
-    title="12·d_model² per layer, and its relative error 13/(12·d_model)",
-    summary="(12d² + 13d − 12d²)/(12d²) = 13/(12d): under 0.22 % from d_model = 512 up.",
+    title=r"$12\cdot d_{\text{model}}^2$ per layer, and its relative error $13/(12\cdot d_{\text{model}})$",
+    summary=r"$(12d^2 + 13d - 12d^2)/(12d^2) = 13/(12d)$: under 0.22 % from $d_{\text{model}} = 512$ up.",
 )
 def layer_approximation() -> Derivation:
     import sympy as sp
@@ -508,13 +545,16 @@ def layer_approximation() -> Derivation:
                  "the quadratic terms cancel in the numerator"),
             Step(sp.Rational(13, 12) / d, "cancel one factor $d_{model}$"),
         ),
-        assumptions=(Assumption("the layer of params.layer: 12·d_model² + 13·d_model parameters; the error is "
-                                "measured relative to the approximation 12·d_model²"),),
+        assumptions=(Assumption(r"the layer of params.layer: $12\cdot d_{\text{model}}^2 + 13\cdot d_{\text{model}}$ "
+                                r"parameters; the error is measured relative to the approximation $12\cdot "
+                                r"d_{\text{model}}^2$"),),
         citations=(Citation("kaplan2020", "§2.1"),),
         checks=(
-            ValueCheck("relative error at d_model = 512", _at(sp.Rational(13, 12) / d, d_model=512), "0.00212",
+            ValueCheck(r"relative error at $d_{\text{model}} = "
+                       r"512$", _at(sp.Rational(13, 12) / d, d_model=512), "0.00212",
                        "derived"),
-            ValueCheck("relative error at d_model = 12288", _at(sp.Rational(13, 12) / d, d_model=12288), "8.82e-5",
+            ValueCheck(r"relative error at $d_{\text{model}} = "
+                       r"12288$", _at(sp.Rational(13, 12) / d, d_model=12288), "8.82e-5",
                        "derived"),
             ValueCheck("d = 4096, 32 layers: 12·4096²·32", _at(n * approx, d_model=4096, n_layers=32), "6.44e9",
                        LECTURE_002),
@@ -544,7 +584,7 @@ def _total_derivation(name: str, preset: str, subs: dict, end: Any,
 
     arch = PRESETS[preset].arch
     start = symbolic_count(arch, evaluate=False)
-    words = ", ".join(f"{k} = {v}" for k, v in subs.items())
+    words = ", ".join(f"${_tex(k)} = {_tex(v)}$" for k, v in subs.items())
 
     def small(seed: int) -> tuple[bool, dict, str]:
         import numpy as np
@@ -577,7 +617,7 @@ def _total_derivation(name: str, preset: str, subs: dict, end: Any,
         **metadata(name), start=start,
         steps=(*cited, last),
         assumptions=(Assumption(f"the layout of the preset {preset!r} ({PRESETS[preset].source})"),),
-        citations=citations, auto_identity_check=False,
+        citations=citations,
         premises=_premises(subs),
         checks=(_conditional_identity(start, end, subs, words),
                 FunctionCheck("allocation and integer count against the closed form", small),
@@ -588,7 +628,8 @@ def _total_derivation(name: str, preset: str, subs: dict, end: Any,
 
 @register(
     "params.gpt2-total",
-    title="GPT-2: V·d + n_pos·d + N·(12·d² + 13·d) + 2·d parameters; 124,439,808 for GPT-2 small",
+    title=(r"GPT-2: $V\cdot d + n_{\text{pos}}\cdot d + N\cdot (12\cdot d^2 + 13\cdot d) + 2\cdot d$ parameters; "
+           "124,439,808 for GPT-2 small"),
     summary="Token and position tables, N standard layers, a final LayerNorm; the LM head is tied.",
 )
 def gpt2_total() -> Derivation:
@@ -603,7 +644,8 @@ def gpt2_total() -> Derivation:
 
 @register(
     "params.bert-total",
-    title="BERT (BertModel): V·d + n_pos·d + 2·d + 2·d + N·(12·d² + 13·d) + d² + d; 109,482,240 for BERT-base",
+    title=(r"BERT (BertModel): $V\cdot d + n_{\text{pos}}\cdot d + 2\cdot d + 2\cdot d + N\cdot (12\cdot d^2 + "
+           r"13\cdot d) + d^2 + d$; 109,482,240 for BERT-base"),
     summary="Word, position and 2 token-type rows, an embedding LayerNorm, N standard layers, the pooler.",
 )
 def bert_total() -> Derivation:
@@ -618,7 +660,8 @@ def bert_total() -> Derivation:
 
 @register(
     "params.llama-total",
-    title="LLaMA-style decoders: 2·V·d + N·(2d² + 2d²·h_kv/h + 3·d·d_ff + 2d) + d; 6,738,415,616 for LLaMA-7B",
+    title=(r"LLaMA-style decoders: $2\cdot V\cdot d + N\cdot (2d^2 + 2d^2\cdot h_{kv}/h + 3\cdot d\cdot "
+           r"d_{\text{ff}} + 2d) + d$; 6,738,415,616 for LLaMA-7B"),
     summary="Untied input and output tables, N layers of (GQA) attention, SwiGLU and two RMSNorms, a final RMSNorm.",
 )
 def llama_total() -> Derivation:

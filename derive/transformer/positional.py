@@ -149,7 +149,8 @@ def _full_width_check(seed: int) -> tuple[bool, dict, str]:
 @register(
     "positional.rotation",
     title="A shift in position is a rotation of each sinusoid pair",
-    summary="(PE_2i, PE_2i+1) at pos + k is a 2×2 rotation by k·ω_i of the pair at pos.",
+    summary=(r"$(\mathrm{PE}_{2i}, \mathrm{PE}_{2i+1})$ at $\mathrm{pos} + k$ is a $2\times 2$ rotation by "
+             r"$k\omega_i$ of the pair at $\mathrm{pos}$."),
 )
 def rotation() -> Derivation:
     import sympy as sp
@@ -173,7 +174,8 @@ def rotation() -> Derivation:
                  "the same two lines as a matrix times the pair at pos; the matrix involves only k and ω"),
         ),
         assumptions=(
-            Assumption("pos and k are real; ω = ω_i = 10000^(−2i/d_model) > 0 is the pair's frequency"),
+            Assumption(r"pos and k are real; $\omega = \omega_i = 10000^{-2i/d_{\text{model}}} > 0$ is the pair's "
+                        "frequency"),
         ),
         definitions=(
             (sp.Symbol("PE_{pos,2i}"), s(w * pos)),
@@ -181,9 +183,9 @@ def rotation() -> Derivation:
             (w, sp.Integer(10000) ** (-2 * i / d_model)),
         ),
         citations=(VASWANI_35,),
-        checks=(FunctionCheck("full d_model = 512 encoding, block-diagonal rotation", _full_width_check),),
-        notes=("The matrix is orthogonal with determinant 1 (a rotation by −k·ω_i in the (sin, cos) plane) "
-               "and does not depend on pos: relative offsets are linear maps of the encoding.",),
+        checks=(FunctionCheck(r"full $d_{\text{model}} = 512$ encoding, block-diagonal rotation", _full_width_check),),
+        notes=(r"The matrix is orthogonal with determinant 1 (a rotation by $-k\cdot \omega_i$ in the (sin, cos) "
+               "plane) and does not depend on pos: relative offsets are linear maps of the encoding.",),
     )
 
 
@@ -210,14 +212,15 @@ def _layout_check(seed: int) -> tuple[bool, dict, str]:
         worst = max(worst, float(np.max(np.abs(concat[:, inverse] - inter))))
     ok = perms_ok and worst == 0.0
     return ok, {"d_model": list(widths), "positions_each": 16, "max_abs_difference": worst}, (
-        f"[sin | cos] = interleaved[:, perm] and back with argsort(perm), exactly (max difference {worst}) "
-        f"for d_model in {widths}")
+        rf"[sin | cos] = interleaved[:, perm] and back with argsort(perm), exactly (max difference {worst}) for "
+        rf"$d_{{\text{{model}}}}$ in {widths}")
 
 
 @register(
     "positional.layouts",
     title="Interleaved and concatenated encodings hold the same values, permuted",
-    summary="Interleaved column 2i + r (r = 0 sine, r = 1 cosine) is column i + r·d_model/2 of the [sin | cos] layout.",
+    summary=(r"Interleaved column 2i + r (r = 0 sine, r = 1 cosine) is column $i + r\cdot d_{\text{model}}/2$ of the "
+             "[sin | cos] layout."),
 )
 def layouts() -> Derivation:
     import sympy as sp
@@ -253,13 +256,17 @@ def layouts() -> Derivation:
         **metadata("positional.layouts"),
         start=start,
         steps=(
-            Step(end, "the Kronecker delta keeps the single term c = π(j): interleaved column 2i is sin(pos·ω_i) "
-                 "and column 2i + 1 is sin(pos·ω_i + π/2) = cos(pos·ω_i)", rule=Evaluate("the sums")),
+            Step(end, r"the Kronecker delta keeps the single term $c = \pi(j)$: interleaved column 2i is $\sin "
+                      r"(pos\cdot \omega_i)$ and column 2i + 1 is $\sin (pos\cdot \omega_i + \pi/2) = \cos (pos\cdot "
+                      r"\omega_i)$", rule=Evaluate("the sums")),
         ),
         assumptions=(
-            Assumption("d_model = 2m; pair i has 0 ≤ i < m, written m = i + 1 + r with r ≥ 0; pos real"),
-            Assumption("interleaved (the paper): column 2i is sin(pos·ω_i), column 2i+1 is cos(pos·ω_i); "
-                       "concatenated: column i is sin(pos·ω_i), column m + i is cos(pos·ω_i)"),
+            Assumption(r"$d_{\text{model}} = 2m$; pair i has 0 ≤ i < m, written m = i + 1 + r with r ≥ 0; pos real"),
+            Assumption(r"interleaved (the paper): column 2i is $\sin (\mathrm{pos}\cdot \omega_i)$, column 2i+1 is "
+                       r"$\cos "
+                       r"(\mathrm{pos}\cdot \omega_i)$; concatenated: column i is $\sin (\mathrm{pos}\cdot \omega_i)$, "
+                       r"column m + i is "
+                       r"$\cos (\mathrm{pos}\cdot \omega_i)$"),
             Assumption("P is the 2m × 2m matrix with P[c, j] = 1 when c = π(j), else 0; the two rows of the claim "
                        "are columns i and m + i of the interleaved row times P"),
         ),
@@ -271,12 +278,14 @@ def layouts() -> Derivation:
         auto_identity_check=False,  # a cheaper random-point check below: each point expands sums of up to 22 terms
         checks=(IdentityCheck(start, end, name="claim at random points", n_points=6),
                 IdentityCheck(sp.MatMul(row8, P8, evaluate=False), concat8,
-                              name="d_model = 8: interleaved row times the explicit 8 × 8 P", n_points=4),
-                FunctionCheck("layouts agree under the permutation, d_model from 2 to 512", _layout_check),),
-        notes=("Columns i and m + i of the product are the concatenated layout's columns i and m + i, for every "
-               "i < m and every m: the [sin | cos] encoding is the interleaved one times P. P is a permutation "
-               "matrix, so PᵀP = I and multiplying by Pᵀ goes back: the two layouts carry the same information, "
-               "and a model trained with one is the other with its input columns permuted.",),
+                              name=r"$d_{\text{model}} = 8$: interleaved row times the explicit $8 \times 8$ "
+                                   r"P", n_points=4),
+                FunctionCheck(r"layouts agree under the permutation, $d_{\text{model}}$ from 2 to "
+                              r"512", _layout_check),),
+        notes=("Columns i and m + i of the product are the concatenated layout's columns i and m + i, for every i < "
+               "m and every m: the [sin | cos] encoding is the interleaved one times P. P is a permutation matrix, "
+               r"so $P^\top P = I$ and multiplying by $P^\top$ goes back: the two layouts carry the same "
+               "information, and a model trained with one is the other with its input columns permuted.",),
     )
 
 
@@ -289,13 +298,16 @@ def _norm_check(seed: int) -> tuple[bool, dict, str]:
         worst = max(worst, float(np.max(np.abs(sq - d_model / 2))))
     ok = worst < 1e-10
     return ok, {"positions": int(pos.size), "d_model": [2, 64, 512], "max_abs_error": worst}, (
-        f"‖PE(pos)‖² = d_model/2 at {pos.size} positions for d_model = 2, 64, 512 (max error {worst:.1e})")
+        rf"$\|\mathrm{{PE}}(pos)\|^2 = d_{{\text{{model}}}}/2$ at {pos.size} positions for "
+         rf"$d_{{\text{{model}}}} = 2$, 64, 512 (max error {worst:.1e})")
 
 
 @register(
     "positional.pair-norm",
-    title="Each (sin, cos) pair lies on the unit circle, so ‖PE(pos)‖² = d_model/2",
-    summary="sin² + cos² = 1 for every pair; summing over the m = d_model/2 pairs gives m at every position.",
+    title=r"Each (sin, cos) pair lies on the unit circle, so $\|\mathrm{PE}(\mathrm{pos})\|^2 = "
+          r"d_{\text{model}}/2$",
+    summary=(r"$\sin^2 + \cos^2 = 1$ for every pair; summing over the $m = d_{\text{model}}/2$ pairs gives m at "
+             "every position."),
 )
 def pair_norm() -> Derivation:
     import sympy as sp
@@ -317,15 +329,16 @@ def pair_norm() -> Derivation:
                  by="positional.dot-product-offset", where={"k": sp.Integer(0)}, citation=VASWANI_35),
             Step(m, "a sum of m ones", rule=Evaluate("the sum")),
         ),
-        assumptions=(Assumption("d_model = 2m is even; pos is real; ω_i = 10000^(−2i/d_model)"),),
+        assumptions=(Assumption(r"$d_{\text{model}} = 2m$ is even; pos is real; $\omega_i = "
+                                 r"10000^{-2i/d_{\text{model}}}$"),),
         definitions=((sp.Symbol(r"\lVert PE(pos) \rVert^2"),
                       sp.Sum(sp.Symbol("PE_{pos,2i}") ** 2 + sp.Symbol("PE_{pos,2i+1}") ** 2, (i, 0, m - 1))),),
         citations=(VASWANI_35,),
         auto_identity_check=False,  # fewer random points than the default: each one expands a sum
         checks=(IdentityCheck(start, m, name="claim at random points", n_points=8),
                 FunctionCheck("‖PE(pos)‖² of the numpy encoding", _norm_check)),
-        notes=("Every position is encoded by a vector of the same length √(d_model/2): the encoding adds "
-               "direction, not magnitude, to the token embedding.",),
+        notes=(r"Every position is encoded by a vector of the same length $\sqrt{d_{\text{model}}/2}$: the encoding "
+               "adds direction, not magnitude, to the token embedding.",),
     )
 
 
@@ -361,8 +374,9 @@ def bounded() -> Derivation:
                  relation="<="),
             Step(sp.Integer(1), "Pythagoras"),
         ),
-        assumptions=(Assumption("θ = pos·ω_i is real; φ = 0 gives PE_{pos,2i}, φ = π/2 gives PE_{pos,2i+1} "
-                                "because sin(θ + π/2) = cos θ"),),
+        assumptions=(Assumption(r"$\theta = \mathrm{pos}\cdot \omega_i$ is real; $\varphi = 0$ gives "
+                                r"$\mathrm{PE}_{pos,2i}$, $\varphi = \pi/2$ gives "
+                                r"$\mathrm{PE}_{pos,2i+1}$ because $\sin (\theta + \pi/2) = \cos \theta$"),),
         citations=(VASWANI_35,),
         checks=(FunctionCheck("max |PE| at positions up to 1e9", _bounded_check),),
         notes=("PE² ≤ 1 means |PE| ≤ 1 whatever the position: the encoding never grows with the sequence "
@@ -379,16 +393,18 @@ def _wavelength_check(seed: int) -> tuple[bool, dict, str]:
         ok &= bool(lam[0] == 2 * np.pi and np.isclose(lam[-1], last, rtol=1e-12) and np.all(np.diff(lam) > 0)
                    and lam[-1] < 2 * np.pi * 10000)
         figures[f"d_model={d_model}"] = {"pairs": int(lam.size), "first": float(lam[0]), "last": float(lam[-1])}
-    return ok, figures, ("λ_0 = 2π, strictly increasing, largest 2π·10000^(2(m−1)/d_model) < 2π·10000 for "
-                         "d_model = 4, 7, 512 (largest at 512: {:.1f} < {:.1f})".format(
+    return ok, figures, (r"$\lambda_0 = 2\pi$, strictly increasing, largest $2\pi\cdot "
+                         r"10000^{{2(m-1)/d_{{\text{{model}}}}}} "
+                         r"< 2\pi\cdot 10000$ for $d_{{\text{{model}}}} = 4, 7, 512$ (largest at 512: {:.1f} < "
+                         r"{:.1f})".format(
                              figures["d_model=512"]["last"], 2 * np.pi * 10000))
 
 
 @register(
     "positional.wavelengths",
-    title="The longest wavelength is 2π·10000^(1 − 2/d_model), below 10000·2π",
-    summary="λ_i = 2π·10000^(2i/d_model) runs from 2π (i = 0) to 2π·10000^(1−2/d_model) (i = d_model/2 − 1) "
-            "and never reaches 10000·2π.",
+    title=r"The longest wavelength is $2\pi\cdot 10000^{1 - 2/d_{\text{model}}}$, below $10000\cdot 2\pi$",
+    summary=r"$\lambda_i = 2\pi\cdot 10000^{2i/d_{\text{model}}}$ runs from $2\pi$ (i = 0) to $2\pi\cdot "
+            r"10000^{1-2/d_{\text{model}}}$ $(i = d_{\text{model}}/2 - 1)$ and never reaches $10000\cdot 2\pi$.",
 )
 def wavelength_range() -> Derivation:
     import sympy as sp
@@ -403,33 +419,38 @@ def wavelength_range() -> Derivation:
         **metadata("positional.wavelengths"),
         start=2 * sp.pi / big ** (-2 * last / d_model),
         steps=(
-            Step(2 * sp.pi * big ** (2 * last / d_model), "dividing by 10000^(−e) multiplies by 10000^e"),
-            Step(2 * sp.pi * big ** (1 - 2 / d_model), "2(d_model/2 − 1)/d_model = 1 − 2/d_model"),
-            Step(2 * sp.pi * big, "10000^(−2/d_model) < 1 for every d_model > 0, so the exponent below 1 keeps "
-                 "the wavelength below 10000·2π", relation="<"),
+            Step(2 * sp.pi * big ** (2 * last / d_model), "dividing by $10000^{-e}$ multiplies by $10000^e$"),
+            Step(2 * sp.pi * big ** (1 - 2 / d_model), (r"$2(d_{\text{model}}/2 - 1)/d_{\text{model}} = 1 - "
+                                                        r"2/d_{\text{model}}$")),
+            Step(2 * sp.pi * big, r"$10000^{-2/d_{\text{model}}} < 1$ for every $d_{\text{model}} > 0$, so the "
+                                  r"exponent below 1 keeps the wavelength below $10000\cdot 2\pi$", relation="<"),
         ),
-        assumptions=(Assumption("d_model = 2m is even; the last pair has index i = d_model/2 − 1; "
-                                "λ_i = 2π/ω_i is the number of positions per full turn of pair i"),),
+        assumptions=(Assumption(r"$d_{\text{model}} = 2m$ is even; the last pair has index $i = d_{\text{model}}/2 - "
+                                r"1$; $\lambda_i = 2\pi/\omega_i$ is the number of positions per full turn of pair "
+                                r"i"),),
         definitions=((sp.Symbol(r"\lambda_i"), 2 * sp.pi / sym("omega")),
                      (sym("omega"), big ** (-2 * sym("i_pair") / d_model))),
         citations=(VASWANI_35,),
         checks=(
-            ValueCheck("λ_0 = 2π/10000^0, the shortest wavelength", 2 * sp.pi / big**0, "6.2832"),
-            ValueCheck("λ_255 at d_model = 512, the longest", (2 * sp.pi * big ** (1 - 2 / d_model)).subs(d_model, 512),
+            ValueCheck(r"$\lambda_0 = 2\pi/10000^0$, the shortest wavelength", 2 * sp.pi / big**0, "6.2832"),
+            ValueCheck(r"$\lambda_{255}$ at $d_{\text{model}} = 512$, the "
+                       r"longest", (2 * sp.pi * big ** (1 - 2 / d_model)).subs(d_model, 512),
                        "60611.5"),
             ValueCheck("10000·2π, the bound it does not reach", 2 * sp.pi * big, "62831.9"),
-            FunctionCheck("wavelengths of the numpy encoding (even and odd d_model)", _wavelength_check),
+            FunctionCheck(r"wavelengths of the numpy encoding (even and odd $d_{\text{model}}$)", _wavelength_check),
         ),
-        notes=("The first pair (i = 0) has ω_0 = 1, so λ_0 = 2π. For odd d_model the documented rule keeps "
-               "(d_model + 1)/2 pairs; the last has λ = 2π·10000^(1 − 1/d_model), still below 10000·2π.",
+        notes=(r"The first pair (i = 0) has $\omega_0 = 1$, so $\lambda_0 = 2\pi$. For odd $d_{\text{model}}$ the "
+               r"documented rule keeps $(d_{\text{model}} + 1)/2$ pairs; the last has $\lambda = 2\pi\cdot 10000^{1 "
+               r"- 1/d_{\text{model}}}$, still below $10000\cdot 2\pi$.",
                "The paper's phrase 'from 2π to 10000·2π' describes the limit, not a wavelength in use.",),
     )
 
 
 @register(
     "positional.wavelength-ratio",
-    title="Wavelengths grow geometrically, by 10000^(2/d_model) > 1 per pair",
-    summary="λ_{i+1}/λ_i = 10000^(2/d_model) > 1: the wavelengths increase strictly, in a geometric progression.",
+    title=r"Wavelengths grow geometrically, by $10000^{2/d_{\text{model}}} > 1$ per pair",
+    summary=(r"$\lambda_{i+1}/\lambda_i = 10000^{2/d_{\text{model}}} > 1$: the wavelengths increase strictly, in a "
+             "geometric progression."),
 )
 def wavelength_ratio() -> Derivation:
     import sympy as sp
@@ -446,15 +467,17 @@ def wavelength_ratio() -> Derivation:
         **metadata("positional.wavelength-ratio"),
         start=lam(i + 1) / lam(i),
         steps=(
-            Step(big ** (2 * (i + 1) / d_model) / big ** (2 * i / d_model), "λ_i = 2π·10000^(2i/d_model); 2π cancels"),
+            Step(big ** (2 * (i + 1) / d_model) / big ** (2 * i / d_model), (r"$\lambda_i = 2\pi\cdot "
+                                                                             r"10000^{2i/d_{\text{model}}}$; $2\pi$ "
+                                                                             "cancels")),
             Step(big ** (2 / d_model), "a quotient of powers of the same base subtracts the exponents"),
-            Step(sp.Integer(1), "10000 > 1 and 2/d_model > 0, so the power exceeds 1", relation=">"),
+            Step(sp.Integer(1), r"10000 > 1 and $2/d_{\text{model}} > 0$, so the power exceeds 1", relation=">"),
         ),
-        assumptions=(Assumption("d_model > 0; i and i + 1 are pair indices"),),
+        assumptions=(Assumption(r"$d_{\text{model}} > 0$; i and i + 1 are pair indices"),),
         definitions=((sp.Symbol(r"\lambda_i"), 2 * sp.pi * big ** (2 * i / d_model)),),
         citations=(VASWANI_35,),
-        notes=("With λ_0 = 2π this gives λ_i = 2π·(10000^(2/d_model))^i: a geometric progression, as the paper "
-               "states.",),
+        notes=(r"With $\lambda_0 = 2\pi$ this gives $\lambda_i = 2\pi\cdot (10000^{2/d_{\text{model}}})^i$: a "
+               "geometric progression, as the paper states.",),
     )
 
 
@@ -473,13 +496,15 @@ def _dot_check(seed: int) -> tuple[bool, dict, str]:
     ok = worst < 1e-9
     return ok, {"d_model": d_model, "offsets": [1, 5, 37, 250], "positions_each": 8,
                 "max_abs_error": worst, "max_spread_over_pos": spread}, (
-        f"PE(pos)·PE(pos+k) = Σ cos(kω_i) at 8 random pos for each k (max error {worst:.1e})")
+        rf"$\mathrm{{PE}}(pos)\cdot \mathrm{{PE}}(pos+k) = \sum \cos (k\omega_i)$ at 8 random pos for "
+         rf"each k (max error {worst:.1e})")
 
 
 @register(
     "positional.dot-product-offset",
     title="PE(pos)·PE(pos + k) depends only on the offset k",
-    summary="The dot product of two encodings is Σ_i cos(k·ω_i): a function of k alone, for any number of pairs.",
+    summary=(r"The dot product of two encodings is $\sum_i \cos (k\cdot \omega_i)$: a function of k alone, for any "
+             "number of pairs."),
 )
 def dot_product_offset() -> Derivation:
     import sympy as sp
@@ -498,16 +523,17 @@ def dot_product_offset() -> Derivation:
         steps=(
             Step(sp.Sum(c((pos + k) * w - pos * w), (i, 0, m - 1)),
                  "per pair, $\\cos(a - b) = \\cos a\\cos b + \\sin a\\sin b$"),
-            Step(end, "(pos + k)ω_i − pos·ω_i = kω_i: pos cancels"),
+            Step(end, r"$(\mathrm{pos} + k)\omega_i - \mathrm{pos}\cdot \omega_i = k\omega_i$: pos cancels"),
         ),
-        assumptions=(Assumption("d_model = 2m is even, m symbolic; pos and k real; ω_i = 10000^(−2i/d_model)"),),
+        assumptions=(Assumption(r"$d_{\text{model}} = 2m$ is even, m symbolic; pos and k real; $\omega_i = "
+                                 r"10000^{-2i/d_{\text{model}}}$"),),
         definitions=((sp.Symbol(r"PE(pos) \cdot PE(pos+k)"),
                       sp.Sum(sp.Symbol("PE_{pos,2i}") * sp.Symbol("PE_{pos+k,2i}")
                              + sp.Symbol("PE_{pos,2i+1}") * sp.Symbol("PE_{pos+k,2i+1}"), (i, 0, m - 1))),),
         citations=(VASWANI_35,),
         auto_identity_check=False,  # replaced by a cheaper random-point check (the sums make each point costly)
         checks=(IdentityCheck(start, end, name="claim at random points", n_points=8),
-                FunctionCheck("dot products of the d_model = 512 encoding", _dot_check),),
+                FunctionCheck(r"dot products of the $d_{\text{model}} = 512$ encoding", _dot_check),),
         notes=("pos does not occur in the result: the similarity of two encodings depends on their distance "
                "only. Since cos is even it is also symmetric in k, so the dot product cannot tell k from −k.",),
     )

@@ -1,8 +1,8 @@
 """Rotary position embedding (RoPE): relative dot products, norms, and an exact example.
 
-RoPE rotates each pair (x_2i, x_2i+1) of a query or key at position p by the angle p·θ_i
+RoPE rotates each pair (x_{2i−1}, x_{2i}) of a query or key at position p by the angle p·θ_i
 (Su et al. 2021, RoFormer, §3.2–3.4; eq. (13)–(15) for the block-diagonal rotation and
-θ_i = 10000^(−2i/d)). Pairs are counted from i = 0 (the paper counts from 1) and the head
+θ_i = 10000^(−2(i−1)/d)). Pairs are counted from i = 1, as in the paper, and the head
 width is d = 2m, m symbolic. The numeric helper :func:`rope_rotate` is the "rotate pairs"
 form of eq. (34), interleaved layout as in the paper.
 """
@@ -76,15 +76,15 @@ def _symbols() -> tuple[Any, ...]:
 
     from .notation import sym, vec
 
-    return (sym("i_pair"), sym("n_pairs"), vec("q"), vec("k"), vec("theta"), sym("pos_m"), sym("pos_n"),
+    return (sym("i"), sym("n_pairs"), vec("q"), vec("k"), vec("theta"), sym("pos_m"), sym("pos_n"),
             sp.cos, sp.sin)
 
 
 def _rotated(x: Any, p: Any) -> tuple[Any, Any]:
-    """The two components of pair i of R(p)·x."""
+    """The two components of pair i (components 2i − 1 and 2i, counted from 1) of R(p)·x."""
     i, _, _, _, th, _, _, c, s = _symbols()
     a = p * th[i]
-    return x[2 * i] * c(a) - x[2 * i + 1] * s(a), x[2 * i] * s(a) + x[2 * i + 1] * c(a)
+    return x[2 * i - 1] * c(a) - x[2 * i] * s(a), x[2 * i - 1] * s(a) + x[2 * i] * c(a)
 
 
 def _relative_check(seed: int) -> tuple[bool, dict, str]:
@@ -112,8 +112,8 @@ def _relative_check(seed: int) -> tuple[bool, dict, str]:
 @register(
     "rope.relative-dot-product",
     title="RoPE: the rotated query–key dot product depends only on the offset m − n, for any even head width",
-    summary="$\\langle R(m)q, R(n)k\\rangle = \\sum_i [(q_{2i}k_{2i} + q_{2i+1}k_{2i+1})\\cos((m-n)\\theta_i) + "
-            "(q_{2i}k_{2i+1} - q_{2i+1}k_{2i})\\sin((m-n)\\theta_i)]$ over the d/2 pairs: the positions enter only "
+    summary="$\\langle R(m)q, R(n)k\\rangle = \\sum_i [(q_{2i-1}k_{2i-1} + q_{2i}k_{2i})\\cos((m-n)\\theta_i) + "
+            "(q_{2i-1}k_{2i} - q_{2i}k_{2i-1})\\sin((m-n)\\theta_i)]$ over the d/2 pairs: the positions enter only "
             "through m − n.",
 )
 def relative_dot_product() -> Derivation:
@@ -125,15 +125,15 @@ def relative_dot_product() -> Derivation:
     rq0, rq1 = _rotated(q, pm)
     rk0, rk1 = _rotated(k, pn)
     a, b = pm * th[i], pn * th[i]
-    dot = q[2 * i] * k[2 * i] + q[2 * i + 1] * k[2 * i + 1]
-    cross = q[2 * i] * k[2 * i + 1] - q[2 * i + 1] * k[2 * i]
-    start = sp.Sum(rq0 * rk0 + rq1 * rk1, (i, 0, half - 1))
-    end = sp.Sum(dot * c((pm - pn) * th[i]) + cross * s((pm - pn) * th[i]), (i, 0, half - 1))
+    dot = q[2 * i - 1] * k[2 * i - 1] + q[2 * i] * k[2 * i]
+    cross = q[2 * i - 1] * k[2 * i] - q[2 * i] * k[2 * i - 1]
+    start = sp.Sum(rq0 * rk0 + rq1 * rk1, (i, 1, half))
+    end = sp.Sum(dot * c((pm - pn) * th[i]) + cross * s((pm - pn) * th[i]), (i, 1, half))
     return Derivation(
         **metadata("rope.relative-dot-product"),
         start=start,
         steps=(
-            Step(sp.Sum(dot * (c(a) * c(b) + s(a) * s(b)) + cross * (s(a) * c(b) - c(a) * s(b)), (i, 0, half - 1)),
+            Step(sp.Sum(dot * (c(a) * c(b) + s(a) * s(b)) + cross * (s(a) * c(b) - c(a) * s(b)), (i, 1, half)),
                  "multiply out each pair's two products and collect the four products $q_\\cdot k_\\cdot$: the "
                  "matching ones carry $\\cos a\\cos b + \\sin a\\sin b$, the crossed ones $\\pm(\\sin a\\cos b - "
                  "\\cos a\\sin b)$", citation=SU_32),
@@ -142,14 +142,14 @@ def relative_dot_product() -> Derivation:
                  citation=SU_34),
         ),
         assumptions=(
-            Assumption("an even head width d with d/2 ≥ 1 pairs (symbolic); q, k real, indexed from 0; the query "
+            Assumption("an even head width d with d/2 ≥ 1 pairs (symbolic); q, k real, indexed from 1; the query "
                        "at position m, the key at n; any real frequencies $\\theta_i$ (RoFormer: "
-                       "$\\theta_i = 10000^{-2i/d}$)"),
-            Assumption("R(p) rotates pair i, $(x_{2i}, x_{2i+1})$, by the angle $p\\theta_i$ (RoFormer eq. (13))"),
+                       "$\\theta_i = 10000^{-2(i-1)/d}$)"),
+            Assumption("R(p) rotates pair i, $(x_{2i-1}, x_{2i})$, by the angle $p\\theta_i$ (RoFormer eq. (13))"),
         ),
         definitions=((sp.Symbol(r"\langle R(m)q,\,R(n)k\rangle"),
-                      sp.Sum(sp.Symbol("(R(m)q)_{2i}") * sp.Symbol("(R(n)k)_{2i}")
-                             + sp.Symbol("(R(m)q)_{2i+1}") * sp.Symbol("(R(n)k)_{2i+1}"), (i, 0, half - 1))),),
+                      sp.Sum(sp.Symbol("(R(m)q)_{2i-1}") * sp.Symbol("(R(n)k)_{2i-1}")
+                             + sp.Symbol("(R(m)q)_{2i}") * sp.Symbol("(R(n)k)_{2i}"), (i, 1, half))),),
         citations=(SU_32, SU_34),
         auto_identity_check=False,  # a cheaper random-point check below (each point expands a symbolic sum)
         checks=(IdentityCheck(start, end, name="claim at random points", n_points=8),
@@ -173,7 +173,7 @@ def _norm_check(seed: int) -> tuple[bool, dict, str]:
 @register(
     "rope.norm-preserved",
     title="RoPE keeps the length of every query and key, for any even head width",
-    summary="$\\lVert R(p)x\\rVert^2 = \\sum_i (x_{2i}^2 + x_{2i+1}^2) = \\lVert x\\rVert^2$: each 2×2 block is a "
+    summary="$\\lVert R(p)x\\rVert^2 = \\sum_i (x_{2i-1}^2 + x_{2i}^2) = \\lVert x\\rVert^2$: each 2×2 block is a "
             "rotation.",
 )
 def norm_preserved() -> Derivation:
@@ -185,8 +185,8 @@ def norm_preserved() -> Derivation:
     i, half, q, _, th, _, _, c, s = _symbols()
     p = sym("pos")
     r0, r1 = _rotated(q, p)
-    start = sp.Sum(r0**2 + r1**2, (i, 0, half - 1))
-    end = sp.Sum(q[2 * i] ** 2 + q[2 * i + 1] ** 2, (i, 0, half - 1))
+    start = sp.Sum(r0**2 + r1**2, (i, 1, half))
+    end = sp.Sum(q[2 * i - 1] ** 2 + q[2 * i] ** 2, (i, 1, half))
     return Derivation(
         **metadata("rope.norm-preserved"),
         start=start,
@@ -196,11 +196,10 @@ def norm_preserved() -> Derivation:
                       "$m = n = p$)", by="rope.relative-dot-product", where={"k": q, "pos_m": p, "pos_n": p},
                  citation=SU_32),
         ),
-        assumptions=(Assumption("an even head width d with d/2 pairs (symbolic); x real, indexed from 0; "
-                                "p and θ_i real"),),
+        assumptions=(Assumption("an even head width d with d/2 pairs (symbolic); x real, indexed from 1; p and "
+                                r"$\theta_i$ real"),),
         definitions=((sp.Symbol(r"\lVert x \rVert^2"), end),),
         citations=(SU_32,),
-        auto_identity_check=False,
         checks=(IdentityCheck(start, end, name="claim at random points", n_points=8),
                 FunctionCheck("numpy RoPE keeps norms", _norm_check)),
         notes=("RoPE changes the direction of q and k, never their length, so it cannot by itself inflate or "
@@ -227,7 +226,6 @@ def example() -> Derivation:
     import sympy as sp
 
     from ..numeric import ValueCheck
-    from .notation import sym
 
     th = sp.pi / 3
     q, k = sp.ImmutableMatrix(EXAMPLE_Q), sp.ImmutableMatrix(EXAMPLE_K)
@@ -236,10 +234,11 @@ def example() -> Derivation:
                          sp.MatMul(_rot(n * th), k, evaluate=False), evaluate=False)
 
     first, second = score(2, 1), score(5, 4)
-    # q = (1, 2) and k = (3, 1) indexed from 0 as families: q_t = 1 + t, k_t = 3 − 2t
-    t, i = sp.Symbol("t", integer=True), sym("i_pair")
-    qe, qo, ke, ko = 1 + 2 * i, 2 + 2 * i, 3 - 4 * i, 1 - 4 * i  # q_(2i), q_(2i+1), k_(2i), k_(2i+1)
-    closed = sp.Sum((ko * qo + ke * qe) * sp.cos(th) + (ko * qe - ke * qo) * sp.sin(th), (i, 0, 0))
+    # q = (1, 2) and k = (3, 1) indexed from 1 as families: q_t = t, k_t = 5 − 2t
+    t, i = sp.Symbol("t", integer=True), _symbols()[0]
+    # q_(2i−1), q_(2i), k_(2i−1), k_(2i) of the families q_t = t, k_t = 5 − 2t (components counted from 1)
+    qo, qe, ko, ke = 2 * i - 1, 2 * i, 7 - 4 * i, 5 - 4 * i
+    closed = sp.Sum((ko * qo + ke * qe) * sp.cos(th) + (ke * qo - ko * qe) * sp.sin(th), (i, 1, 1))
     h = sp.sqrt(3) / 2
     rq2 = sp.ImmutableMatrix([[-sp.Rational(1, 2) - 2 * h, h - 1]])  # R(2π/3)·q, as a row
     rk1 = sp.ImmutableMatrix([sp.Rational(3, 2) - h, 3 * h + sp.Rational(1, 2)])  # R(π/3)·k
@@ -261,11 +260,11 @@ def example() -> Derivation:
                  "rope.relative-dot-product for one pair with $m - n = 1$", citation=SU_32),
             Step(second, "which is the rotated dot product at positions (5, 4), whose offset is also 1 "
                          "(rope.relative-dot-product)", by="rope.relative-dot-product",
-                 where={"q": sp.Lambda(t, 1 + t), "k": sp.Lambda(t, 3 - 2 * t), "theta": sp.Lambda(t, th),
+                 where={"q": sp.Lambda(t, t), "k": sp.Lambda(t, 5 - 2 * t), "theta": sp.Lambda(t, th),
                         "n_pairs": sp.Integer(1), "pos_m": sp.Integer(5), "pos_n": sp.Integer(4)}),
         ),
-        assumptions=(Assumption("one pair (d = 2), θ = π/3 (chosen for exact values; RoFormer's θ_0 is 1); "
-                                "q = (1, 2), k = (3, 1)"),),
+        assumptions=(Assumption(r"one pair (d = 2), $\theta = \pi/3$ (chosen for exact values; RoFormer's $\theta_0$ "
+                                "is 1); q = (1, 2), k = (3, 1)"),),
         citations=(SU_32,),
         checks=(ValueCheck("(R(2)q)·(R(1)k)", (5 - 5 * sp.sqrt(3)) / 2, "-1.8301", "derived"),
                 ValueCheck("the unrotated q·k", sp.Integer(5), "5", "derived")),

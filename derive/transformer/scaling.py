@@ -71,7 +71,8 @@ def _s(name: str) -> Any:
 @register(
     "scaling.training-compute",
     title="Training compute: D tokens at 6N FLOPs each cost C = 6·N·D, for any N and D",
-    summary="Σ over the D training tokens of 6N (forward 2N, backward 4N) is 6·N·D; Chinchilla: 5.88·10²³ FLOPs.",
+    summary=(r"$6N$ per token (forward $2N$, backward $4N$), summed over the $D$ training tokens, is $6ND$; "
+             r"Chinchilla: $5.88\cdot 10^{23}$ FLOPs."),
 )
 def training_compute() -> Derivation:
     import sympy as sp
@@ -131,23 +132,23 @@ def fixed_ratio_split() -> Derivation:
         assumptions=(Assumption("C, N, D, r positive; the two premises: the budget C = 6·N·D "
                                 "(scaling.training-compute) and a fixed number r of tokens per parameter"),),
         citations=(KAPLAN_21, HOFFMANN_3),
-        auto_identity_check=False,  # the premises tie C, N, D, r together: free random points do not respect them
         checks=(
             ValueCheck("r = 20, C = 5.88e23: N = √(C/120)", sp.sqrt(sp.Integer(588 * 10**21) / 120), "7e10",
                        "Hoffmann et al. 2022, §4.1 (Chinchilla 70B)"),
             ValueCheck("r = 20, C = 1e24: N = √(C/120)", sp.sqrt(sp.Integer(10**24) / 120), "9.13e10", "derived"),
             ValueCheck("r = 20, C = 1e24: D = √(10C/3)", sp.sqrt(10 * sp.Integer(10**24) / 3), "1.826e12", "derived"),
         ),
-        notes=("With r = 20 (Chinchilla's 1.4T tokens for 70B parameters), N_opt = √(C/120) and D_opt = 20·N_opt = "
-               "√(10C/3): multiplying the budget by 100 multiplies both the model and the data by 10. The ratio "
-               "20 is read off Hoffmann et al.'s fits, not derived; scaling.equal-exponents shows why a fixed "
-               "ratio is what exponents a = b = 1/2 mean.",),
+        notes=(r"With r = 20 (Chinchilla's 1.4T tokens for 70B parameters), $N_{\text{opt}} = \sqrt{C/120}$ and "
+               r"$D_{\text{opt}} = 20\cdot N_{\text{opt}} = \sqrt{10C/3}$: multiplying the budget by 100 multiplies "
+               "both the model and the data by 10. The ratio 20 is read off Hoffmann et al.'s fits, not derived; "
+               "scaling.equal-exponents shows why a fixed ratio is what exponents a = b = 1/2 mean.",),
     )
 
 
 @register(
     "scaling.budget-exponents",
-    title="Hoffmann et al.'s eq. (4) spends exactly the budget: 6·N_opt·D_opt = C, because a + b = 1",
+    title=(r"Hoffmann et al.'s eq. (4) spends exactly the budget: $6\cdot N_{\text{opt}}\cdot D_{\text{opt}} = C$, "
+           "because a + b = 1"),
     summary="$N_{opt} = G(C/6)^a$, $D_{opt} = G^{-1}(C/6)^b$ with $a = \\beta/(\\alpha+\\beta)$, $b = "
             "\\alpha/(\\alpha+\\beta)$: the product is $(C/6)^{a+b} = C/6$.",
 )
@@ -179,16 +180,17 @@ def budget_exponents() -> Derivation:
                                 "α, β, G > 0; "
                                 "the budget counts 6 FLOPs per parameter and token"),),
         citations=(HOFFMANN_EQ4,),
-        auto_identity_check=False,  # a, b are tied to α, β by the definitions
         checks=(IdentityCheck(6 * (G * x**fa) * (x**fb / G), C, name="claim at random points", n_points=10),),
-        notes=("So only one of the two exponents is free: the fits of Table 2 report a and b with a + b = 1 "
-               "(0.50 + 0.50, 0.49 + 0.51, 0.46 + 0.54), where Kaplan et al. 2020 had found N_opt ∝ C^0.73.",),
+        notes=("So only one of the two exponents is free: the fits of Table 2 report a and b with a + b = 1 (0.50 + "
+               r"0.50, 0.49 + 0.51, 0.46 + 0.54), where Kaplan et al. 2020 had found $N_{\text{opt}} \propto "
+               "C^{0.73}$.",),
     )
 
 
 @register(
     "scaling.equal-exponents",
-    title="Equal exponents a = b = 1/2 mean a fixed number of tokens per parameter, D_opt/N_opt = G⁻²",
+    title=(r"Equal exponents a = b = 1/2 mean a fixed number of tokens per parameter, $D_{\text{opt}}/N_{\text{opt}} "
+           "= G^{-2}$"),
     summary="$D_{opt}/N_{opt} = G^{-2}(C/6)^{b-a}$, which does not depend on C exactly when a = b.",
 )
 def equal_exponents() -> Derivation:
@@ -218,11 +220,10 @@ def equal_exponents() -> Derivation:
         assumptions=(Assumption("eq. (4) of Hoffmann et al. 2022 with the exponents a = b = 0.50 of their Approach 1 "
                                 "(Table 2), taken as a cited input"),),
         citations=(HOFFMANN_EQ4, HOFFMANN_3),
-        auto_identity_check=False,  # the premises fix a and b
         checks=(ValueCheck("G = 1/√20 gives G⁻² = 20 tokens per parameter", (1 / sp.sqrt(20)) ** -2, "20",
                            "Hoffmann et al. 2022, §4.1 (Chinchilla's 1.4T/70B)"),),
-        notes=("G⁻² = r is then the constant ratio of scaling.fixed-ratio-split; Chinchilla's 1.4T/70B gives r = 20. "
-               "With Approach 3's a = 0.46, b = 0.54 the ratio grows slowly, as (C/6)^0.08.",),
+        notes=("$G^{-2} = r$ is then the constant ratio of scaling.fixed-ratio-split; Chinchilla's 1.4T/70B gives r "
+               "= 20. With Approach 3's a = 0.46, b = 0.54 the ratio grows slowly, as $(C/6)^{0.08}$.",),
     )
 
 

@@ -192,20 +192,20 @@ def _mc_checks(scale_power: float, expected: Callable[[int], float],
     for dist in dists:
         for d in MC_DIMS:
             out.append(MonteCarloCheck(
-                f"{label}, {dist}, d_k = {d}", score_sampler(dist, d, scale=d ** (-scale_power)),
+                f"{label}, {dist}, $d_k = {d}$", score_sampler(dist, d, scale=d ** (-scale_power)),
                 expected=expected(d), n=MC_DRAWS[d], chunk=_chunk(d), alternatives=alternatives(d),
                 meta={"distribution": dist, "d_k": d}))
     return tuple(out)
 
 
-STANDARD = Assumption("the d_k components q_1..q_d_k, k_1..k_d_k are independent, each with mean 0 "
-                      "and variance 1 (the premise of Vaswani et al. 2017, footnote 4)")
+STANDARD = Assumption(r"the $d_k$ components $q_1, \dots, q_{d_k}$, $k_1, \dots, k_{d_k}$ are independent, each with "
+                      "mean 0 and variance 1 (the premise of Vaswani et al. 2017, footnote 4)")
 
 
 @register(
     "attention.score-mean",
     title="The dot product of independent mean-0 vectors has mean 0",
-    summary="E[q·k] = Σ E[q_i]E[k_i] = 0 for any d_k.",
+    summary=r"$E[q\cdot k] = \sum E[q_i]E[k_i] = 0$ for any $d_k$.",
 )
 def score_mean() -> Derivation:
     import sympy as sp
@@ -223,7 +223,7 @@ def score_mean() -> Derivation:
         steps=(
             Step(sp.Sum(E(q[i] * k[i]), (i, 1, d_k)), "linearity of expectation over the sum",
                  rule=Linearity(model)),
-            Step(sp.Sum(E(q[i]) * E(k[i]), (i, 1, d_k)), "q_i and k_i are independent",
+            Step(sp.Sum(E(q[i]) * E(k[i]), (i, 1, d_k)), "$q_i$ and $k_i$ are independent",
                  rule=Independence(model)),
             Step(sp.Sum(sp.Integer(0), (i, 1, d_k)), "each component has mean 0", rule=Moments(model)),
             Step(sp.Integer(0), "a sum of zeros", rule=Evaluate("the sum")),
@@ -231,7 +231,7 @@ def score_mean() -> Derivation:
         assumptions=(STANDARD,),
         citations=(VASWANI_FN4,),
         checks=tuple(
-            MonteCarloCheck(f"E[q·k], {dist}, d_k = 64", score_sampler(dist, 64, power=1), expected=0.0,
+            MonteCarloCheck(f"E[q·k], {dist}, $d_k = 64$", score_sampler(dist, 64, power=1), expected=0.0,
                             n=MC_DRAWS[64], chunk=_chunk(64), alternatives=(1.0, -1.0),
                             meta={"distribution": dist, "d_k": 64})
             for dist in DISTRIBUTIONS),
@@ -240,8 +240,9 @@ def score_mean() -> Derivation:
 
 @register(
     "attention.score-variance",
-    title="The dot product of d_k unit-variance components has variance d_k",
-    summary="Var(q·k) = d_k for a symbolic d_k, derived by linearity, independence and E[q_i²] = 1.",
+    title="The dot product of $d_k$ unit-variance components has variance $d_k$",
+    summary=(r"$\operatorname{Var}(q\cdot k) = d_k$ for a symbolic $d_k$, derived by linearity, independence and "
+             "$E[q_i^2] = 1$."),
 )
 def score_variance() -> Derivation:
     import sympy as sp
@@ -256,15 +257,15 @@ def score_variance() -> Derivation:
         citations=(VASWANI_FN4,),
         models=(_model(False)[0],),
         checks=(
-            FunctionCheck("sympy.stats at d_k = 1, 2, 3 (Rademacher components)", _stats_check(False)),
-            *_mc_checks(0.0, float, lambda d: (float(d * d), float(np.sqrt(d))), "E[(q·k)²] = d_k"),
-            ValueCheck("spread of the unscaled scores at d_k = 512: √512", sp.sqrt(LECTURE_DK), "22.6",
+            FunctionCheck("sympy.stats at $d_k = 1$, 2, 3 (Rademacher components)", _stats_check(False)),
+            *_mc_checks(0.0, float, lambda d: (float(d * d), float(np.sqrt(d))), r"$E[(q\cdot k)^2] = d_k$"),
+            ValueCheck(r"spread of the unscaled scores at $d_k = 512$: $\sqrt{512}$", sp.sqrt(LECTURE_DK), "22.6",
                        "issue 3 (lecture 000, §1 prints ±√512 ≈ ±23)"),
-            ValueCheck("spread of the unscaled scores at d_k = 512, as printed", sp.sqrt(LECTURE_DK), "23",
+            ValueCheck("spread of the unscaled scores at $d_k = 512$, as printed", sp.sqrt(LECTURE_DK), "23",
                        "lecture 000, §1"),
         ),
-        notes=("The standard deviation of an unscaled score is √d_k: at d_k = 512 the scores spread "
-               "about ±√512 ≈ ±22.6, which pushes softmax into saturation (softmax.saturation).",),
+        notes=(r"The standard deviation of an unscaled score is $\sqrt{d_k}$: at $d_k = 512$ the scores spread about "
+               r"$\pm \sqrt{512}$ ≈ ±22.6, which pushes softmax into saturation (softmax.saturation).",),
     )
 
 
@@ -294,8 +295,8 @@ def _standard_step(scale: Any, shown: str) -> Step:
 
 @register(
     "attention.scaled-variance",
-    title="Dividing by √d_k gives the scores variance 1",
-    summary="Var(q·k/√d_k) = d_k/d_k = 1 whatever the key width.",
+    title=r"Dividing by $\sqrt{d_k}$ gives the scores variance 1",
+    summary=r"$\operatorname{Var}(q\cdot k/\sqrt{d_k}) = d_k/d_k = 1$ whatever the key width.",
 )
 def scaled_variance() -> Derivation:
     import sympy as sp
@@ -311,8 +312,8 @@ def scaled_variance() -> Derivation:
         citations=(VASWANI_321, VASWANI_FN4),
         models=(_model(False)[0],),
         checks=_mc_checks(0.5, lambda d: 1.0, lambda d: (float(d), float(np.sqrt(d))),
-                          "E[(q·k/√d_k)²] = 1", dists=("normal",)),
-        notes=("Without the factor 1/√d_k the variance would be d_k (attention.score-variance).",),
+                          r"$E[(q\cdot k/\sqrt{d_k})^2] = 1$", dists=("normal",)),
+        notes=(r"Without the factor $1/\sqrt{d_k}$ the variance would be $d_k$ (attention.score-variance).",),
     )
 
 
@@ -328,7 +329,7 @@ def _general_mc() -> tuple:
     wrong = (d * sq**2 * sk**2,  # the mean-0 formula applied regardless
              d * (sq**2 + mq**2) * (sk**2 + mk**2))  # second moments instead of the variance
     return tuple(
-        MonteCarloCheck(f"Var(q·k), {dist}, d_k = {d}, μ = {GENERAL_MC['loc']}, σ = {GENERAL_MC['sd']}",
+        MonteCarloCheck(rf"Var(q·k), {dist}, $d_k = {d}$, $\mu = {GENERAL_MC['loc']}$, $\sigma = {GENERAL_MC['sd']}$",
                         score_sampler(dist, d, center=d * mq * mk, loc=(mq, mk), sd=(sq, sk)),
                         expected=claim, n=n, chunk=_chunk(d), alternatives=wrong,
                         meta={"distribution": dist, "d_k": d})
@@ -355,7 +356,7 @@ def score_variance_general() -> Derivation:
                                 "$\\sigma_q^2$, every $k_i$ mean $\\mu_k$ and variance $\\sigma_k^2$; "
                                 "the scores are scaled by a real constant $c$"),),
         citations=(VASWANI_FN4,),
-        checks=(FunctionCheck("sympy.stats at d_k = 1, 2, 3 (two-point components, symbolic μ, σ)",
+        checks=(FunctionCheck(r"sympy.stats at $d_k = 1$, 2, 3 (two-point components, symbolic $\mu$, $\sigma$)",
                               _stats_check(True)),
                 *_general_mc()),
         notes=("With μ_q = μ_k = 0 and σ_q = σ_k = 1 this is attention.score-variance (c = 1) and "

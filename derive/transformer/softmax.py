@@ -43,8 +43,8 @@ def _overflow_demo(seed: int) -> tuple[bool, dict, str]:
         "shifted": [round(float(x), 4) for x in shifted],
         "ln(DBL_MAX)": round(threshold, 2),
     }
-    msg = (f"naive exp(z)/sum gives {figures['naive']} (exp overflows past ln(DBL_MAX) ≈ {threshold:.2f}); "
-           f"shifted gives {figures['shifted']}")
+    msg = (rf"naive exp(z)/sum gives {figures['naive']} (exp overflows past ln($\mathtt{{DBL\_MAX}}$) ≈ "
+           rf"{threshold:.2f}); shifted gives {figures['shifted']}")
     return ok, figures, msg
 
 
@@ -105,14 +105,14 @@ def shift_invariance() -> Derivation:
         citations=(VASWANI_321,),
         checks=(
             FunctionCheck("max trick at z = [1000, 1001, 1002] in float64", _overflow_demo),
-            *(ValueCheck(f"softmax([1000, 1001, 1002])_{k + 1}", ex[k] / total, MAX_TRICK_PRINTED[k],
-                         "lecture 000, max trick") for k in range(3)),
-            ValueCheck("float64 overflow threshold ln(DBL_MAX)", sp.log(dbl_max), "709.78",
+            *(ValueCheck(rf"$\operatorname{{softmax}}([1000, 1001, 1002])_{k + 1}$", ex[k] / total,
+                         MAX_TRICK_PRINTED[k], "lecture 000, max trick") for k in range(3)),
+            ValueCheck(r"float64 overflow threshold ln($\mathtt{DBL\_MAX}$)", sp.log(dbl_max), "709.78",
                        "IEEE 754 binary64"),
         ),
         notes=(
-            "Choosing c = max_j z_j makes every exponent ≤ 0, so no exponential can overflow: "
-            "see softmax.max-trick.",
+            r"Choosing $c = \max_j z_j$ makes every exponent ≤ 0, so no exponential can overflow: see "
+            "softmax.max-trick.",
         ),
     )
 
@@ -175,14 +175,13 @@ def max_trick() -> Derivation:
             Step(n, "a sum of n ones is n", rule=Evaluate("the sum")),
         ),
         assumptions=(
-            Assumption("c = max_j z_j, so u_j = c − z_j ≥ 0 for every j, with u_j = 0 at the maximum"),
+            Assumption(r"$c = \max_j z_j$, so $u_j = c - z_j \ge 0$ for every j, with $u_j = 0$ at the maximum"),
         ),
         citations=(VASWANI_321,),
-        auto_identity_check=False,  # the premise c = max z is not something random points respect
         checks=(_bounds(),),
         notes=(
-            "Each term is positive and the maximum's own term is e^0 = 1, so the denominator lies in [1, n]: "
-            "it can neither overflow nor vanish.",
+            "Each term is positive and the maximum's own term is $e^0 = 1$, so the denominator lies in [1, n]: it "
+            "can neither overflow nor vanish.",
         ),
     )
 
@@ -190,7 +189,8 @@ def max_trick() -> Derivation:
 @register(
     "softmax.max-trick-lower-bound",
     title="With c = max z, the shifted denominator is at least 1",
-    summary="The maximum's own term is e^0 = 1 and the others are positive, so Σ_j e^(z_j − c) ≥ 1: no underflow to 0.",
+    summary=(r"The maximum's own term is $e^0 = 1$ and the others are positive, so $\sum_j e^{z_j - c} \ge 1$: no "
+             "underflow to 0."),
 )
 def max_trick_lower_bound() -> Derivation:
     import sympy as sp
@@ -214,15 +214,14 @@ def max_trick_lower_bound() -> Derivation:
             Step(sp.exp(-u[m]), "the two remaining sums have positive terms (or none)", rule=DropNonnegative(),
                  relation=">="),
             Step(sp.Integer(1), "$u_m = c - z_m = 0$ because $z_m$ is the maximum",
-                 rule=Substitute(((u[m], sp.Integer(0)),), "u_m = 0")),
+                 rule=Substitute(((u[m], sp.Integer(0)),), "$u_m = 0$")),
         ),
         assumptions=(
-            Assumption("c = max_j z_j = z_m for an index 1 ≤ m ≤ n, so u_j = c − z_j ≥ 0 and u_m = 0"),
+            Assumption(r"$c = \max_j z_j = z_m$ for an index 1 ≤ m ≤ n, so $u_j = c - z_j \ge 0$ and $u_m = 0$"),
         ),
         citations=(VASWANI_321,),
-        auto_identity_check=False,  # the premise c = max z is not something random points respect
         checks=(_bounds(),),
-        notes=("Together with softmax.max-trick: 1 ≤ Σ_j e^(z_j − c) ≤ n, so the shifted denominator can "
+        notes=(r"Together with softmax.max-trick: $1 \le \sum_j e^{z_j - c} \le n$, so the shifted denominator can "
                "neither overflow nor vanish, and the division is always safe.",),
     )
 
@@ -263,8 +262,9 @@ def _jacobian_numeric(seed: int) -> tuple[bool, dict, str]:
 
 @register(
     "softmax.jacobian",
-    title="The softmax Jacobian: ∂s_i/∂z_j = s_i(δ_ij − s_j)",
-    summary="Differentiating softmax(z)_i by z_j gives s_i(δ_ij − s_j) for every length n.",
+    title=r"The softmax Jacobian: $\partial s_i/\partial z_j = s_i(\delta_{ij} - s_j)$",
+    summary=(r"Differentiating $\operatorname{softmax}(z)_i$ by $z_j$ gives $s_i(\delta_{ij} - s_j)$ for every "
+             "length n."),
 )
 def jacobian() -> Derivation:
     import sympy as sp
@@ -294,7 +294,8 @@ def jacobian() -> Derivation:
         citations=(VASWANI_321,),
         auto_identity_check=False,  # the Derivative of a symbolic-length sum has no numeric value
         checks=(FunctionCheck("closed form vs finite differences", _jacobian_numeric),),
-        notes=("As a matrix: J = diag(s) − s sᵀ. Its rows sum to 0 (softmax is shift invariant).",),
+        notes=(r"As a matrix: $J = \operatorname{diag}(s) - s s^\top$. Its rows sum to 0 (softmax is shift "
+               r"invariant).",),
     )
 
 
@@ -315,8 +316,9 @@ def _log_softmax_check(seed: int) -> tuple[bool, dict, str]:
 
 @register(
     "softmax.log-softmax",
-    title="log softmax(z)_i = z_i − logsumexp(z), computed with the max subtracted",
-    summary="log softmax(z)_i = z_i − log Σ e^{z_j} = z_i − c − log Σ e^{z_j − c} for any real c.",
+    title=r"$\log \operatorname{softmax}(z)_i = z_i$ − logsumexp(z), computed with the max subtracted",
+    summary=(r"$\log \operatorname{softmax}(z)_i = z_i - \log \sum e^{z_j} = z_i - c - \log \sum e^{z_j - c}$ for "
+             "any real c."),
 )
 def log_softmax() -> Derivation:
     import sympy as sp

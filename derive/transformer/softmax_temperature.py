@@ -77,14 +77,14 @@ def temperature_zero() -> Derivation:
             Step(sp.ImmutableMatrix([1, 0]),
                  "$e^{-g/T} \\to 0$ as $T \\to 0^+$ for every gap $g > 0$", rule=Evaluate("the limits")),
         ),
-        assumptions=(Assumption("n ≥ 1 scores with a unique maximum, numbered first: z_1 = z_max and "
-                                "z_j = z_max − g_j with a gap g_j > 0 for j = 2, …, n (any other order is the "
-                                "same up to relabelling); the first entry is the maximum's weight, the second "
-                                "the weight of any other score z_i, 2 ≤ i ≤ n"),),
+        assumptions=(Assumption(r"n ≥ 1 scores with a unique maximum, numbered first: $z_1 = z_{\max}$ and "
+                                r"$z_j = z_{\max} - g_j$ with a gap $g_j > 0$ for j = 2, …, n (any other order "
+                                "is the same up to relabelling); the first entry is the maximum's weight, the second "
+                                "the weight of any other score $z_i$, 2 ≤ i ≤ n"),),
         citations=(VASWANI_321,),
         auto_identity_check=False,  # sympy cannot take these limits at numeric gaps quickly; see the check
         checks=(FunctionCheck("numeric softmax at tiny and huge T", _temperature_limit_check),),
-        notes=("The numeric helper implements T = 0 as this limit (softmax_numeric.softmax), not as a "
+        notes=(r"The numeric helper implements T = 0 as this limit ($\mathtt{softmax\_numeric}$.softmax), not as a "
                "division by zero.",),
     )
 
@@ -124,9 +124,9 @@ def temperature_zero_ties() -> Derivation:
                  "$e^{-g/T} \\to 0$: the $m$ tied entries keep equal shares of the weight",
                  rule=Evaluate("the limits")),
         ),
-        assumptions=(Assumption("n scores of which the first m (1 ≤ m ≤ n) tie for the maximum z_max and "
-                                "z_j = z_max − g_j with g_j > 0 for j = m + 1, …, n; the first entry is the weight "
-                                "of a tied score, the second that of any other score z_i, m < i ≤ n"),),
+        assumptions=(Assumption(r"n scores of which the first m (1 ≤ m ≤ n) tie for the maximum $z_{\max}$ and "
+                                r"$z_j = z_{\max} - g_j$ with $g_j > 0$ for j = m + 1, …, n; the first entry "
+                                "is the weight of a tied score, the second that of any other score $z_i$, m < i ≤ n"),),
         premises=(sp.Le(m, n),),
         citations=(VASWANI_321,),
         auto_identity_check=False,  # as for softmax.temperature-zero
@@ -139,7 +139,8 @@ def temperature_zero_ties() -> Derivation:
 @register(
     "softmax.temperature-infinity",
     title="As T → ∞, softmax(z/T) becomes uniform",
-    summary="For any n real scores, softmax(z/T)_i → 1/n as T → ∞: every score is divided down to 0.",
+    summary=(r"For any n real scores, $\operatorname{softmax}(z/T)_i \to 1/n$ as T → ∞: every score is divided down "
+             "to 0."),
 )
 def temperature_infinity() -> Derivation:
     import sympy as sp
@@ -179,13 +180,15 @@ def _sqrt_dk_check(seed: int) -> tuple[bool, dict, str]:
         s = rng.normal(scale=np.sqrt(d_k), size=(8, 8))  # unscaled scores: standard deviation √d_k
         worst = max(worst, float(np.max(np.abs(softmax(s / np.sqrt(d_k)) - softmax(s, np.sqrt(d_k))))))
     return worst < 1e-15, {"d_k": [1, 4, 64, 512], "max_abs_difference": worst}, (
-        f"softmax(s/√d_k) and softmax at temperature √d_k agree within {worst:.1e} for d_k = 1, 4, 64, 512")
+        rf"$\operatorname{{softmax}}(s/\sqrt{{d_k}})$ and softmax at temperature $\sqrt{{d_k}}$ agree within "
+         rf"{worst:.1e} for $d_k = 1$, 4, 64, 512")
 
 
 @register(
     "softmax.sqrt-dk-temperature",
-    title="Dividing the scores by √d_k is softmax at temperature T = √d_k",
-    summary="softmax(z/T) with T = √d_k is exactly the attention weight softmax(s/√d_k).",
+    title=r"Dividing the scores by $\sqrt{d_k}$ is softmax at temperature $T = \sqrt{d_k}$",
+    summary=(r"softmax(z/T) with $T = \sqrt{d_k}$ is exactly the attention weight "
+             r"$\operatorname{softmax}(s/\sqrt{d_k})$."),
 )
 def sqrt_dk_temperature() -> Derivation:
     import sympy as sp
@@ -207,16 +210,16 @@ def sqrt_dk_temperature() -> Derivation:
             Step(weight(sp.sqrt(d_k)), "set $T = \\sqrt{d_k}$: the scaled attention weight of score $s_j$",
                  rule=Evaluate("the substitution T = √d_k"), citation=VASWANI_321),
         ),
-        assumptions=(Assumption("s_j = q·k_j are the unscaled scores of one query against n keys"),),
+        assumptions=(Assumption(r"$s_j = q\cdot k_j$ are the unscaled scores of one query against n keys"),),
         citations=(VASWANI_321,),
         auto_identity_check=False,  # replaced by a lighter one: each point expands two sums
         checks=(
             IdentityCheck(sp.Subs(weight(T), T, sp.sqrt(d_k)), weight(sp.sqrt(d_k)), "claim at random points",
                           n_points=8),
-            FunctionCheck("scaled scores vs temperature √d_k", _sqrt_dk_check),
-            ValueCheck("temperature of the lecture's example, d_k = 4", sp.sqrt(4), "2", "lecture 000, §2"),
+            FunctionCheck(r"scaled scores vs temperature $\sqrt{d_k}$", _sqrt_dk_check),
+            ValueCheck("temperature of the lecture's example, $d_k = 4$", sp.sqrt(4), "2", "lecture 000, §2"),
         ),
-        notes=("√d_k is the standard deviation of the unscaled scores (attention.score-variance), so this "
+        notes=(r"$\sqrt{d_k}$ is the standard deviation of the unscaled scores (attention.score-variance), so this "
                "temperature brings them back to unit variance: see softmax.saturation for why that matters.",),
     )
 
@@ -245,15 +248,15 @@ def _saturation_check(seed: int) -> tuple[bool, dict, str]:
     return ok, {**SATURATION_SHAPE, "median_jacobian_norm_unscaled": round(med["unscaled"], 4),
                 "median_jacobian_norm_scaled": round(med["scaled"], 4),
                 "median_top_weight_unscaled": round(float(np.median(top)), 4)}, (
-        f"n = {n}, d_k = {d_k}: median Frobenius norm of the Jacobian {med['unscaled']:.3g} unscaled vs "
-        f"{med['scaled']:.3g} scaled by 1/√d_k (median top weight unscaled {np.median(top):.3f})")
+        rf"n = {n}, $d_k = {d_k}$: median Frobenius norm of the Jacobian {med['unscaled']:.3g} unscaled vs "
+        rf"{med['scaled']:.3g} scaled by $1/\sqrt{{d_k}}$ (median top weight unscaled {np.median(top):.3f})")
 
 
 @register(
     "softmax.saturation",
     title="With a unique largest score, scaling the scores up makes the softmax Jacobian vanish",
-    summary="For n scores with a unique maximum, scaled by λ, every Jacobian entry s_a(δ_ab − s_b) tends to 0 "
-            "as λ → ∞: gradients die.",
+    summary=r"For n scores with a unique maximum, scaled by $\lambda$, every Jacobian entry $s_a(\delta_{ab} - s_b)$ "
+            r"tends to 0 as $\lambda$ → ∞: gradients die.",
 )
 def saturation() -> Derivation:
     import sympy as sp
@@ -285,17 +288,18 @@ def saturation() -> Derivation:
                  "entry $s_a(\\delta_{ab} - s_b)$ tends to 0", rule=Evaluate("the limits")),
         ),
         assumptions=(Assumption("n ≥ 2 scores with a unique maximum, shifted to 0 by shift invariance "
-                                "(softmax.shift-invariance) and numbered first: z = (0, −g_2, …, −g_n) with gaps "
-                                "g_j > 0, multiplied by λ > 0; s = softmax(λ·z) and J_ab = s_a(δ_ab − s_b) "
+                                r"(softmax.shift-invariance) and numbered first: $z = (0, -g_2, \dots, -g_n)$ with "
+                                r"gaps $g_j > 0$, multiplied by $\lambda > 0$; $s = "
+                                r"\operatorname{softmax}(\lambda\cdot z)$ and $J_{ab} = s_a(\delta_{ab} - s_b)$ "
                                 "(softmax.jacobian)"),
-                     Assumption("the matrix lists the four kinds of entry: J_11, J_1j, J_i1 and J_ij for any "
-                                "2 ≤ i, j ≤ n")),
+                     Assumption("the matrix lists the four kinds of entry: $J_{11}$, $J_{1j}$, $J_{i1}$ and $J_{ij}$ "
+                                "for any 2 ≤ i, j ≤ n")),
         citations=(Citation("vaswani2017", "§3.2.1, footnote 4"),),
         auto_identity_check=False,  # limits of sums of symbolic length: see the numeric check
-        checks=(FunctionCheck("Jacobian size at d_k = 512, unscaled vs scaled", _saturation_check),),
-        notes=("Unscaled scores have standard deviation √d_k (attention.score-variance), which acts like a "
-               "large λ: the softmax saturates and its Jacobian, through which every gradient passes, "
-               "shrinks. Dividing by √d_k keeps the scores at unit variance.",
+        checks=(FunctionCheck("Jacobian size at $d_k = 512$, unscaled vs scaled", _saturation_check),),
+        notes=(r"Unscaled scores have standard deviation $\sqrt{d_k}$ (attention.score-variance), which acts like a "
+               r"large $\lambda$: the softmax saturates and its Jacobian, through which every gradient passes, "
+               r"shrinks. Dividing by $\sqrt{d_k}$ keeps the scores at unit variance.",
                "The unique maximum is needed: tied scores (0, 0) give s = (½, ½) at every scale, and the Jacobian "
-               "stays [[¼, −¼], [−¼, ¼]]."),
+               r"stays $\begin{bmatrix}\end{bmatrix}$, [−¼, ¼]]."),
     )

@@ -1,5 +1,5 @@
-/* derive quizzes: a click on a choice says right or wrong and opens the explanation.
-   No framework, no network. The choices are <button>s (keyboard: Tab, Enter/Space);
+/* derive quizzes: a click on a choice says right or wrong. A wrong first choice asks for a second
+   try; the explanation opens after a right choice or after the second try. No framework, no network. The choices are <button>s (keyboard: Tab, Enter/Space);
    the verdict is written to the quiz's aria-live line. */
 (function () {
   "use strict";
@@ -8,10 +8,13 @@
     var feedback = quiz.querySelector(".derive-quiz-feedback");
     var fold = quiz.querySelector("details.derive-fold");
     var buttons = quiz.querySelectorAll("button.derive-quiz-choice");
+    var tries = 0;
     Array.prototype.forEach.call(buttons, function (button) {
       button.addEventListener("click", function () {
         var letter = button.getAttribute("data-choice");
         var right = letter === answer;
+        tries += 1;
+        var settled = right || tries >= 2;
         Array.prototype.forEach.call(buttons, function (other) {
           other.setAttribute("aria-pressed", other === button ? "true" : "false");
           other.parentNode.classList.remove("derive-quiz-right", "derive-quiz-wrong", "derive-quiz-chosen");
@@ -19,15 +22,20 @@
         var item = button.parentNode;
         item.classList.add("derive-quiz-chosen", right ? "derive-quiz-right" : "derive-quiz-wrong");
         Array.prototype.forEach.call(quiz.querySelectorAll(".derive-quiz-why"), function (why) {
-          why.classList.toggle("derive-quiz-shown", why.parentNode === item);
+          why.classList.toggle("derive-quiz-shown", settled && why.parentNode === item);
         });
+        if (!right && !settled) {
+          button.disabled = true;
+        }
         if (feedback) {
           feedback.textContent = right
             ? "Right: (" + letter + ") is the answer."
-            : "Not quite: (" + letter + ") is not the answer. The answer is (" + answer + ").";
+            : settled
+              ? "Not quite: (" + letter + ") is not the answer either. The answer is (" + answer + ")."
+              : "Not quite: (" + letter + ") is not the answer. Try once more.";
           feedback.className = "derive-quiz-feedback " + (right ? "derive-quiz-right" : "derive-quiz-wrong");
         }
-        if (fold) { fold.open = true; }
+        if (fold && settled) { fold.open = true; }
       });
     });
     quiz.classList.add("derive-quiz-ready");

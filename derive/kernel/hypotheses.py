@@ -1,0 +1,594 @@
+"""The hypotheses of a claim: what every part of the kernel reads before it proves, searches or confirms.
+
+A step is a claim *under* its derivation's hypotheses: the symbols' sympy
+assumptions, the declared ``definitions`` (``lhs := rhs``) and the
+``premises`` (``Eq``, ``Le``, ``Lt``, ``Ge``, ``Gt``, ``Ne`` or a pair). This module
+turns them into one object, :class:`Hypotheses`, used so:
+
+* **Elimination.** A definition whose left side is a symbol, an indexed
+  element ``z[j]`` or an undefined function ``f(x)``, and an equation premise
+  that is linear in one of its symbols (``Eq(d_k, d_model/h)`` gives
+  ``d_model = d_k·h``, the solution without division preferred), name a
+  symbol that the others determine. :meth:`Hypotheses.reduce` substitutes
+  them; the witness evaluates the reduced sides, so the eliminated symbol has
+  the value the hypotheses give it.
+* **Admission of a point.** :meth:`Hypotheses.admit` checks every remaining
+  premise at a point, exactly (rationals) or at 50 digits with a margin, and
+  the assumptions of every eliminated symbol at its value; a point that fails
+  an inequality is moved onto the boundary of that inequality (or just inside
+  it, for a strict one, or for an integer symbol to the nearest integer
+  inside) by solving the premise for one of its symbols; a point that still
+  fails, or where a premise cannot be decided, is dropped. So every point the
+  witness, the quick probe, the counterexample search, the claim search and
+  the claim's cross-check use satisfies every hypothesis, and so does every
+  counterexample.
+* **Satisfiability.** :meth:`Hypotheses.refusal` says why nothing may be
+  proved: the hypotheses are inconsistent (a declaration that is circular or
+  contradicts assumptions, a premise that reduces to ``False``, bounds on one
+  symbol with an empty intersection), or no point satisfying them all was
+  found (then the claim could be vacuous: nothing is proved).
+* **Use by the strategies** (:meth:`Hypotheses.specialise`). Besides the
+  exact eliminations, a bound ``s ≥ c`` (``s ≤ c``) on a real symbol ``s``
+  with ``c`` free of ``s`` is used by writing ``s = c + t`` (``s = c − t``)
+  with a fresh ``t ≥ 0`` (``t > 0`` for a strict bound, an integer when
+  ``s`` and ``c`` are): every ``s`` the premise allows is of that form, so a
+  claim proved for every such ``t`` holds for every such ``s``.
+"""
+
+from __future__ import annotations
+
+import functools
+from dataclasses import dataclass, field
+from fractions import Fraction
+from typing import Any
+
+import mpmath
+import sympy as sp
+from sympy.core.function import AppliedUndef
+
+from .points import Point, _satisfies, generate
+
+_INEQ = (sp.LessThan, sp.StrictLessThan, sp.GreaterThan, sp.StrictGreaterThan)
+#: digits at which a premise that is not a rational number is decided
+_DIGITS = 50
+
+
+@dataclass(frozen=True)
+class Elimination:
+    """``target`` is replaced by ``value`` (``exact``: a consequence the strategies may use)."""
+
+    target: Any
+    value: Any
+    exact: bool
+    source: str
+
+
+@dataclass
+class Hypotheses:
+    """The hypotheses of one derivation (see the module docstring).
+
+    Attributes:
+        eliminations: the substitutions the hypotheses determine, in order.
+        checks: the premises left after elimination, each ``(g, kind, text)`` with
+            ``kind`` one of ``">="``, ``">"``, ``"="``, ``"!="`` meaning ``g kind 0``.
+        domains: ``(symbol, reduced value)`` of each eliminated symbol, whose
+            assumptions its value must satisfy.
+        shown: the premises and definitions as text, for reports.
+        contradiction: why the hypotheses are inconsistent, if they are shown to be.
+    """
+
+    eliminations: tuple = ()
+    checks: tuple = ()
+    domains: tuple = ()
+    shown: tuple = ()
+    contradiction: str = ""
+    unusable: tuple = ()
+    _refusal: list = field(default_factory=list)
+    _memo: dict = field(default_factory=dict)
+
+    @property
+    def empty(self) -> bool:
+        """No hypotheses beyond the symbols' assumptions."""
+        return not (self.eliminations or self.checks or self.contradiction or self.unusable)
+
+    # -- expressions ------------------------------------------------------------------------------
+    def reduce(self, expr: Any, exact_only: bool = False) -> Any:
+        """``expr`` with the eliminated symbols (and defined heads) replaced by what the hypotheses give them."""
+        if not self.eliminations or not isinstance(expr, sp.Basic):
+            return expr
+        key = (expr, exact_only)
+        hit = self._memo.get(key)
+        if hit is None:
+            hit = self._memo[key] = self._reduce(expr, exact_only)
+        return hit
+
+    def _reduce(self, expr: Any, exact_only: bool) -> Any:
+        from .primitives import _bound_symbols
+
+        # a symbol bound in the expression (a derivative's variable, an index) is not replaced: the
+        # point then gives it the value the hypotheses say (see :meth:`admit`)
+        bound = _bound_symbols(expr)
+        out = expr
+        for _ in range(6):
+            new = out
+            for el in self.eliminations:
+                if (exact_only and not el.exact) or el.target in bound:
+                    continue
+                new = _replace(new, el.target, el.value)
+            if new == out:
+                break
+            out = new
+        return out
+
+    def exprs(self) -> list:
+        """Expressions whose symbols a point must give values to (the premises' and the domains')."""
+        out = [g for g, _, _ in self.checks]
+        out += [v for _, v in self.domains]
+        return [e for e in out if isinstance(e, sp.Basic)]
+
+    def specialise(self, expr: Any) -> Any:
+        """``expr`` under the premises (exact eliminations, then bounds as ``s = c ± t``), for the strategies."""
+        expr = self.reduce(expr, exact_only=True)
+        for s, shift in self._shifts():
+            expr = expr.xreplace({s: shift})
+        return expr
+
+    @functools.cached_property
+    def _shift_list(self) -> tuple:
+        out: list = []
+        done: set = set()
+        for g, kind, _ in self.checks:
+            if kind not in (">=", ">"):
+                continue
+            g = g.xreplace(dict(out))
+            for s in sorted(g.free_symbols, key=str):
+                if s in done or not isinstance(s, sp.Symbol) or s.is_real is not True:
+                    continue
+                a = g.diff(s)
+                if a.free_symbols or not a.is_Rational or a == 0 or not sp.expand(g.diff(s, 2)).is_zero:
+                    continue
+                c = sp.expand(-(g - a * s) / a)  # g = a (s − c)
+                if s in c.free_symbols:
+                    continue
+                integer = bool(s.is_integer and c.is_integer)
+                t = sp.Dummy(f"t_{s}", integer=integer or None, nonnegative=kind == ">=" or None,
+                             positive=kind == ">" or None)
+                out.append((s, c + t if a > 0 else c - t))
+                done.add(s)
+                break
+        return tuple(out)
+
+    def _shifts(self) -> tuple:
+        return self._shift_list
+
+    @property
+    def usable(self) -> bool:
+        """Can the strategies use the hypotheses (an exact elimination or a bound)?"""
+        return any(el.exact for el in self.eliminations) or bool(self._shifts())
+
+    # -- points -------------------------------------------------------------------------------------
+    def admit(self, point: Point) -> Point | None:
+        """``point`` if it satisfies every hypothesis, else a point moved onto the region, else ``None``."""
+        if self.empty:
+            return point
+        if self.contradiction:
+            return None  # no point satisfies inconsistent hypotheses
+        values = dict(point.values)
+        for _ in range(3):
+            failed = self._failing(values, point)
+            if failed is None:
+                return None  # a premise cannot be decided at this point
+            if not failed:
+                out = Point(values, point.seed, point.small_elements, point.label, point.elements)
+                self._show_eliminated(out)
+                return out
+            moved = False
+            for g, kind in failed:
+                fix = _move_inside(g, kind, values, point.label)
+                if fix is not None:
+                    values[fix[0]] = fix[1]
+                    moved = True
+                    break
+            if not moved:
+                return None
+        return None
+
+    def _failing(self, values: dict, point: Point) -> list | None:
+        """The premises that fail at ``values`` (``None``: one cannot be decided there)."""
+        failed = []
+        for el in self.eliminations:
+            if isinstance(el.target, sp.Symbol) and el.target in values:
+                # left in the expression (bound there): its value must be the one the hypotheses give
+                g = el.target - self.reduce(el.value)
+                val = _value(g, values, point)
+                if val is None:
+                    return None
+                if _decide(val, "=") is not True:
+                    failed.append((g, "="))
+        for s, v in self.domains:
+            val = _value(v, values, point)
+            if val is None:
+                return None
+            if not _in_domain(val, s):
+                return None
+        for g, kind, _ in self.checks:
+            val = _value(g, values, point)
+            if val is None:
+                return None
+            ok = _decide(val, kind)
+            if ok is None:
+                return None
+            if not ok:
+                if kind == "!=":
+                    return None
+                failed.append((g, kind))
+        return failed
+
+    def _show_eliminated(self, point: Point) -> None:
+        for el in self.eliminations:
+            if isinstance(el.target, sp.Symbol) and el.target not in point.values:
+                val = _value(self.reduce(el.target), point.values, point)
+                if isinstance(val, Fraction):
+                    point.values[el.target] = val
+
+    # -- satisfiability -----------------------------------------------------------------------------
+    def refusal(self) -> str:
+        """Why nothing may be proved under these hypotheses ("" when a point satisfies them all)."""
+        if self._refusal:
+            return self._refusal[0]
+        why = ""
+        if self.contradiction:
+            why = f"the premises are inconsistent: {self.contradiction}"
+        elif self.checks or self.domains:
+            why = "no point satisfies the premises (none found among 40 candidates)"
+            exprs = self.exprs()
+            for point in generate(exprs, 0, 16, 20, 4):
+                if self.admit(point) is not None:
+                    why = ""
+                    break
+        self._refusal.append(why)
+        return why
+
+    def describe(self) -> str:
+        """The hypotheses as one line, for reports."""
+        return "; ".join(self.shown)
+
+
+def _replace(expr: Any, target: Any, value: Any) -> Any:
+    if isinstance(target, sp.Symbol):
+        return expr.xreplace({target: value}) if isinstance(expr, sp.Basic) else expr
+    if isinstance(target, sp.Indexed):
+        base, idx = target.base, target.indices
+
+        def fits(x: Any) -> bool:
+            return isinstance(x, sp.Indexed) and x.base == base and len(x.indices) == len(idx)
+
+        return expr.replace(fits, lambda x: value.xreplace(dict(zip(idx, x.indices, strict=True))))
+    if isinstance(target, AppliedUndef):
+        return expr.replace(target.func, sp.Lambda(target.args, value))
+    return expr.xreplace({target: value})
+
+
+def _is_bound_free_target(t: Any) -> bool:
+    if isinstance(t, sp.Symbol):
+        return True
+    if isinstance(t, sp.Indexed):
+        return all(isinstance(i, sp.Symbol) for i in t.indices) and len(set(t.indices)) == len(t.indices)
+    if isinstance(t, AppliedUndef):
+        return all(isinstance(a, sp.Symbol) for a in t.args) and len(set(t.args)) == len(t.args)
+    return False
+
+
+def _solve_linear(g: Any, s: Any) -> tuple[Any, bool] | None:
+    """``s`` from ``g = 0`` when g (cleared of denominators) is linear in s: (solution, coefficient ≠ 0 proved)."""
+    num = sp.together(g)
+    num, den = sp.fraction(num)
+    num = sp.expand(num)
+    if not num.has(s) or not num.is_polynomial(s) or sp.degree(num, s) != 1:
+        return None
+    a = num.coeff(s, 1)
+    b = num.coeff(s, 0)
+    return sp.cancel(-b / a), a.is_zero is False and (den.is_zero is False)
+
+
+def _eliminate(a: Any, b: Any, taken: set) -> Elimination | None:
+    """How the equation a = b eliminates a symbol: the solution with no division first."""
+    g = sp.sympify(a, strict=True) - sp.sympify(b, strict=True)
+    if isinstance(a, sp.Symbol) and a not in taken and a not in sp.sympify(b).free_symbols:
+        first = [a]
+    else:
+        first = []
+    cands = []
+    syms = sorted((s for s in g.free_symbols if isinstance(s, sp.Symbol) and s not in taken), key=str)
+    for s in first + [s for s in syms if s not in first]:
+        got = _solve_linear(g, s)
+        if got is None:
+            if s.is_integer:
+                continue
+            # a symbol the equation fixes non-linearly (σ² = 2/(n_in + n_out)): one solution in its domain
+            from . import limits
+
+            ok, sols = limits.run_limited(0.3, "solving a premise", _solve_unique, g, s)
+            if not ok or sols is None:
+                continue
+            got = (sols, False)
+        sol, exact = got
+        den = sp.fraction(sp.together(sol))[1]
+        plain = not den.free_symbols
+        keeps = not s.is_integer or (plain and sol.is_polynomial())
+        cands.append((not keeps, not plain, s not in first, (s, sol, exact)))
+    if not cands:
+        return None
+    cands.sort(key=lambda c: c[:3])
+    s, sol, exact = cands[0][3]
+    return Elimination(s, sol, exact, f"{a} = {b}")
+
+
+def _solve_unique(g: Any, s: Any) -> Any:
+    try:
+        sols = sp.solve(g, s)
+    except (NotImplementedError, ValueError, TypeError):
+        return None
+    return sols[0] if len(sols) == 1 and s not in sols[0].free_symbols else None
+
+
+def _kind(p: Any) -> tuple[Any, str] | None:
+    """A premise as ``(g, kind)``: ``g ≥ 0``, ``g > 0``, ``g = 0`` or ``g ≠ 0``."""
+    if isinstance(p, (sp.LessThan, sp.StrictLessThan)):
+        return p.rhs - p.lhs, ">=" if isinstance(p, sp.LessThan) else ">"
+    if isinstance(p, (sp.GreaterThan, sp.StrictGreaterThan)):
+        return p.lhs - p.rhs, ">=" if isinstance(p, sp.GreaterThan) else ">"
+    if isinstance(p, sp.Unequality):
+        return p.lhs - p.rhs, "!="
+    if isinstance(p, sp.Equality):
+        return p.lhs - p.rhs, "="
+    return None
+
+
+def build(definitions: tuple, premises: tuple) -> Hypotheses:
+    """The :class:`Hypotheses` of declared ``definitions`` and ``premises`` (see the module docstring)."""
+    shown = [f"{a} := {b}" for a, b in definitions] + [str(p) if not isinstance(p, tuple) else f"{p[0]} = {p[1]}"
+                                                      for p in premises]
+    elims: list[Elimination] = []
+    taken: set = set()
+    unusable: list = []
+    for a, b in definitions:
+        a = sp.sympify(a, strict=True)
+        if isinstance(a, (sp.MatrixBase, sp.MatrixExpr)) and not isinstance(a, sp.MatrixSymbol):
+            unusable.append(f"{a} := {b}")
+            continue
+        if isinstance(a, sp.MatrixSymbol) or _is_bound_free_target(a):
+            elims.append(Elimination(a, sp.sympify(b, strict=True), True, f"{a} := {b}"))
+            taken.add(a)
+        else:
+            unusable.append(f"{a} := {b}")
+    rest: list = []
+    early = ""
+    for p in premises:
+        if isinstance(p, tuple):
+            a, b = (sp.sympify(x, strict=True) for x in p)
+            if isinstance(a, sp.MatrixSymbol) and a not in taken:
+                elims.append(Elimination(a, b, True, f"{a} = {b}"))
+                taken.add(a)
+            else:
+                unusable.append(f"{a} = {b}")
+            continue
+        if isinstance(p, sp.Equality) and not isinstance(p.lhs, (sp.MatrixBase, sp.MatrixExpr)):
+            if isinstance(p.lhs, sp.Indexed) and _is_bound_free_target(p.lhs) and not p.rhs.has(p.lhs.base):
+                # z[j] = c − u[j], for every j (as Substitute reads it)
+                elims.append(Elimination(p.lhs, p.rhs, True, f"{p.lhs} = {p.rhs}"))
+                taken.add(p.lhs)
+                continue
+            so_far = Hypotheses(eliminations=tuple(elims))
+            lhs, rhs = so_far.reduce(p.lhs), so_far.reduce(p.rhs)
+            if (lhs - rhs).is_zero is False:
+                early = early or f"{p} cannot hold with the other declarations ({lhs} ≠ {rhs})"
+                continue
+            if (lhs - rhs).is_zero is True:
+                continue
+            indexed = lhs.atoms(sp.Indexed) or rhs.atoms(sp.Indexed)
+            el = _eliminate(lhs, rhs, taken) if not indexed else None
+            if el is not None:
+                elims.append(el)
+                taken.add(el.target)
+                continue
+            if not indexed and not (lhs - rhs).has(sp.Sum, sp.Integral, sp.Limit, sp.Derivative):
+                rest.append(sp.Eq(lhs, rhs, evaluate=False))
+                continue
+            # an equation the points cannot be made to satisfy (a constraint on a sum of elements):
+            # the witness may not refute under it
+            unusable.append(str(p))
+            continue
+        rest.append(p)
+    hyp = Hypotheses(eliminations=tuple(elims), shown=tuple(shown), unusable=tuple(unusable))
+    contradiction = early
+    checks = []
+    for p in rest:
+        got = _kind(p)
+        if got is None:
+            unusable.append(str(p))
+            continue
+        g, kind = got
+        g = hyp.reduce(g)
+        truth = _decide_symbolic(g, kind)
+        if truth is False:
+            contradiction = contradiction or f"{p} cannot hold ({g} {kind} 0 is false)"
+        elif truth is None:
+            checks.append((g, kind, str(p)))
+    domains = []
+    for el in elims:
+        if isinstance(el.target, sp.Symbol) and any(v for k, v in el.target.assumptions0.items()
+                                                   if k not in ("commutative",) and v):
+            domains.append((el.target, hyp.reduce(el.value)))
+            val = domains[-1][1]
+            for key in ("integer", "positive", "nonnegative", "negative", "nonpositive", "real"):
+                if el.target.assumptions0.get(key) and getattr(val, f"is_{key}", None) is False:
+                    contradiction = contradiction or f"{el.source} contradicts the assumptions on {el.target}"
+    contradiction = contradiction or _empty_bounds(checks)
+    return Hypotheses(tuple(elims), tuple(checks), tuple(domains), tuple(shown), contradiction, tuple(unusable))
+
+
+def _decide_symbolic(g: Any, kind: str) -> bool | None:
+    """Is ``g kind 0`` decided by the assumptions alone (True/False), or open (None)?"""
+    try:
+        if kind == ">=":
+            return g.is_nonnegative
+        if kind == ">":
+            return g.is_positive
+        if kind == "=":
+            return g.is_zero
+        return None if g.is_zero is None else not g.is_zero
+    except (TypeError, AttributeError):
+        return None
+
+
+def _empty_bounds(checks: list) -> str:
+    """Two bounds on one symbol that no value satisfies (lower above upper), with its assumptions."""
+    lo: dict = {}
+    hi: dict = {}
+    for g, kind, text in checks:
+        syms = g.free_symbols
+        if len(syms) != 1 or kind not in (">=", ">"):
+            continue
+        (s,) = syms
+        if not g.is_polynomial(s) or sp.degree(g, s) != 1:
+            continue
+        a = g.coeff(s, 1)
+        c = -g.coeff(s, 0) / a
+        strict = kind == ">"
+        if a > 0:
+            if s not in lo or c >= lo[s][0]:
+                lo[s] = (c, strict, text)
+        elif s not in hi or c <= hi[s][0]:
+            hi[s] = (c, strict, text)
+    for s in set(lo) | set(hi):
+        low = lo.get(s, (sp.S.NegativeInfinity, True, ""))
+        high = hi.get(s, (sp.S.Infinity, True, ""))
+        dom = sp.Interval(low[0], high[0], low[1], high[1])
+        if s.is_positive:
+            dom = dom & sp.Interval.open(0, sp.oo)
+        elif s.is_nonnegative:
+            dom = dom & sp.Interval(0, sp.oo)
+        if s.is_integer and dom is not sp.S.EmptySet and dom.inf.is_finite and dom.sup.is_finite:
+            lo_i, hi_i = sp.ceiling(dom.inf), sp.floor(dom.sup)
+            if not any(sp.Integer(k) in dom for k in range(int(lo_i), min(int(hi_i), int(lo_i) + 2) + 1)):
+                dom = sp.S.EmptySet
+        if dom is sp.S.EmptySet:
+            texts = " and ".join(t for t in (low[2], high[2]) if t) or "the bounds"
+            return f"no value of {s} satisfies {texts} with its assumptions"
+    return ""
+
+
+def _value(e: Any, values: dict, point: Point) -> Any:
+    """The value of ``e`` at the point: a Fraction when exact, an mpmath number at 50 digits, or None."""
+    if not isinstance(e, sp.Basic):
+        return None
+    sub = {s: sp.Rational(v.numerator, v.denominator) for s, v in values.items() if isinstance(v, Fraction)}
+    out = e
+    if e.is_rational_function():  # exact and cheap (sympy would also raise 2 to a 10¹²-th power exactly)
+        try:
+            out = e.xreplace(sub)
+        except (TypeError, ValueError, ZeroDivisionError):
+            out = e
+    if out.is_Rational:
+        return Fraction(int(out.p), int(out.q))
+    from .evaluate import Evaluator, NotEvaluable, Undefined, Unreliable
+
+    try:
+        ev = Evaluator(_DIGITS, values, point.element, limits_allowed=None)
+        return ev.value(e)
+    except (NotEvaluable, Undefined, Unreliable, ValueError, TypeError, ZeroDivisionError, ArithmeticError):
+        return None
+
+
+def _decide(val: Any, kind: str) -> bool | None:
+    """``val kind 0`` decided exactly, or at 50 digits with a margin (None: too close to call)."""
+    if isinstance(val, Fraction):
+        return {">=": val >= 0, ">": val > 0, "=": val == 0, "!=": val != 0}[kind]
+    with mpmath.workdps(_DIGITS):
+        if isinstance(val, mpmath.mpc):
+            if abs(mpmath.im(val)) > mpmath.mpf(10) ** -30:
+                return None if kind in (">=", ">") else kind == "!="
+            val = mpmath.re(val)
+        margin = mpmath.mpf(10) ** -(_DIGITS // 2) * max(1, abs(val))
+        if abs(val) <= margin:
+            return None
+        return {">=": val > 0, ">": val > 0, "=": False, "!=": True}[kind]
+
+
+def _in_domain(val: Any, s: Any) -> bool:
+    if isinstance(val, Fraction):
+        return _satisfies(val, s)
+    if isinstance(val, mpmath.mpc):
+        return _satisfies(val, s)
+    facts = s.assumptions0
+    if facts.get("integer") or facts.get("rational") or facts.get("zero"):
+        return False  # an inexact value cannot be shown to be an integer
+    with mpmath.workdps(_DIGITS):
+        margin = mpmath.mpf(10) ** -(_DIGITS // 2)
+        if facts.get("positive") and not val > margin:
+            return False
+        if facts.get("nonnegative") and not val > -margin:
+            return False
+        if facts.get("negative") and not val < -margin:
+            return False
+        if facts.get("nonpositive") and not val < margin:
+            return False
+    return True
+
+
+def _move_inside(g: Any, kind: str, values: dict, label: str) -> tuple[Any, Fraction] | None:
+    """A symbol of ``g`` and a value putting the point on the boundary of ``g kind 0`` (or just inside)."""
+    if not g.is_rational_function():
+        return None
+    syms = sorted((s for s in g.free_symbols if isinstance(values.get(s), Fraction)), key=str)
+    # keep the symbol a special point is about when another can move
+    syms.sort(key=lambda s: label.startswith(f"special {s} ") or label.startswith(f"breakpoint {s} "))
+    for s in syms:
+        if not g.is_polynomial(s) or sp.degree(g, s) != 1:
+            continue
+        sub = {o: sp.Rational(v.numerator, v.denominator) for o, v in values.items()
+               if o is not s and isinstance(v, Fraction)}
+        h = sp.expand(g.xreplace(sub))
+        if h.free_symbols - {s}:
+            continue
+        a, b = h.coeff(s, 1), h.coeff(s, 0)
+        if not (a.is_Rational and b.is_Rational) or a == 0:
+            continue
+        c = Fraction(int((-b / a).p), int((-b / a).q))
+        if kind == "=":
+            if _satisfies(c, s):
+                return s, c
+            continue
+        up = a > 0  # inside is s ≥ c (or s > c)
+        step = 1 if up else -1
+        if s.is_integer:
+            base = Fraction(c.__ceil__() if up else c.__floor__())
+            cands = [base + k * step for k in range(4)]
+        else:
+            cands = [c] + [c + step * Fraction(d) for d in (Fraction(1, 2), 1, 2, 5)]
+        for v in cands:
+            inside = (v - c) * step
+            if inside < 0 or (kind == ">" and inside == 0):
+                continue
+            if _satisfies(v, s):
+                return s, v
+    return None
+
+
+@functools.lru_cache(maxsize=256)
+def _cached(definitions: tuple, premises: tuple) -> Hypotheses:
+    return build(definitions, premises)
+
+
+def of(definitions: tuple = (), premises: tuple = ()) -> Hypotheses:
+    """The hypotheses of a derivation, built once per distinct declaration (see :func:`build`)."""
+    if not definitions and not premises:
+        return NONE
+    try:
+        return _cached(tuple(definitions), tuple(premises))
+    except TypeError:  # an unhashable declaration (a mutable Matrix)
+        return build(tuple(definitions), tuple(premises))
+
+
+NONE = Hypotheses()

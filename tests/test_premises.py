@@ -1,0 +1,143 @@
+"""Hypotheses (premises, definitions) honoured by every part of the kernel (issue 19, items 1–5)."""
+
+from fractions import Fraction
+
+import pytest
+import sympy as sp
+
+from derive import Derivation, Step
+from derive.kernel import hypotheses
+from derive.kernel.primitives import Substitute
+from derive.report import Verdict
+from derive.rules import Evaluate
+from derive.verify import verify
+
+x = sp.Symbol("x", real=True)
+a = sp.Symbol("a", real=True)
+
+
+def _run(name, start, steps, premises=(), definitions=()):
+    d = Derivation(name=name, title="t", start=start, steps=tuple(steps), premises=premises,
+                   definitions=definitions)
+    return verify(d)
+
+
+@pytest.mark.parametrize("start, end, premise", [
+    (sp.sqrt(x ** 2), x, sp.Ge(x, 0)),
+    (sp.Min(x, 2), x, sp.Le(x, 2)),
+    (sp.Abs(x - 1), 1 - x, sp.Le(x, 1)),
+])
+def test_true_under_a_premise_is_proved_and_its_claim_check_passes(start, end, premise):
+    r = _run("t.premise-true", start, [Step(end, "by the premise")], (premise,))
+    assert r.steps[0].verdict is Verdict.PROVED, r.steps[0]
+    assert r.ok, (r.error, r.checks)
+    claim = r.checks[0]
+    assert claim.passed and claim.figures["points"] > 0
+
+
+def test_false_under_a_premise_is_refuted_at_a_point_that_satisfies_it():
+    r = _run("t.premise-false", sp.Abs(x - 1), [Step(x - 1, "wrong")], (sp.Le(x, 1),))
+    s = r.steps[0]
+    assert s.verdict is Verdict.REFUTED
+    assert Fraction(s.counterexample.point["x"]) <= 1
+    assert "x <= 1" in s.detail
+
+
+def test_contradictory_premises_prove_nothing():
+    r = _run("t.contradiction", x, [Step(x + 1, "ex falso")], (sp.Le(x, 1), sp.Ge(x, 2)))
+    s = r.steps[0]
+    assert s.verdict is Verdict.UNDECIDED
+    assert s.strategy == "premises refused"
+    assert "inconsistent" in s.detail
+
+
+def test_premise_contradicting_a_definition_is_refused():
+    y = sp.Symbol("y", real=True)
+    r = _run("t.contradiction-def", y, [Step(y + 1, "ex falso")], (sp.Eq(y, 3),), ((y, sp.Integer(2)),))
+    assert r.steps[0].verdict is Verdict.UNDECIDED
+
+
+def test_satisfiability_found_for_a_narrow_integer_region():
+    n = sp.Symbol("n", integer=True, positive=True)
+    h = hypotheses.of((), (sp.Ge(n, 7), sp.Le(n, 7)))
+    assert h.refusal() == ""
+    h2 = hypotheses.of((), (sp.Gt(n, 7), sp.Lt(n, 8)))
+    assert "inconsistent" in h2.refusal()
+
+
+def test_cancelled_factor_is_proved_off_a_recorded_set():
+    r = _run("t.cancel", (x ** 2 - x) / (x - 1), [Step(x, "cancel")])
+    s = r.steps[0]
+    assert s.verdict is Verdict.PROVED
+    assert s.excluded == ("x ≠ 1",)
+
+
+def test_noncommuting_symbols_are_not_commuted():
+    P, Q = sp.symbols("P Q", commutative=False)
+    r = _run("t.noncommuting", P * Q, [Step(Q * P, "commute?")])
+    assert r.steps[0].verdict is Verdict.UNDECIDED
+    r2 = _run("t.noncommuting-square", (P + Q) ** 2, [Step(P ** 2 + 2 * P * Q + Q ** 2, "binomial?")])
+    assert r2.steps[0].verdict is not Verdict.PROVED
+
+
+def test_integral_with_a_parameter_dependent_pole_is_not_proved():
+    r = _run("t.pole", sp.Integral(1 / (x - a) ** 2, (x, 0, 1)),
+             [Step(1 / (a - 1) - 1 / a, "integrate", rule=Evaluate())])
+    assert r.steps[0].verdict is not Verdict.PROVED
+
+
+d_model, h, d_k = sp.symbols("d_model h d_k", integer=True, positive=True)
+
+
+def _attention(last):
+    start = 3 * (d_model * h * d_k + h * d_k) + h * d_k * d_model + d_model
+    return Derivation(
+        name="student.attention-params", title="parameters of attention with biases", start=start,
+        steps=(Step(3 * (d_model ** 2 + d_model) + d_model ** 2 + d_model, "d_k = d_model/h",
+                    rule=Substitute(((d_k, d_model / h),))),
+               Step(last, "collect")),
+        premises=(sp.Eq(d_k, d_model / h),))
+
+
+def test_attention_parameters_with_a_premise_pass_with_the_automatic_claim_check():
+    d = _attention(4 * d_model ** 2 + 4 * d_model)
+    assert d.auto_identity_check
+    r = verify(d)
+    assert r.ok, (r.steps, r.error, r.checks)
+    assert r.checks[0].figures["points"] > 0
+
+
+def test_attention_parameters_wrong_last_step_refuted_at_a_point_satisfying_the_premise():
+    r = verify(_attention(4 * d_model ** 2 + 3 * d_model))
+    s = r.steps[1]
+    assert s.verdict is Verdict.REFUTED
+    pt = {k: Fraction(v) for k, v in s.counterexample.point.items()}
+    if "d_k" in pt and "h" in pt and "d_model" in pt:
+        assert pt["d_k"] == pt["d_model"] / pt["h"]
+    claim = r.checks[0]
+    assert not claim.passed
+    assert "d_k" in claim.message  # the premises it was checked against
+
+
+def test_verdict_under_premises_does_not_depend_on_the_name():
+    i, j, n = sp.symbols("i j n", integer=True, positive=True)
+    verdicts = set()
+    for name in ("t.min-a", "t.min-b", "t.min-c"):
+        r = _run(name, sp.Min(x, 2), [Step(x, "premise")], (sp.Le(x, 2),))
+        verdicts.add(r.steps[0].verdict)
+    assert verdicts == {Verdict.PROVED}
+
+
+def test_two_equations_on_one_symbol_that_disagree_are_refused():
+    b = sp.Symbol("b", real=True)
+    r = _run("t.two-eq", b, [Step(sp.Integer(2), "substitute", rule=Substitute(((b, 2),)))],
+             (sp.Eq(b, 1), sp.Eq(b, 2)))
+    assert r.steps[0].verdict is Verdict.UNDECIDED
+    assert r.steps[0].strategy == "premises refused"
+
+
+def test_an_equation_premise_is_used_without_a_rule():
+    b = sp.Symbol("b", real=True)
+    r = _run("t.eq-norule", b - x, [Step(sp.Integer(1), "by the premise")], (sp.Eq(b, x + 1),))
+    assert r.steps[0].verdict is Verdict.PROVED
+    assert r.ok
