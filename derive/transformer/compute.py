@@ -410,8 +410,8 @@ def kv_cache() -> Derivation:
         start=start,
         steps=(Step(end, "each of the $B \\cdot n_{ctx}$ cached tokens takes $2 N h_{kv} d_k b$ bytes "
                          "(params.kv-cache-token)", by="params.kv-cache-token"),),
-        assumptions=(Assumption("B sequences, each with n_ctx tokens cached; b bytes per number; no paging, "
-                                "quantisation or sliding window"),),
+        assumptions=(Assumption(r"B sequences, each with $n_{\text{ctx}}$ tokens cached; b bytes per number; no "
+                                "paging, quantisation or sliding window"),),
         citations=(Citation("pope2023"),),
         checks=(
             ValueCheck("LLaMA-7B, fp16, one sequence of 2048: 1 GiB",
@@ -450,8 +450,8 @@ def kv_cache_gqa() -> Derivation:
                     where={hkv: h}),
                Step(h / hkv, "the GQA cache (params.kv-cache); every factor but the number of K/V heads cancels",
                     by="params.kv-cache", citation=Citation("ainslie2023", "§2")),),
-        assumptions=(Assumption("the same model with h K/V heads (MHA) and with h_kv (GQA; h_kv = 1 is MQA); "
-                                "h_kv divides h"),),
+        assumptions=(Assumption(r"the same model with h K/V heads (MHA) and with $h_{kv}$ (GQA; "
+                                r"$h_{kv} = 1$ is MQA); $h_{kv}$ divides h"),),
         citations=(Citation("ainslie2023"), Citation("shazeer2019")),
         checks=(
             ValueCheck("Llama 2 70B (64 heads, 8 KV heads)", _at(h / hkv, n_heads=64, n_kv_heads=8), "8",

@@ -476,9 +476,9 @@ def layernorm_vjp() -> Derivation:
         start=start,
         premises=(sp.Le(j, d),),
         steps=(*steps[:-1], Step(steps[-1].expr, steps[-1].justification, rule=steps[-1].rule, citation=BA_2016)),
-        assumptions=(Assumption("g_i = ∂L/∂x̂_i is the upstream gradient of any loss L; the Jacobian is "
-                                "gradients.layernorm-jacobian; s = √(σ² + ε) (the algebra holds for any s > 0); "
-                                "1 ≤ j ≤ d_model"),),
+        assumptions=(Assumption(r"$g_i = \partial L/\partial \hat{x}_i$ is the upstream gradient of any loss L; the "
+                                r"Jacobian is gradients.layernorm-jacobian; $s = \sqrt{\sigma^2 + \varepsilon}$ (the "
+                                r"algebra holds for any $s > 0$); $1 \le j \le d_{\text{model}}$"),),
         citations=(BA_2016,),
         auto_identity_check=False,  # replaced by the finite check below (x̂ and g as free vectors are too loose)
         checks=(FunctionCheck(r"$g^\top J$ of the numpy Jacobian against the closed form", _vjp_check("layernorm")),),
@@ -526,7 +526,7 @@ def layernorm_grad_orthogonal_ones() -> Derivation:
         start=sp.Sum(vjp, (j, 1, d)),
         premises=(zero_mean,),
         steps=(
-            Step(sp.Sum(v, (j, 1, d)), "each component of $g^T J$ in closed form (gradients.layernorm-vjp)",
+            Step(sp.Sum(v, (j, 1, d)), "each component of $g^\\top J$ in closed form (gradients.layernorm-vjp)",
                  by="gradients.layernorm-vjp"),
             Step((sp.Sum(g[j], (j, 1, d)) - sp.Sum(mean_g, (j, 1, d)) - gx * sum_xh / d) / s,
                  "split the sum over $j$; $1/s$ and $\\sum_i g_i \\hat{x}_i$ do not depend on $j$"),
@@ -574,7 +574,8 @@ def _along_xhat(kind: str, eps_zero: bool) -> tuple[Any, tuple[Step, ...], tuple
     after.append(Step(end, "the two sums are the same ($j$ and $i$ are bound indices)" + (
         "" if eps_zero else "; $1 - \\sigma^2/(\\sigma^2 + \\varepsilon) = \\varepsilon/(\\sigma^2 + \\varepsilon)$"),
         citation=BA_2016 if ln else ZHANG_2019))
-    steps_out = (Step(sp.Sum(v * xh[j], (j, 1, d)), f"each component of $g^T J$ in closed form (gradients.{kind}-vjp)",
+    steps_out = (Step(sp.Sum(v * xh[j], (j, 1, d)),
+                      f"each component of $g^\\top J$ in closed form (gradients.{kind}-vjp)",
                       by=f"gradients.{kind}-vjp"),
                  Step(split, "split the sum over $j$; $1/s$ and the sums over $i$ do not depend on $j$"), *after)
     return sp.Sum(vjp * xh[j], (j, 1, d)), steps_out, prem

@@ -330,9 +330,11 @@ def example_xavier() -> Derivation:
             Step(sp.ImmutableMatrix([[var, sp.sqrt(15) / 80]]), "$n_{in} + n_{out} = 2560$; "
                  "$6/2560 = 15/6400$, and $\\sqrt{6400} = 80$", citation=GLOROT_16),
         ),
-        assumptions=(Assumption("n_in = 512 (d_model of the base Transformer), n_out = 2048 (its d_ff); "
-                                "left: the variance of U[−a, a] at the uniform bound, which is Var(w) = "
-                                "2/(n_in + n_out) (eq. 12); right: the bound a (eq. 16)"),),
+        assumptions=(Assumption(r"$n_{\text{in}} = 512$ ($d_{\text{model}}$ of the base Transformer), $n_{\text{out}} "
+                                r"= 2048$ (its $d_{\text{ff}}$); left: the variance of $U[-a, a]$ at the uniform "
+                                r"bound, which is $\operatorname{Var}(w) = 2/(n_{\text{in}} + n_{\text{out}})$ "
+                                "(eq. 12); right: "
+                                "the bound a (eq. 16)"),),
         citations=(GLOROT_42, GLOROT_16),
         auto_identity_check=False,  # no free symbols
         checks=(FunctionCheck(r"float64 $\mathtt{xavier\_std}$(512, 2048)", float_check),
@@ -454,10 +456,11 @@ def he_variance() -> Derivation:
         premises=(second,),
         models=(model,),
         auto_identity_check=False,  # the premise ties σ_r, μ_r to σ_x; random points do not respect it
-        assumptions=(Assumption("w_i i.i.d., mean 0, Var(w) = 2/n_in (He); r_i = relu(x_i) with x_i i.i.d. "
-                                "N(0, σ_x²), so r_i has some mean μ_r and variance σ_r² with "
-                                "E[r_i²] = σ_r² + μ_r² = σ_x²/2 (init.relu-second-moment); weights independent of "
-                                "inputs"),),
+        assumptions=(Assumption(r"$w_i$ i.i.d., mean 0, $\operatorname{Var}(w) = 2/n_{\text{in}}$ (He); $r_i = "
+                                r"\operatorname{relu}(x_i)$ with $x_i$ i.i.d. $N(0, \sigma_x^2)$, so $r_i$ has some "
+                                r"mean $\mu_r$ and variance $\sigma_r^2$ with $E[r_i^2] = \sigma_r^2 + \mu_r^2 = "
+                                r"\sigma_x^2/2$ "
+                                "(init.relu-second-moment); weights independent of inputs"),),
         citations=(HE_22, D2L_542),
         checks=(_mc_linear(r"Var(y), $n_{\text{in}} = 256$, $\sigma_w = \sqrt{2/256}$, r = relu(N(0, "
                            r"1))", 256, np.sqrt(2 / 256),
@@ -544,10 +547,10 @@ def _residual_mc(n_res: int, scaled: bool) -> Any:
 
 @register(
     "init.residual-growth",
-    title="Without scaling, the residual stream's variance grows linearly: Var(h_N) = σ_0² + N·σ_f² "
-          "(σ_0² + c²·N·σ_f² with branches scaled by c)",
-    summary="After N additions of independent mean-0 branch outputs of variance σ_f², each scaled by a constant c "
-            "(c = 1: no scaling), for a symbolic N.",
+    title=(r"Without scaling, the residual stream's variance grows linearly: $\operatorname{Var}(h_N) = \sigma_0^2 + "
+           r"N\cdot \sigma_f^2$ ($\sigma_0^2 + c^2 N \sigma_f^2$ with branches scaled by c)"),
+    summary=r"After N additions of independent mean-0 branch outputs of variance $\sigma_f^2$, each scaled by a "
+            "constant c (c = 1: no scaling), for a symbolic N.",
 )
 def residual_growth() -> Derivation:
     from .notation import sym
@@ -559,10 +562,10 @@ def residual_growth() -> Derivation:
         start=start,
         steps=(*steps, Step(s0**2 + c**2 * N * sf**2, "a sum of $N$ equal terms, and sums of zeros",
                             rule=Evaluate("the sums"), citation=RADFORD_23)),
-        assumptions=(Assumption("h_N = h_0 + c·Σ_{l=1}^{N} f_l: the stream after N residual additions (two per "
-                                "Transformer layer); the branch outputs f_l are i.i.d. with mean 0 and variance "
-                                "σ_f², independent of each other and of h_0 (mean μ_0, variance σ_0²) — the usual "
-                                "idealisation at initialisation"),),
+        assumptions=(Assumption(r"$h_N = h_0 + c\sum_{l=1}^N f_l$: the stream after N residual additions (two per "
+                                "Transformer layer); the branch outputs $f_l$ are i.i.d. with mean 0 and variance "
+                                r"$\sigma_f^2$, independent of each other and of $h_0$ (mean $\mu_0$, variance "
+                                r"$\sigma_0^2$) — the usual idealisation at initialisation"),),
         citations=(RADFORD_23,),
         checks=(_residual_mc(48, False),),
         notes=(r"For GPT-2 small ($n_{\text{layers}} = 12$, N = 24 additions) the stream's variance would be "
@@ -594,9 +597,10 @@ def gpt2_residual_scaling() -> Derivation:
                     "$\\sigma_f^2$", by="init.residual-growth", where={"c": 1 / sp.sqrt(N)},
                     citation=RADFORD_23),),
         models=(model,),
-        assumptions=(Assumption("as init.residual-growth, with every branch's last projection scaled by 1/√N at "
-                                "initialisation, so each branch output is f_l/√N; GPT-2 counts N = 2·n_layers "
-                                "residual layers (attention and MLP in each block)"),),
+        assumptions=(Assumption("as init.residual-growth, with every branch's last projection scaled by "
+                                r"$1/\sqrt{N}$ at initialisation, so each branch output is $f_l/\sqrt{N}$; GPT-2 "
+                                r"counts $N = 2\cdot n_{\text{layers}}$ residual layers (attention and MLP in each "
+                                "block)"),),
         citations=(RADFORD_23,),
         checks=(_residual_mc(48, True),),
         notes=(r"Scaling a linear projection's weights by $1/\sqrt{N}$ scales its output by $1/\sqrt{N}$ and its "

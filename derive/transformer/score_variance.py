@@ -339,7 +339,9 @@ def _general_mc() -> tuple:
 @register(
     "attention.score-variance-general",
     title="Variance of the scaled dot product for components of any mean and variance",
-    summary="Var(c·q·k) = c²·d_k(σ_q²σ_k² + μ_q²σ_k² + μ_k²σ_q²) for any real scale c, derived for symbolic d_k.",
+    summary=r"$\operatorname{Var}(c\, q\cdot k) = c^2 d_k(\sigma_q^2\sigma_k^2 + \mu_q^2\sigma_k^2 + "
+            r"\mu_k^2\sigma_q^2)$ "
+            r"for any real scale c, derived for symbolic $d_k$.",
 )
 def score_variance_general() -> Derivation:
 
@@ -359,7 +361,7 @@ def score_variance_general() -> Derivation:
         checks=(FunctionCheck(r"sympy.stats at $d_k = 1$, 2, 3 (two-point components, symbolic $\mu$, $\sigma$)",
                               _stats_check(True)),
                 *_general_mc()),
-        notes=("With μ_q = μ_k = 0 and σ_q = σ_k = 1 this is attention.score-variance (c = 1) and "
-               "attention.scaled-variance (c = 1/√d_k); both cite it. Non-zero means add "
-               "variance: centring queries and keys is part of why the √d_k scaling suffices.",),
+        notes=(r"With $\mu_q = \mu_k = 0$ and $\sigma_q = \sigma_k = 1$ this is attention.score-variance (c = 1) and "
+               r"attention.scaled-variance ($c = 1/\sqrt{d_k}$); both cite it. Non-zero means add "
+               "variance: centring queries and keys is part of why the $\\sqrt{d_k}$ scaling suffices.",),
     )
