@@ -455,7 +455,6 @@ def he_variance() -> Derivation:
         steps=steps,
         premises=(second,),
         models=(model,),
-        auto_identity_check=False,  # the premise ties σ_r, μ_r to σ_x; random points do not respect it
         assumptions=(Assumption(r"$w_i$ i.i.d., mean 0, $\operatorname{Var}(w) = 2/n_{\text{in}}$ (He); $r_i = "
                                 r"\operatorname{relu}(x_i)$ with $x_i$ i.i.d. $N(0, \sigma_x^2)$, so $r_i$ has some "
                                 r"mean $\mu_r$ and variance $\sigma_r^2$ with $E[r_i^2] = \sigma_r^2 + \mu_r^2 = "

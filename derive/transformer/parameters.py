@@ -536,7 +536,6 @@ def layer_approximation() -> Derivation:
         start=sp.Mul(sp.Add(_layer_start(STANDARD_LAYER), -approx, evaluate=False),
                      sp.Pow(approx, -1, evaluate=False), evaluate=False),
         premises=_premises({**_mha_subs(), _s("d_ff"): 4 * d}),
-        auto_identity_check=False,  # the count from the shapes equals 12d² + 13d under the premises only
         steps=(
             Step(sp.Mul(sp.Add(exact, -approx, evaluate=False), sp.Pow(approx, -1, evaluate=False), evaluate=False),
                  "the layer from its shapes has $12 d_{model}^2 + 13 d_{model}$ parameters (params.layer)",
