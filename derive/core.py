@@ -139,7 +139,7 @@ class Step:
     def _cite(self) -> None:
         from .kernel.lemmas import Lemma
 
-        if self.rule is not None:
+        if self.rule is not None and not isinstance(self.rule, Lemma):
             raise DerivationDefinitionError("a step is justified by a rule or by a lemma (by=), not both")
         if not (isinstance(self.by, str) and _NAME_RE.match(self.by)) and not isinstance(self.by, Derivation):
             raise DerivationDefinitionError(
@@ -155,8 +155,11 @@ class Step:
                     "(derive never parses strings)")
             if not isinstance(key, str) and not hasattr(key, "free_symbols"):
                 raise DerivationDefinitionError(f"where= keys are the cited claim's symbols, not {key!r}")
+        lemma = Lemma(self.by, pairs)
+        if self.rule is not None and self.rule != lemma:  # a copy (dataclasses.replace) carries its own Lemma
+            raise DerivationDefinitionError("a step is justified by a rule or by a lemma (by=), not both")
         object.__setattr__(self, "where", pairs)
-        object.__setattr__(self, "rule", Lemma(self.by, pairs))
+        object.__setattr__(self, "rule", lemma)
 
     @property
     def cites(self) -> str | None:

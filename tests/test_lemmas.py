@@ -140,11 +140,13 @@ def test_a_step_has_one_justification_and_images_are_expressions():
         Step(x, "bad", by=3)
 
 
-def test_a_cycle_is_refused_with_its_names():
+def test_a_cycle_is_refused_with_its_names(monkeypatch):
     one = Derivation(name="lem.one", title="one", start=x + x, steps=(Step(2 * x, "by two", by="lem.two"),))
     two = Derivation(name="lem.two", title="two", start=2 * x, steps=(Step(x + x, "by one", by=one),))
     from derive import registry
 
+    registry.load_catalog()
+    monkeypatch.setattr(registry, "_ENTRIES", dict(registry._ENTRIES))  # the two leave the catalog afterwards
     registry.add(one, "tests.lemmas")
     registry.add(two, "tests.lemmas")
     with pytest.raises(CitationCycleError, match=r"^citation cycle: lem\.one → lem\.two → lem\.one$"):
@@ -194,3 +196,104 @@ def test_the_graph_is_read_from_the_citations():
     g = graph([use])
     assert [n["name"] for n in g["nodes"]] == ["lem.square", "lem.graph-user"]
     assert g["edges"] == [{"from": "lem.graph-user", "to": "lem.square", "step": 1}]
+
+
+def test_a_premise_about_a_bound_index_is_not_proved_from_the_free_symbol():
+    # Σ_{j=1}^{3} j² is 14, not 3: the cited j = 1 speaks of the free j, the sum's j runs over 1..3
+    from derive.rules import Substitute
+
+    j = sp.Symbol("j", integer=True, positive=True)
+    lemma = Derivation(name="lem.at-one", title="j² at j = 1", start=j**2, premises=(sp.Eq(j, 1),),
+                       auto_identity_check=False,
+                       steps=(Step(sp.Integer(1), "j = 1", rule=Substitute(((j, 1),), "j = 1")),))
+    assert verify(lemma).ok
+    r = _one(sp.Sum(j**2, (j, 1, 3)), Step(sp.Sum(sp.Integer(1), (j, 1, 3)), "inside the sum", by=lemma),
+             premises=(sp.Eq(j, 1),), auto_identity_check=False)
+    assert r.verdict is not Verdict.PROVED
+    assert "bound variable" in r.detail
+
+
+def test_a_premise_about_a_bound_index_may_follow_from_its_range():
+    j = sp.Symbol("j", integer=True, positive=True)
+    n = sp.Symbol("n", integer=True, positive=True)
+    lemma = Derivation(name="lem.in-range", title="(j + 1)² for j ≤ n", start=(j + 1) ** 2, premises=(j <= n,),
+                       steps=(Step(j**2 + 2 * j + 1, "expand"),))
+    assert verify(lemma).ok
+    ok = _one(sp.Sum((j + 1) ** 2, (j, 1, n)), Step(sp.Sum(j**2 + 2 * j + 1, (j, 1, n)), "in range", by=lemma))
+    assert ok.verdict is Verdict.PROVED
+    # the range 1..n + 1 leaves j = n + 1 outside the premise: not proved
+    out = _one(sp.Sum((j + 1) ** 2, (j, 1, n + 1)),
+               Step(sp.Sum(j**2 + 2 * j + 1, (j, 1, n + 1)), "out of range", by=lemma))
+    assert out.verdict is not Verdict.PROVED and "range" in out.detail
+
+
+def test_the_inner_sum_of_a_multiple_sum_may_be_rewritten():
+    # sympy builds Σ_j Σ_i f as one Sum(f, (i…), (j…)); its inner sum is still an instance's site
+    v = sp.IndexedBase("v", real=True)
+    i, j = sp.symbols("i j", integer=True, positive=True)
+    n = sp.Symbol("n", integer=True, positive=True)
+    lemma = Derivation(name="lem.row", title="a row sum", start=sp.Sum(v[i] + v[j], (i, 1, n)), premises=(j <= n,),
+                       steps=(Step(sp.Sum(v[i], (i, 1, n)) + n * v[j], "split"),))
+    assert verify(lemma).ok
+    start = sp.Sum(sp.Sum(v[i] + v[j], (i, 1, n)), (j, 1, n))
+    assert len(start.limits) == 2  # flattened by sympy
+    ok = _one(start, Step(sp.Sum(sp.Sum(v[i], (i, 1, n)) + n * v[j], (j, 1, n)), "each row", by=lemma))
+    assert ok.verdict is Verdict.PROVED
+    # over j = 1..n + 1 the premise j ≤ n fails at the last row
+    wide = sp.Sum(sp.Sum(v[i] + v[j], (i, 1, n)), (j, 1, n + 1))
+    out = _one(wide, Step(sp.Sum(sp.Sum(v[i], (i, 1, n)) + n * v[j], (j, 1, n + 1)), "each row", by=lemma))
+    assert out.verdict is not Verdict.PROVED
+
+
+def test_an_image_is_not_captured_by_a_bound_index():
+    # m ↦ k in Σ_k m·k = m·n(n+1)/2 is Σ_d k·d, not Σ_k k²: the sum of squares is not k·n(n+1)/2
+    k = sp.Symbol("k", integer=True, positive=True)
+    n = sp.Symbol("n", integer=True, positive=True)
+    m = sp.Symbol("m", real=True)
+    gauss = Derivation(name="lem.gauss-m", title="Σ m·k", start=sp.Sum(m * k, (k, 1, n)),
+                       steps=(Step(m * n * (n + 1) / 2, "Gauss"),))
+    assert verify(gauss).ok
+    r = _one(sp.Sum(k**2, (k, 1, n)), Step(k * n * (n + 1) / 2, "captured", by=gauss, where={m: k}))
+    assert r.verdict is not Verdict.PROVED
+    # a fresh name for the image is an instance like any other
+    a2 = sp.Symbol("a2", real=True)
+    ok = _one(sp.Sum(a2 * k, (k, 1, n)), Step(a2 * n * (n + 1) / 2, "Gauss at m = a2", by=gauss, where={m: a2}))
+    assert ok.verdict is Verdict.PROVED
+
+
+def test_a_family_may_be_given_elementwise():
+    # Σ_j (v_j + 1) = Σ_j v_j + n at the family v_j = j²: Σ_j (j² + 1) = Σ_j j² + n
+    v = sp.IndexedBase("v", real=True)
+    j = sp.Symbol("j", integer=True, positive=True)
+    n = sp.Symbol("n", integer=True, positive=True)
+    k = sp.Symbol("k", integer=True)
+    lemma = Derivation(name="lem.shift-sum", title="Σ (v_j + 1)", start=sp.Sum(v[j] + 1, (j, 1, n)),
+                       steps=(Step(sp.Sum(v[j], (j, 1, n)) + n, "split"),))
+    assert verify(lemma).ok
+    ok = _one(sp.Sum(j**2 + 1, (j, 1, n)), Step(sp.Sum(j**2, (j, 1, n)) + n, "the law at v_j = j²", by=lemma,
+                                                where={v: sp.Lambda(k, k**2)}))
+    assert ok.verdict is Verdict.PROVED
+    # a family whose elements break the cited assumption (real) is not an instance
+    bad = _one(sp.Sum(sp.I * j + 1, (j, 1, n)), Step(sp.Sum(sp.I * j, (j, 1, n)) + n, "complex", by=lemma,
+                                                     where={v: sp.Lambda(k, sp.I * k)}))
+    assert bad.verdict is not Verdict.PROVED
+    # nor where the claim differentiates with respect to the family's elements (z_j ↦ w_1 for every j)
+    w = sp.IndexedBase("w", real=True)
+    deriv = Derivation(name="lem.d-own", title="∂v_1/∂v_j", start=sp.Derivative(v[1], v[j]),
+                       steps=(Step(sp.KroneckerDelta(1, j), "differentiate"),))
+    if verify(deriv).ok:
+        r = _one(sp.Derivative(w[1], w[1]), Step(sp.KroneckerDelta(1, j), "collapsed", by=deriv,
+                                                 where={v: sp.Lambda(k, w[1])}))
+        assert r.verdict is not Verdict.PROVED
+
+
+def test_a_citing_step_survives_dataclasses_replace():
+    import dataclasses
+
+    step = Step(x**2 + 2 * x * y + y**2, "square", by=SQUARE)
+    copy = dataclasses.replace(step, expr=x**2 + y**2)
+    assert copy.cites == "lem.square" and copy.rule == step.rule
+    from derive.rules import Evaluate
+
+    with pytest.raises(DerivationDefinitionError, match="not both"):
+        dataclasses.replace(step, rule=Evaluate("x"))

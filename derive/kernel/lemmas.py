@@ -30,8 +30,18 @@ Side conditions, checked by the kernel on every use (:func:`check`):
 4. (a), (b), (c) above, proved with the same kernel strategies (``prove_equal``) or sympy's assumptions;
    a claim about expectations also holds only under its random model (the families and moments of its
    probability rules): the instance of that model must be a model of the citing derivation's own rules;
-5. the instance occurs in the previous expression (alpha-equivalence: bound indices may be renamed) or
-   the whole previous expression is proved equal to it.
+5. the instance occurs in the previous expression (alpha-equivalence: bound indices may be renamed; the
+   inner sums of a multiple sum ``Sum(f, (i…), (j…))`` are subexpressions) or the whole previous
+   expression is proved equal to it;
+6. where the instance sits under a binder (a sum's index, an integral's variable) that binds one of its
+   symbols, a premise of the cited derivation about that symbol is not proved from the citing
+   derivation's hypotheses (they speak of the free symbol of the same name): it must follow from the
+   binder's range (``j ≤ n`` inside ``Σ_{j=1}^{n}``), else the step is not proved.
+
+The substitution avoids capture: a variable bound in the claim that occurs in an image is renamed first.
+An indexed family may be given elementwise, ``z ↦ Lambda(k, body)`` (the family ``z_k = body(k)``), when
+``body(k)`` keeps z's assumptions for every integer k; not where the claim differentiates with respect to
+z's elements or draws z at random (there the elements must be independent variables, a family).
 
 Then the rule's output (the previous expression with the instance rewritten) must still be proved in the
 step's relation to the step's expression by the ordinary strategies and witness.
@@ -137,9 +147,62 @@ def instance(rule: Lemma, d: Any, expr: Any) -> tuple[dict, Any, Any, str]:
 
 
 def _subs(e: Any, sigma: dict) -> Any:
-    """``e`` with σ applied; an identity pair is left out (xreplace would rebuild, and evaluate, the tree)."""
+    """``e`` with σ applied; an identity pair is left out (xreplace would rebuild, and evaluate, the tree).
+
+    The substitution avoids capture: a variable bound in ``e`` (a sum's index…) that occurs in an image is
+    renamed first, so ``m ↦ k`` in ``Σ_k m·k`` gives ``Σ_d k·d``, not ``Σ_k k²``.
+    """
     moved = {k: v for k, v in sigma.items() if k != v}
-    return e.xreplace(moved) if moved else e
+    if not moved:
+        return e
+    avoid = set().union(*(getattr(v, "free_symbols", set()) for v in moved.values()))
+    e = _rename_bound(e, avoid)
+    families = {k: v for k, v in moved.items() if isinstance(v, sp.Lambda)}
+    if not families:
+        return e.xreplace(moved)
+    # a family k ↦ body(k): park each family under a fresh name, substitute the rest, then expand the
+    # family's elements (simultaneous: the bodies are not substituted again)
+    parked = {k: sp.IndexedBase(sp.Dummy(str(k))) for k in families}
+    e = e.xreplace({**{k: v for k, v in moved.items() if k not in families}, **parked})
+    back = {p.label: families[k] for k, p in parked.items()}
+    return e.replace(lambda x: isinstance(x, sp.Indexed) and x.base.label in back,
+                     lambda x: back[x.base.label](*x.indices))
+
+
+def _rename_bound(e: Any, avoid: set) -> Any:
+    """``e`` with each bound variable that is in ``avoid`` renamed to a fresh dummy (in its scope only)."""
+    if not isinstance(e, sp.Basic) or not e.args or not (e.free_symbols | _bound(e)) & avoid:
+        return e
+    args = [_rename_bound(a, avoid) for a in e.args]
+    if any(a is not b for a, b in zip(args, e.args, strict=True)):
+        e = e.func(*args, evaluate=False) if isinstance(e, (sp.Add, sp.Mul, sp.Pow)) else e.func(*args)
+    if isinstance(e, (sp.Sum, sp.Product, sp.Integral)):
+        body, limits = e.function, [tuple(lim) for lim in e.limits]
+        for k, lim in enumerate(limits):
+            v = lim[0]
+            if v in avoid:
+                d = sp.Dummy(v.name, **v.assumptions0)
+                body = body.xreplace({v: d})
+                limits = [(*(x.xreplace({v: d}) for x in inner),) if m < k else inner
+                          for m, inner in enumerate(limits)]
+                limits[k] = (d, *lim[1:])
+        return e.func(body, *limits)
+    if isinstance(e, sp.Limit) and e.args[1] in avoid:
+        v = e.args[1]
+        d = sp.Dummy(v.name, **v.assumptions0)
+        return sp.Limit(e.args[0].xreplace({v: d}), d, e.args[2], str(e.args[3]))
+    if isinstance(e, sp.Subs) and set(e.variables) & avoid:
+        ren = {v: sp.Dummy(v.name, **v.assumptions0) for v in e.variables if v in avoid}
+        return sp.Subs(e.expr.xreplace(ren), tuple(ren.get(v, v) for v in e.variables), e.point)
+    return e
+
+
+def _bound(e: Any) -> set:
+    """The variables bound anywhere in ``e``."""
+    out = set()
+    for node in sp.preorder_traversal(e):
+        out |= set(_binders(node))
+    return out
 
 
 def _match(start: Any, end: Any, sigma: dict, rest: list, expr: Any, relation: str) -> dict:
@@ -148,7 +211,7 @@ def _match(start: Any, end: Any, sigma: dict, rest: list, expr: Any, relation: s
     wilds = {s: sp.Wild(f"w_{k}") for k, s in enumerate(rest)}
     sides = [start] if relation != "=" else [start, end]
     for side in sides:
-        pattern = side.xreplace(sigma).xreplace(wilds)
+        pattern = _subs(side, sigma).xreplace(wilds)
         for node in sp.preorder_traversal(expr):
             try:
                 m = node.match(pattern)
@@ -177,10 +240,13 @@ def _status(rule: Lemma, ctx: Any) -> tuple[Any, str | None]:
 def _keeps(image: Any, symbol: Any, ctx: Any) -> str | None:
     """Does ``image`` have every assumption of the cited ``symbol``?"""
     if isinstance(symbol, sp.IndexedBase):
-        if not isinstance(image, sp.IndexedBase):
-            return f"{symbol} must be replaced by an indexed family, not {image}"
         k = sp.Dummy("k", integer=True)
-        probe, target = symbol[k], image[k]
+        if isinstance(image, sp.Lambda) and len(image.variables) == 1:
+            probe, target = symbol[k], image(k)  # a family given elementwise: k ↦ body(k), for every integer k
+        elif isinstance(image, sp.IndexedBase):
+            probe, target = symbol[k], image[k]
+        else:
+            return f"{symbol} must be replaced by an indexed family (or a Lambda k ↦ element), not {image}"
     else:
         probe, target = symbol, image
     for fact in _KEPT:
@@ -198,7 +264,7 @@ def _holds(premise: Any, sigma: dict, ctx: Any, prove_equal: Any) -> bool:
     """Does the cited premise, instantiated, hold under the citing derivation's hypotheses?"""
     if isinstance(premise, tuple) and len(premise) == 2:
         premise = sp.Eq(*premise, evaluate=False)
-    p = premise.xreplace(sigma)
+    p = _subs(premise, sigma)
     if p is sp.true:
         return True
     if isinstance(p, sp.Equality):
@@ -265,8 +331,11 @@ def check(rule: Lemma, expr: Any, ctx: Any, prove_equal: Any, relation: str = "=
         occurs = _same(expr, lhs) or prove_equal(expr, lhs)
     if not occurs:
         return f"the instance {lhs} of {d.name}'s claim does not occur in the expression"
+    captured, by_range = _captured(d, sigma, expr, lhs, rhs, lemma_relation, ctx)
+    if captured:
+        return captured
     for s, image in sigma.items():
-        bad = _keeps(image, s, ctx)
+        bad = _keeps(image, s, ctx) or _family(s, image, d)
         if bad is not None:
             return bad
     clash = _clash(getattr(ctx, "models", ()))
@@ -277,10 +346,113 @@ def check(rule: Lemma, expr: Any, ctx: Any, prove_equal: Any, relation: str = "=
         if not any(_same_model(wanted, have, prove_equal) for have in getattr(ctx, "models", ())):
             return (f"the claim of {d.name} holds under its random model ({_families(wanted)}), which this "
                     "derivation's probability rules do not use")
-    for p in (*d.premises, *((a, b) for a, b in d.definitions if not isinstance(a, sp.Symbol))):
-        if not _holds(p, sigma, ctx, prove_equal):
-            shown = p if not isinstance(p, tuple) else f"{p[0]} = {p[1]}"
+    for p in _hypotheses(d):
+        if p not in by_range and not _holds(p, sigma, ctx, prove_equal):
+            shown = p
             return f"the premise {shown} of {d.name} is not proved at the instance {_show(sigma)}"
+    return None
+
+
+def _binders(node: Any) -> dict:
+    """The variables ``node`` binds in its arguments, with their ranges ``(lo, hi)`` (``None`` if unknown)."""
+    if isinstance(node, (sp.Sum, sp.Product)):
+        return {lim[0]: (lim[1], lim[2]) if len(lim) == 3 else None for lim in node.limits}
+    if isinstance(node, sp.Integral):
+        return {lim[0]: None for lim in node.limits}  # a real variable: no index range to use
+    if isinstance(node, sp.Limit):
+        return {node.args[1]: None}
+    if isinstance(node, (sp.Lambda, sp.Subs)):
+        return {v: None for v in node.variables}
+    return {}
+
+
+def _sites(expr: Any, part: Any, bound: dict | None = None) -> list:
+    """Every occurrence of ``part`` in ``expr`` with the variables bound around it (and their ranges)."""
+    bound = bound or {}
+    canon = _canon(part)
+    if _like(expr, part, canon):
+        return [bound]
+    out = [{**bound, **{lim[0]: (lim[1], lim[2]) for lim in expr.limits[m:]}}
+           for m, nest in _nests(expr) if _like(nest, part, canon)]
+    inner = {**bound, **_binders(expr)}
+    for arg in getattr(expr, "args", ()):
+        if isinstance(arg, sp.Basic):
+            out.extend(_sites(arg, part, inner))
+    return out
+
+
+def _captured(d: Any, sigma: dict, expr: Any, lhs: Any, rhs: Any, relation: str,
+              ctx: Any) -> tuple[str | None, set]:
+    """An instance used under a binder (a sum's index, an integral's variable…) whose variable it mentions.
+
+    There the instance speaks of the bound variable, not of the citing derivation's free symbol of the same
+    name, so a premise of the cited derivation that mentions it cannot be proved from the citing
+    derivation's hypotheses (which are about the free symbol). Such a premise must follow from the binder's
+    range alone (``j ≤ n`` inside ``Σ_{j=1}^{m}`` with ``m ≤ n``); any other is not proved. Returns the
+    reason the instance may not be used, or ``None`` and the premises the ranges proved at every site.
+    """
+    if relation != "=":
+        return None, set()
+    parts = [p for p in (lhs, rhs) if _occurs(expr, p)] or [lhs]
+    sites = [(part.free_symbols, bound) for part in parts for bound in _sites(expr, part)]
+    by_range = set()
+    for p in _hypotheses(d):
+        q = _subs(p, sigma)
+        if not isinstance(q, sp.Basic):
+            continue
+        everywhere = True
+        for free, bound in sites:
+            hit = {v: r for v, r in bound.items() if v in free and v in q.free_symbols}
+            if not hit:
+                everywhere = False
+            elif not _by_range(q, hit, ctx):
+                v = next(iter(hit))
+                return (f"the instance is used where {v} is a bound variable, and the premise {q} of "
+                        f"{d.name} is about {v}: it does not follow from {v}'s range"), set()
+        if everywhere and sites:
+            by_range.add(p)
+    return None, by_range
+
+
+def _hypotheses(d: Any) -> list:
+    """The cited derivation's premises and its definitions that are not of a symbol, as relations."""
+    out = []
+    for p in (*d.premises, *((a, b) for a, b in d.definitions if not isinstance(a, sp.Symbol))):
+        out.append(sp.Eq(*p, evaluate=False) if isinstance(p, tuple) and len(p) == 2 else p)
+    return out
+
+
+def _by_range(q: Any, hit: dict, ctx: Any) -> bool:
+    """Does the inequality ``q`` on one bound index follow from that index's range (lo ≤ v ≤ hi)?"""
+    if len(hit) != 1 or not isinstance(q, (sp.LessThan, sp.StrictLessThan, sp.GreaterThan, sp.StrictGreaterThan)):
+        return False
+    (v, rng), = hit.items()
+    if rng is None:
+        return False
+    lo, hi = rng
+    small, big = (q.lhs, q.rhs) if isinstance(q, (sp.LessThan, sp.StrictLessThan)) else (q.rhs, q.lhs)
+    strict = isinstance(q, (sp.StrictLessThan, sp.StrictGreaterThan))
+    if small == v and v not in big.free_symbols:  # v ≤ big follows from hi ≤ big (hi < big if strict)
+        gap = big - hi
+    elif big == v and v not in small.free_symbols:  # small ≤ v follows from small ≤ lo
+        gap = lo - small
+    else:
+        return False
+    return gap.is_positive is True if strict else ctx.nonnegative(gap)
+
+
+def _family(symbol: Any, image: Any, d: Any) -> str | None:
+    """A family given elementwise (``z ↦ Lambda(k, body)``) is refused where the claim differentiates with
+    respect to its elements or draws it at random: ∂/∂z_j and a random model are about the family's
+    elements as independent variables, which an arbitrary body need not be."""
+    if not isinstance(image, sp.Lambda):
+        return None
+    start, end, _ = _claim(d)
+    for node in (*sp.preorder_traversal(start), *sp.preorder_traversal(end)):
+        if isinstance(node, sp.Derivative) and any(getattr(v, "base", None) == symbol for v, _ in node.variable_count):
+            return f"the cited claim differentiates with respect to {symbol}'s elements: {symbol} must be a family"
+    if any(b == symbol for model in _models(d) for b, _, _ in model.moments):
+        return f"{symbol} is random in the cited claim: it must be replaced by a family, not by {image}"
     return None
 
 
@@ -335,19 +507,44 @@ def _canon(e: Any) -> Any:
 
 
 def _like(node: Any, part: Any, canon_part: Any) -> bool:
+    if type(node) is not type(part) and type(node) is not type(canon_part):
+        return False  # renaming bound indices keeps the head: a node of another kind is not the instance
     return _same(node, part) or (type(node) is type(canon_part) and _same(_canon(node), canon_part))
+
+
+def _nests(node: Any) -> list:
+    """A sum (product) of several limits read as nested ones: ``Σ_j Σ_i f`` is ``Sum(f, (i…), (j…))``.
+
+    sympy flattens ``Sum(Sum(f, (i, …)), (j, …))`` into one node; its inner sums ``Sum(f, limits[:m])`` are
+    subexpressions all the same (the definition of a multiple sum). Returns ``[(m, inner), …]``.
+    """
+    if not isinstance(node, (sp.Sum, sp.Product)) or len(node.limits) < 2:
+        return []
+    return [(m, node.func(node.function, *node.limits[:m])) for m in range(1, len(node.limits))]
 
 
 def _occurs(expr: Any, part: Any) -> bool:
     canon = _canon(part)
-    return any(_like(node, part, canon) for node in sp.preorder_traversal(expr))
+    return any(_like(node, part, canon) or any(_like(inner, part, canon) for _, inner in _nests(node))
+               for node in sp.preorder_traversal(expr))
+
+
+def _unnest(node: Any, old: Any, new: Any, canon: Any) -> Any:
+    for m, inner in _nests(node):
+        if _like(inner, old, canon):
+            return node.func(new, *node.limits[m:])
+    return None
 
 
 def _rewrite(expr: Any, old: Any, new: Any) -> Any:
     if expr.has(old):
         return expr.xreplace({old: new})
     canon = _canon(old)
-    return expr.replace(lambda node: _like(node, old, canon), lambda node: new)
+    out = expr.replace(lambda node: _like(node, old, canon), lambda node: new)
+    if out != expr:
+        return out
+    return expr.replace(lambda node: _unnest(node, old, new, canon) is not None,
+                        lambda node: _unnest(node, old, new, canon))
 
 
 def _show(sigma: dict) -> str:

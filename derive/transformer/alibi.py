@@ -143,16 +143,22 @@ def weight_ratio() -> Derivation:
 
     i, j, ll = sym("i"), sym("j"), sym("l")
     z, m = vec("z"), sym("alibi_slope")
-    num_j, num_l = sp.exp(z[j] - m * (i - j)), sp.exp(z[ll] - m * (i - ll))
+    sp_ = sym("s_pos")
+
+    def shifted(key: Any) -> Any:  # key's weight with the bias +m·key (the right side of alibi.row-shift)
+        return sp.exp(z[key] + m * key) / sp.Sum(sp.exp(z[sp_] + m * sp_), (sp_, 1, i))
     return Derivation(
         **metadata("alibi.weight-ratio"),
         start=sp.Mul(_weights(j, i, i), sp.Pow(_weights(ll, i, i), -1, evaluate=False), evaluate=False),
         steps=(
-            Step(num_j / num_l, "the two weights share the row's denominator $\\sum_s e^{z_s - m(i-s)}$, which "
-                                "cancels", citation=PRESS_3),
-            Step(sp.exp(sp.Add(z[j] - z[ll], -m * sp.Add(i - j, -(i - ll), evaluate=False), evaluate=False)),
-                 "a quotient of exponentials is the exponential of the difference; group scores and distances"),
-            Step(sp.exp(z[j] - z[ll] - m * (ll - j)), "the query position $i$ cancels: $(i-j) - (i-l) = l - j$"),
+            Step(sp.Mul(shifted(j), sp.Pow(_weights(ll, i, i), -1, evaluate=False), evaluate=False),
+                 "the bias $-m(i - j)$ acts as $+mj$ on key $j$'s weight (alibi.row-shift, a row of $i$ keys)",
+                 by="alibi.row-shift", where={"n": i}, citation=PRESS_3),
+            Step(sp.Mul(shifted(j), sp.Pow(shifted(ll), -1, evaluate=False), evaluate=False),
+                 "and likewise on key $l$'s weight (alibi.row-shift)", by="alibi.row-shift",
+                 where={"n": i, "j": ll}),
+            Step(sp.exp(z[j] - z[ll] - m * (ll - j)), "the two weights share the denominator $\\sum_s e^{z_s + ms}$, "
+                 "which cancels; a quotient of exponentials is the exponential of the difference"),
         ),
         assumptions=(Assumption("query i attends to keys 1..i (causal); $z_s = q_i \\cdot k_s/\\sqrt{d_k}$ are the "
                                 "scores; the "
@@ -224,6 +230,10 @@ def example() -> Derivation:
     i = 3
     e = sp.exp
     denom_sum = sp.Sum(e(-m * (i - s)), (s, 1, i))
+    k = sp.Symbol("k", integer=True)
+
+    def shifted(jj: int) -> Any:  # key jj's weight with the bias +m·jj (alibi.row-shift at z = 0)
+        return e(m * jj) / sp.Sum(e(m * s), (s, 1, i))
     total = e(-1) + e(-m) + 1
     start = sp.ImmutableMatrix([[e(-m * (i - jj)) / denom_sum for jj in (1, 2, 3)]])
     return Derivation(
@@ -231,8 +241,16 @@ def example() -> Derivation:
         instance="query i = 3, slope m = 1/2, equal scores",
         start=start,
         steps=(
+            *(Step(sp.ImmutableMatrix([[shifted(jj) if jj <= upto else e(-m * (i - jj)) / denom_sum
+                                        for jj in (1, 2, 3)]]),
+                   f"key {upto}: the bias $-m(i - j)$ acts as $+mj$ (alibi.row-shift at $i = n = 3$, "
+                   f"$m = 1/2$, equal scores $z_s = 0$)", by="alibi.row-shift",
+                   where={"z": sp.Lambda(k, 0), "alibi_slope": m, "i": sp.Integer(i), "n": sp.Integer(i),
+                          "j": sp.Integer(upto)})
+              for upto in (1, 2, 3)),
             Step(sp.ImmutableMatrix([[e(-1) / total, e(-m) / total, 1 / total]]),
-                 "biases $-\\frac12(3 - j) = -1, -\\frac12, 0$ for keys 1, 2, 3; the sum has three terms",
+                 "the sum has three terms; divide numerator and denominator by $e^{3/2}$: weights in the ratio of "
+                 "the biases $-\\frac12(3 - j) = -1, -\\frac12, 0$ for keys 1, 2, 3",
                  rule=Evaluate("the sum"), citation=PRESS_3),
             Step(sp.ImmutableMatrix([[1 / (1 + e(sp.Rational(1, 2)) + e(1)), 1 / (e(-sp.Rational(1, 2)) + 1 + e(
                 sp.Rational(1, 2))), 1 / total]]), "divide numerator and denominator by each numerator"),

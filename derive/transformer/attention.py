@@ -271,9 +271,8 @@ def output_bounded() -> Derivation:
             Step(sp.Sum(a * M, (j, 1, n)),
                  "each weight is positive and $u_j \\ge 0$, so dropping $-a_j u_j$ can only increase the sum",
                  relation="<="),
-            Step(M * sp.Sum(sp.exp(s[j]), (j, 1, n)) / denom, "M and the denominator do not depend on j"),
-            Step(M, "the weights sum to 1 (attention.convex-combination)",
-                 rule=Substitute(((j, ell),), "j → l (a bound index)")),
+            Step(M * sp.Sum(a, (j, 1, n)), "$M$ does not depend on $j$"),
+            Step(M, "the weights sum to 1 (attention.convex-combination)", by="attention.convex-combination"),
         ),
         assumptions=(Assumption(r"$v_j$ is one coordinate of value row j, and $M \ge v_j$ for every j (e.g. $M = "
                                 r"\max_j v_j$); the same argument bounds the output from below by $\min_j v_j$"),),

@@ -403,13 +403,13 @@ def kv_cache() -> Derivation:
 
     L, _, _, dk, _, c = _sizes()
     hkv, b, bs = _s("n_kv_heads"), _s("bytes_per_value"), _s("batch_size")
-    start = _m(bs, _u(_m(c, L, hkv, dk, b), _m(c, L, hkv, dk, b)))
+    start = _m(bs, c, _m(L, _u(_m(hkv, dk, b), _m(hkv, dk, b))))  # B sequences × n_ctx tokens × one token's rows
     end = 2 * bs * c * L * hkv * dk * b
     return Derivation(
         **metadata("params.kv-cache"),
         start=start,
-        steps=(Step(end, r"keys and values take the same room: $n_{\text{ctx}}$ tokens $\times n_{\text{layers}} "
-                         r"\times h_{kv}\cdot d_k$ numbers each, per sequence", citation=Citation("pope2023")),),
+        steps=(Step(end, "each of the $B \\cdot n_{ctx}$ cached tokens takes $2 N h_{kv} d_k b$ bytes "
+                         "(params.kv-cache-token)", by="params.kv-cache-token"),),
         assumptions=(Assumption(r"B sequences, each with $n_{\text{ctx}}$ tokens cached; b bytes per number; no "
                                 "paging, quantisation or sliding window"),),
         citations=(Citation("pope2023"),),
@@ -438,13 +438,18 @@ def kv_cache_gqa() -> Derivation:
 
     L, _, h, dk, _, c = _sizes()
     hkv, b, bs = _s("n_kv_heads"), _s("bytes_per_value"), _s("batch_size")
-    mha, gqa = _m(2, bs, c, L, h, dk, b), _m(2, bs, c, L, hkv, dk, b)
-    start = _m(mha, sp.Pow(gqa, -1, evaluate=False))
+    def cache(heads: Any) -> Any:  # the start of params.kv-cache with ``heads`` K/V heads
+        return _m(bs, c, _m(L, _u(_m(heads, dk, b), _m(heads, dk, b))))
+
+    start = _m(cache(h), sp.Pow(cache(hkv), -1, evaluate=False))
     return Derivation(
         **metadata("params.kv-cache-gqa"),
         start=start,
-        steps=(Step(h / hkv, "every factor but the number of K/V heads cancels",
-                    citation=Citation("ainslie2023", "§2")),),
+        steps=(Step(_m(2 * bs * c * L * h * dk * b, sp.Pow(cache(hkv), -1, evaluate=False)),
+                    "the MHA cache: params.kv-cache with $h_{kv} = h$", by="params.kv-cache",
+                    where={hkv: h}),
+               Step(h / hkv, "the GQA cache (params.kv-cache); every factor but the number of K/V heads cancels",
+                    by="params.kv-cache", citation=Citation("ainslie2023", "§2")),),
         assumptions=(Assumption(r"the same model with h K/V heads (MHA) and with $h_{kv}$ (GQA; "
                                 r"$h_{kv} = 1$ is MQA); $h_{kv}$ divides h"),),
         citations=(Citation("ainslie2023"), Citation("shazeer2019")),

@@ -450,8 +450,9 @@ def no_cache_flops() -> Derivation:
         start=sp.Sum(sp.Sum(inner, (s, 1, t)), (t, 1, n)),
         steps=(
             Step(sp.Sum(2 * N * t + 2 * L * h * dk * t * (t + 1), (t, 1, n)),
-                 "the inner sum: t copies of 2N and $4\\sum_{s=1}^t s = 2t(t+1)$",
-                 rule=Evaluate("the inner sum"), citation=KAPLAN_T1),
+                 "the inner sum is a cached decode of the $t$ tokens of the prefix: $2N t + 2 n_{layers} d_{attn} "
+                 "t(t + 1)$ (efficient.kv-cache-flops with $n = t$)", by="efficient.kv-cache-flops", where={n: t},
+                 citation=KAPLAN_T1),
             Step(end, "$\\sum_{t=1}^n t = \\frac{n(n+1)}{2}$ and $\\sum_{t=1}^n t(t+1) = \\frac{n(n+1)(n+2)}{3}$",
                  rule=Evaluate("the outer sum")),
         ),
@@ -487,7 +488,8 @@ def decoding_intensity() -> Derivation:
     hkv, b = sym("n_kv_heads"), sym("bytes_per_value")
     flops = sp.Mul(L, sp.Add(sp.Mul(2, t, h, dk, evaluate=False), sp.Mul(2, t, h, dk, evaluate=False),
                              evaluate=False), evaluate=False)
-    bytes_ = sp.Mul(2, L, t, hkv, dk, b, evaluate=False)
+    row = sp.Mul(hkv, dk, b, evaluate=False)  # one cached K (or V) row of one layer, in bytes
+    bytes_ = sp.Mul(t, sp.Mul(L, sp.Add(row, row, evaluate=False), evaluate=False), evaluate=False)
     end = 2 * h / (hkv * b)
     return Derivation(
         **metadata("efficient.decoding-intensity"),
@@ -496,6 +498,10 @@ def decoding_intensity() -> Derivation:
             Step(sp.Mul(sp.Mul(4, L, t, h, dk, evaluate=False), sp.Pow(bytes_, -1, evaluate=False), evaluate=False),
                  "the scores $q K^\\top$ and the weighted sum of $V$ "
                  "each take $2 t d_k$ FLOPs per query head", citation=Citation("shazeer2019", "§3")),
+            Step(sp.Mul(sp.Mul(4, L, t, h, dk, evaluate=False),
+                        sp.Pow(sp.Mul(t, 2 * L * hkv * dk * b, evaluate=False), -1, evaluate=False), evaluate=False),
+                 "the $t$ cached tokens take $2 N h_{kv} d_k b$ bytes each (params.kv-cache-token)",
+                 by="params.kv-cache-token"),
             Step(end, "$n_{layers}$, $t$ and $d_k$ cancel: the cache is read once per generated token, whatever its "
                       "length", citation=Citation("ainslie2023")),
         ),

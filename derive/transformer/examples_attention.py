@@ -10,6 +10,8 @@ and §3.5 (sinusoidal positional encoding).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..core import Assumption, Citation, Derivation, Step
@@ -203,12 +205,23 @@ def max_trick_example() -> Derivation:
     weights_def = sp.ImmutableMatrix([softmax_row(list(shifted), "definition")])
     ex = [sp.exp(v) for v in shifted]
     src = f"{SOURCE}, step 2"
+    j, k = sp.Symbol("j", integer=True, positive=True), sp.Symbol("k", integer=True)
+    family = sp.Lambda(k, int(MAX_TRICK_Z[0]) - 1 + k)  # z_k = 999 + k: 1000, 1001, 1002
+
+    def row(upto: int) -> Any:  # weights 1..upto with the scores shifted by max z, the others as defined
+        def weight(i: int, c: int) -> Any:
+            return sp.exp(family(i) - c) / sp.Sum(sp.exp(family(j) - c), (j, 1, 3))
+        return sp.ImmutableMatrix([[weight(i, top if i <= upto else 0) for i in (1, 2, 3)]])
     return Derivation(
         **metadata("example.max-trick"),
         start=RowSoftmax(z),
         steps=(
-            Step(RowSoftmax(shifted), "subtract c = max z = 1002 from every score (softmax.shift-invariance)",
-                 citation=VASWANI_321),
+            Step(row(0), "the definition, with the scores written $z_j = 999 + j$ for $j = 1, 2, 3$"),
+            *(Step(row(upto), f"weight {upto}: subtract $c = \\max z = 1002$ from every score "
+                              "(softmax.shift-invariance at $n = 3$)", by="softmax.shift-invariance",
+                   where={"z": family, "n": sp.Integer(3), "c": sp.Integer(top), "i": sp.Integer(upto)},
+                   citation=VASWANI_321)
+              for upto in (1, 2, 3)),
             Step(weights_def, "softmax of the shifted scores: every exponent is ≤ 0"),
         ),
         assumptions=(Assumption("z = [1000, 1001, 1002]; c = max z = 1002"),),

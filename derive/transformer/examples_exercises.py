@@ -89,7 +89,7 @@ def layernorm_constant() -> Derivation:
     import sympy as sp
 
     from ..numeric import FunctionCheck, ValueCheck
-    from .exact_ops import LayerNorm, matmul
+    from .exact_ops import LayerNorm
     from .notation import sym
 
     eps = sym("eps")
@@ -98,6 +98,8 @@ def layernorm_constant() -> Derivation:
     var = sp.Add(*[(v - mu) ** 2 for v in x]) / 4
     zeros = sp.ImmutableMatrix([[0, 0, 0, 0]])
     src = f"{SOURCE}, exercises"
+    i, j = sym("i"), sym("j")
+    entry = (2 - sp.Sum(2, (j, 1, 4)) / 4) / sp.sqrt(sp.Sum((2 - sp.Sum(2, (i, 1, 4)) / 4) ** 2, (j, 1, 4)) / 4 + eps)
 
     def eps_zero(seed: int) -> tuple[bool, dict, str]:
         try:
@@ -117,9 +119,13 @@ def layernorm_constant() -> Derivation:
         **metadata("example.exercise-layernorm-constant"),
         start=LayerNorm(x, eps),
         steps=(
-            Step(matmul(1 / sp.sqrt(var + eps), x - mu * sp.ImmutableMatrix([[1, 1, 1, 1]])),
-                 "definition with γ = 1, β = 0: μ = 2, σ² = 0", citation=BA),
-            Step(zeros, "x − μ = 0, and 0/√ε = 0 because ε > 0"),
+            Step(sp.ImmutableMatrix([[entry] * 4]),
+                 "definition with $\\gamma = 1$, $\\beta = 0$, component by component: every $x_i$ is 2, so "
+                 "each entry is the same", citation=BA),
+            Step(zeros, "a constant token is mapped to $\\beta = 0$ because $\\varepsilon > 0$ "
+                 "(norms.layernorm-constant-input at $c = 2$, $d_{model} = 4$)", by="norms.layernorm-constant-input",
+                 where={"c": sp.Integer(2), "d_model": sp.Integer(4), "gamma": sp.Integer(1),
+                        "ln_beta": sp.Integer(0)}),
         ),
         assumptions=(Assumption("ε > 0 (the lecture: a very small positive number); γ = 1, β = 0"),),
         citations=(BA,),
@@ -146,9 +152,9 @@ def causal_first_token() -> Derivation:
 
     from ..numeric import FunctionCheck, IdentityCheck, ValueCheck
     from .exact_ops import CausalMask, RowSoftmax
-    from .notation import vec
+    from .notation import sym, vec
 
-    s = vec("s")  # token 1's scores s[1], s[2] on tokens 1 and 2 (any reals)
+    s, ell = vec("s"), sym("l")  # token 1's scores s[1], s[2] on tokens 1 and 2 (any reals)
     s11, s12 = s[1], s[2]
     scores = sp.ImmutableMatrix([[s11, s12]])
     src = f"{SOURCE}, exercises"
@@ -172,10 +178,11 @@ def causal_first_token() -> Derivation:
         steps=(
             Step(RowSoftmax(sp.ImmutableMatrix([[s11, -sp.oo]])),
                  "the mask sets the score of the later token 2 to −∞", citation=VASWANI_323),
-            Step(sp.ImmutableMatrix([[sp.Mul(sp.exp(s11), sp.Pow(sp.exp(s11), -1, evaluate=False), evaluate=False),
-                                      sp.Mul(0, sp.Pow(sp.exp(s11), -1, evaluate=False), evaluate=False)]]),
-                 "softmax: exp(−∞) = 0, so the denominator is exp(s₁) alone"),  # unevaluated, or sympy cancels it
-            Step(sp.ImmutableMatrix([[1, 0]]), "exp(s₁)/exp(s₁) = 1"),
+            Step(sp.ImmutableMatrix([[sp.exp(s11) / sp.Sum(sp.Piecewise((sp.exp(s[ell]), ell <= 1), (0, True)),
+                                                           (ell, 1, 2)), 0]]),
+                 "softmax: $e^{-\\infty} = 0$, so key 2 adds nothing to the sum over $l = 1, 2$"),
+            Step(sp.ImmutableMatrix([[1, 0]]), "the first row under a causal mask with $r = 1$ masked key "
+                 "(mask.first-token)", by="mask.first-token", where={"z": s, "n_masked": sp.Integer(1)}),
         ),
         assumptions=(Assumption("s₁, s₂ are any real scores of token 1 on tokens 1 and 2"),),
         citations=(VASWANI_323,),

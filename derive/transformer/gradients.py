@@ -477,9 +477,8 @@ def layernorm_vjp() -> Derivation:
         premises=(sp.Le(j, d),),
         steps=(*steps[:-1], Step(steps[-1].expr, steps[-1].justification, rule=steps[-1].rule, citation=BA_2016)),
         assumptions=(Assumption(r"$g_i = \partial L/\partial \hat{x}_i$ is the upstream gradient of any loss L; the "
-                                r"Jacobian is gradients.layernorm-jacobian; $s = \sqrt{\sigma^2 + \varepsilon}$; $1 "
-                                r"\le j \le d_{\text{model}}$"),),
-        definitions=((s, sp.sqrt(s2 + eps)),),
+                                r"Jacobian is gradients.layernorm-jacobian; $s = \sqrt{\sigma^2 + \varepsilon}$ (the "
+                                r"algebra holds for any $s > 0$); $1 \le j \le d_{\text{model}}$"),),
         citations=(BA_2016,),
         auto_identity_check=False,  # replaced by the finite check below (x̂ and g as free vectors are too loose)
         checks=(FunctionCheck(r"$g^\top J$ of the numpy Jacobian against the closed form", _vjp_check("layernorm")),),
@@ -518,15 +517,17 @@ def layernorm_grad_orthogonal_ones() -> Derivation:
     from ..rules import Evaluate, Substitute
 
     _, d, i, j, _, _, _, _, _, s = _norm_symbols()
-    _, steps, (g, xh, gx, mean_g) = _vjp_steps("layernorm")
+    vjp, steps, (g, xh, gx, mean_g) = _vjp_steps("layernorm")
     v = steps[-1].expr
     zero_mean, _ = _orth_premises("layernorm", False)
     sum_xh = sp.Sum(xh[j], (j, 1, d))
     return Derivation(
         **metadata("gradients.layernorm-grad-orthogonal-ones"),
-        start=sp.Sum(v, (j, 1, d)),
+        start=sp.Sum(vjp, (j, 1, d)),
         premises=(zero_mean,),
         steps=(
+            Step(sp.Sum(v, (j, 1, d)), "each component of $g^\\top J$ in closed form (gradients.layernorm-vjp)",
+                 by="gradients.layernorm-vjp"),
             Step((sp.Sum(g[j], (j, 1, d)) - sp.Sum(mean_g, (j, 1, d)) - gx * sum_xh / d) / s,
                  "split the sum over $j$; $1/s$ and $\\sum_i g_i \\hat{x}_i$ do not depend on $j$"),
             Step((sp.Sum(g[j], (j, 1, d)) - sp.Sum(g[i], (i, 1, d)) - gx * sum_xh / d) / s,
@@ -551,7 +552,7 @@ def _along_xhat(kind: str, eps_zero: bool) -> tuple[Any, tuple[Step, ...], tuple
     from .notation import sym
 
     _, d, i, j, _, _, eps, _, s2, s = _norm_symbols()
-    _, steps, (g, xh, gx, mean_g) = _vjp_steps(kind)
+    vjp, steps, (g, xh, gx, mean_g) = _vjp_steps(kind)
     v = steps[-1].expr
     prem = _orth_premises(kind, eps_zero)
     sum_xh, sum_sq = sp.Sum(xh[j], (j, 1, d)), sp.Sum(xh[j] ** 2, (j, 1, d))
@@ -573,8 +574,11 @@ def _along_xhat(kind: str, eps_zero: bool) -> tuple[Any, tuple[Step, ...], tuple
     after.append(Step(end, "the two sums are the same ($j$ and $i$ are bound indices)" + (
         "" if eps_zero else "; $1 - \\sigma^2/(\\sigma^2 + \\varepsilon) = \\varepsilon/(\\sigma^2 + \\varepsilon)$"),
         citation=BA_2016 if ln else ZHANG_2019))
-    steps_out = (Step(split, "split the sum over $j$; $1/s$ and the sums over $i$ do not depend on $j$"), *after)
-    return sp.Sum(v * xh[j], (j, 1, d)), steps_out, prem
+    steps_out = (Step(sp.Sum(v * xh[j], (j, 1, d)),
+                      f"each component of $g^\\top J$ in closed form (gradients.{kind}-vjp)",
+                      by=f"gradients.{kind}-vjp"),
+                 Step(split, "split the sum over $j$; $1/s$ and the sums over $i$ do not depend on $j$"), *after)
+    return sp.Sum(vjp * xh[j], (j, 1, d)), steps_out, prem
 
 
 @register(

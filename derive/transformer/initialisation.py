@@ -304,10 +304,14 @@ def example_xavier() -> Derivation:
     import sympy as sp
 
     from ..numeric import FunctionCheck, ValueCheck
+    from .notation import sym
 
     fi, fo = (sp.Integer(v) for v in XAVIER_FAN)
     var = sp.Rational(1, 1280)
-    start = sp.ImmutableMatrix([[2 / sp.Add(fi, fo, evaluate=False), sp.sqrt(6 / sp.Add(fi, fo, evaluate=False))]])
+    t, fans = sym("t"), sp.Add(fi, fo, evaluate=False)
+    bound = sp.sqrt(6) / sp.sqrt(fans)  # Glorot's uniform bound at these fans
+    # left: the variance of U[−a, a] at that bound, ∫ t²/(2a) dt; right: the bound itself
+    start = sp.ImmutableMatrix([[sp.Integral(t**2 / (2 * bound), (t, -bound, bound)), bound]])
 
     def float_check(seed: int) -> tuple[bool, dict, str]:
         std = xavier_std(*XAVIER_FAN)
@@ -320,12 +324,17 @@ def example_xavier() -> Derivation:
         instance=r"$n_{\text{in}} = 512$, $n_{\text{out}} = 2048$",
         start=start,
         steps=(
+            Step(sp.ImmutableMatrix([[2 / fans, bound]]), "the uniform law at $n_{in} = 512$, $n_{out} = 2048$: "
+                 "$U[-a, a]$ at Glorot's bound has variance $2/(n_{in} + n_{out})$ (init.xavier-uniform)",
+                 by="init.xavier-uniform", where={"fan_in": fi, "fan_out": fo, "bound": bound}),
             Step(sp.ImmutableMatrix([[var, sp.sqrt(15) / 80]]), "$n_{in} + n_{out} = 2560$; "
                  "$6/2560 = 15/6400$, and $\\sqrt{6400} = 80$", citation=GLOROT_16),
         ),
-        assumptions=(Assumption(r"$n_{\text{in}} = 512 (d_{\text{model}}$ of the base Transformer), $n_{\text{out}} "
-                                r"= 2048$ (its $d_{\text{ff}}$); left: $\operatorname{Var}(w) = 2/(n_{\text{in}} + "
-                                r"n_{\text{out}})$ (eq. 12), right: the uniform bound (eq. 16)"),),
+        assumptions=(Assumption(r"$n_{\text{in}} = 512$ ($d_{\text{model}}$ of the base Transformer), $n_{\text{out}} "
+                                r"= 2048$ (its $d_{\text{ff}}$); left: the variance of $U[-a, a]$ at the uniform "
+                                r"bound, which is $\operatorname{Var}(w) = 2/(n_{\text{in}} + n_{\text{out}})$ "
+                                "(eq. 12); right: "
+                                "the bound a (eq. 16)"),),
         citations=(GLOROT_42, GLOROT_16),
         auto_identity_check=False,  # no free symbols
         checks=(FunctionCheck(r"float64 $\mathtt{xavier\_std}$(512, 2048)", float_check),
@@ -413,18 +422,29 @@ def relu_second_moment() -> Derivation:
 def he_variance() -> Derivation:
     import sympy as sp
 
-    from ..expectation import RandomModel
+    from ..expectation import RandomModel, Var
+    from ..rules import Substitute
     from .notation import sym, vec
 
-    w, r = vec("w"), vec("r")
-    n, sx, mr = sym("fan_in"), sym("sigma_x"), sym("mu_r")
+    w, r, i = vec("w"), vec("r"), sym("i")
+    n, sx, mr, sr = sym("fan_in"), sym("sigma_x"), sym("mu_r"), sym("sigma_r")
     vw = 2 / n
-    # relu outputs r_i = relu(x_i): E[r²] = σ_x²/2 (init.relu-second-moment), so Var(r) = σ_x²/2 − μ_r²
-    model = RandomModel(((w, sp.Integer(0), vw), (r, mr, sx**2 / 2 - mr**2)))
-    start, steps = _linear_chain(model, w, r, n, (vw, mr, sx**2 / 2 - mr**2),
-                                 final=sp.Mul(n, vw, sx**2 / 2, evaluate=False))
-    steps = (*steps, Step(sx**2, "$n_{in} \\cdot \\frac{2}{n_{in}} \\cdot \\frac{\\sigma_x^2}{2} = \\sigma_x^2$",
-                          citation=HE_22))
+    # relu outputs r_i = relu(x_i) with some mean μ_r and standard deviation σ_r; their second moment
+    # σ_r² + μ_r² is σ_x²/2 (init.relu-second-moment), a premise here
+    model = RandomModel(((w, sp.Integer(0), vw), (r, mr, sr**2)))
+    second = sp.Eq(sr**2 + mr**2, sx**2 / 2)
+    start = Var(sp.Sum(w[i] * r[i], (i, 1, n)))
+    steps = (
+        Step(sp.Mul(n, vw, sr**2 + mr**2, evaluate=False),
+             "a linear layer's output variance $n_{in} \\sigma_w^2 E[r^2]$ (init.linear-variance) with "
+             "$\\sigma_w^2 = 2/n_{in}$ and inputs $r_i$ of mean $\\mu_r$ and variance $\\sigma_r^2$",
+             by="init.linear-variance", where={"x": r, "sigma_w": sp.sqrt(vw), "mu_x": mr, "sigma_x": sr}),
+        Step(sp.Mul(n, vw, sx**2 / 2, evaluate=False),
+             "$E[r_i^2] = \\sigma_r^2 + \\mu_r^2 = \\sigma_x^2/2$ (init.relu-second-moment)",
+             rule=Substitute(((sr**2 + mr**2, sx**2 / 2),), "E[r²] = σ_x²/2 (premise)")),
+        Step(sx**2, "$n_{in} \\cdot \\frac{2}{n_{in}} \\cdot \\frac{\\sigma_x^2}{2} = \\sigma_x^2$",
+             citation=HE_22),
+    )
 
     def draw_relu(rng: np.random.Generator, shape: tuple[int, ...]) -> np.ndarray:
         return np.maximum(rng.standard_normal(shape), 0.0)  # relu of N(0, 1): E[r²] = 1/2
@@ -433,10 +453,13 @@ def he_variance() -> Derivation:
         **metadata("init.he-variance"),
         start=start,
         steps=steps,
+        premises=(second,),
+        models=(model,),
         assumptions=(Assumption(r"$w_i$ i.i.d., mean 0, $\operatorname{Var}(w) = 2/n_{\text{in}}$ (He); $r_i = "
-                                r"\operatorname{relu}(x_i)$ with $x_i$ i.i.d. $N(0, \sigma_x^2)$, so $E[r_i^2] = "
-                                r"\sigma_x^2/2$ (init.relu-second-moment) and $r_i$ has some mean $\mu_r$; weights "
-                                "independent of inputs"),),
+                                r"\operatorname{relu}(x_i)$ with $x_i$ i.i.d. $N(0, \sigma_x^2)$, so $r_i$ has some "
+                                r"mean $\mu_r$ and variance $\sigma_r^2$ with $E[r_i^2] = \sigma_r^2 + \mu_r^2 = "
+                                r"\sigma_x^2/2$ "
+                                "(init.relu-second-moment); weights independent of inputs"),),
         citations=(HE_22, D2L_542),
         checks=(_mc_linear(r"Var(y), $n_{\text{in}} = 256$, $\sigma_w = \sqrt{2/256}$, r = relu(N(0, "
                            r"1))", 256, np.sqrt(2 / 256),
@@ -524,22 +547,21 @@ def _residual_mc(n_res: int, scaled: bool) -> Any:
 @register(
     "init.residual-growth",
     title=(r"Without scaling, the residual stream's variance grows linearly: $\operatorname{Var}(h_N) = \sigma_0^2 + "
-           r"N\cdot \sigma_f^2$"),
-    summary=r"After N additions of independent mean-0 branch outputs of variance $\sigma_f^2$, for a symbolic N.",
+           r"N\cdot \sigma_f^2$ ($\sigma_0^2 + c^2 N \sigma_f^2$ with branches scaled by c)"),
+    summary=r"After N additions of independent mean-0 branch outputs of variance $\sigma_f^2$, each scaled by a "
+            "constant c (c = 1: no scaling), for a symbolic N.",
 )
 def residual_growth() -> Derivation:
-    import sympy as sp
-
     from .notation import sym
 
-    N = sym("n_res")
-    start, steps, (s0, sf, Evaluate) = _residual_chain(sp.Integer(1), N)
+    N, c = sym("n_res"), sym("c")
+    start, steps, (s0, sf, Evaluate) = _residual_chain(c, N)
     return Derivation(
         **metadata("init.residual-growth"),
         start=start,
-        steps=(*steps, Step(s0**2 + N * sf**2, "a sum of $N$ equal terms, and sums of zeros",
+        steps=(*steps, Step(s0**2 + c**2 * N * sf**2, "a sum of $N$ equal terms, and sums of zeros",
                             rule=Evaluate("the sums"), citation=RADFORD_23)),
-        assumptions=(Assumption(r"$h_N = h_0 + \sum_{l=1}^N f_l$: the stream after N residual additions (two per "
+        assumptions=(Assumption(r"$h_N = h_0 + c\sum_{l=1}^N f_l$: the stream after N residual additions (two per "
                                 "Transformer layer); the branch outputs $f_l$ are i.i.d. with mean 0 and variance "
                                 r"$\sigma_f^2$, independent of each other and of $h_0$ (mean $\mu_0$, variance "
                                 r"$\sigma_0^2$) — the usual idealisation at initialisation"),),
@@ -564,12 +586,16 @@ def gpt2_residual_scaling() -> Derivation:
     from .notation import sym
 
     N = sym("n_res")
-    start, steps, (s0, sf, Evaluate) = _residual_chain(1 / sp.sqrt(N), N)
+    start, _, (s0, sf, _) = _residual_chain(1 / sp.sqrt(N), N)
+    model, = {m for s in _residual_chain(1 / sp.sqrt(N), N)[1] if (m := getattr(s.rule, "model", None))}
     return Derivation(
         **metadata("init.gpt2-residual-scaling"),
         start=start,
-        steps=(*steps, Step(s0**2 + sf**2, "$N$ equal terms $\\sigma_f^2/N$ add up to $\\sigma_f^2$",
-                            rule=Evaluate("the sums"), citation=RADFORD_23)),
+        steps=(Step(s0**2 + sf**2, "the stream's variance $\\sigma_0^2 + c^2 N \\sigma_f^2$ "
+                    "(init.residual-growth) at $c = 1/\\sqrt{N}$: $N$ terms $\\sigma_f^2/N$ add up to "
+                    "$\\sigma_f^2$", by="init.residual-growth", where={"c": 1 / sp.sqrt(N)},
+                    citation=RADFORD_23),),
+        models=(model,),
         assumptions=(Assumption("as init.residual-growth, with every branch's last projection scaled by "
                                 r"$1/\sqrt{N}$ at initialisation, so each branch output is $f_l/\sqrt{N}$; GPT-2 "
                                 r"counts $N = 2\cdot n_{\text{layers}}$ residual layers (attention and MLP in each "

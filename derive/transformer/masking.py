@@ -206,17 +206,21 @@ def first_token() -> Derivation:
     import sympy as sp
 
     from ..numeric import FunctionCheck
-    from .notation import sym
+    from .notation import sym, vec
 
     r, u = sym("n_masked"), sym("u_later")
     e, one = sp.exp, sp.Integer(1)
     # key 1 and any later key 1 + u: sympy itself evaluates ẑ_1 = z_1 and e^(ẑ_(1+u)) = e^(−∞) = 0
     numerator = sp.ImmutableMatrix([[e(_masked_score(one, one)), e(_masked_score(1 + u, one))]])
-    start, steps = _masked_row_steps(one, 1 + r, numerator)
+    ll, z = sym("l"), vec("z")
+    start = numerator / sp.Sum(e(_masked_score(ll, one)), (ll, 1, 1 + r))
     return Derivation(
         **metadata("mask.first-token"),
         start=start,
-        steps=(*steps, Step(sp.ImmutableMatrix([[one, sp.Integer(0)]]), "$e^{z_1}/e^{z_1} = 1$")),
+        steps=(Step(sp.ImmutableMatrix([[e(z[1]) / sp.Sum(e(z[ll]), (ll, 1, 1)), sp.Integer(0)]]),
+                    "the masked row is the softmax of its visible keys (mask.causal-prefix with $p = 1$, $j = 1$)",
+                    by="mask.causal-prefix", where={"prefix": one, "j": one}),
+               Step(sp.ImmutableMatrix([[one, sp.Integer(0)]]), "$e^{z_1}/e^{z_1} = 1$")),
         assumptions=(Assumption("query 1 of a causal row of 1 + r keys, r ≥ 0 symbolic: key 1 visible with any score "
                                 "$z_1$, keys 2..1 + r masked with −∞; the second entry is any later key 1 + u, u ≥ "
                                 "1"),),

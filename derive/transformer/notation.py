@@ -139,6 +139,7 @@ SYMBOLS: dict[str, tuple[dict[str, bool], str, str]] = {
     "mu_x": ({"real": True}, r"\mu_x", "mean of each input component of a layer"),
     "sigma_x": ({"positive": True}, r"\sigma_x", "standard deviation of each input component of a layer"),
     "mu_r": ({"real": True}, r"\mu_r", r"mean of a ReLU output $\operatorname{relu}(x_i)$"),
+    "sigma_r": ({"positive": True}, r"\sigma_r", r"standard deviation of a ReLU output $\operatorname{relu}(x_i)$"),
     "mu_0": ({"real": True}, r"\mu_0", "mean of a residual-stream component before the first block"),
     "sigma_0": ({"positive": True}, r"\sigma_0", "standard deviation of the residual stream before the first block"),
     "sigma_f": ({"positive": True}, r"\sigma_f", "standard deviation of one residual branch's output"),

@@ -533,8 +533,13 @@ def layer_approximation() -> Derivation:
     return Derivation(
         **metadata("params.layer-approximation"),
         # unevaluated: sympy would otherwise cancel the quotient at construction and the steps would say nothing
-        start=sp.Mul(sp.Add(exact, -approx, evaluate=False), sp.Pow(approx, -1, evaluate=False), evaluate=False),
+        start=sp.Mul(sp.Add(_layer_start(STANDARD_LAYER), -approx, evaluate=False),
+                     sp.Pow(approx, -1, evaluate=False), evaluate=False),
+        premises=_premises({**_mha_subs(), _s("d_ff"): 4 * d}),
         steps=(
+            Step(sp.Mul(sp.Add(exact, -approx, evaluate=False), sp.Pow(approx, -1, evaluate=False), evaluate=False),
+                 "the layer from its shapes has $12 d_{model}^2 + 13 d_{model}$ parameters (params.layer)",
+                 by="params.layer"),
             Step(sp.Mul(13 * d, sp.Pow(12 * d**2, -1, evaluate=False), evaluate=False),
                  "the quadratic terms cancel in the numerator"),
             Step(sp.Rational(13, 12) / d, "cancel one factor $d_{model}$"),

@@ -324,9 +324,9 @@ def pair_norm() -> Derivation:
         start=start,
         steps=(
             Step(sp.Sum(sp.Integer(1), (i, 0, m - 1)),
-                 "Pythagoras for each pair: $\\sin^2\\theta + \\cos^2\\theta = 1$ with $\\theta = "
-                 "\\mathrm{pos}\\,\\omega_i$",
-                 citation=VASWANI_35),
+                 "the squared norm is the dot product $PE(pos) \\cdot PE(pos + k)$ at offset $k = 0$, "
+                 "$\\sum_i \\cos(0)$ (positional.dot-product-offset): Pythagoras for each pair",
+                 by="positional.dot-product-offset", where={"k": sp.Integer(0)}, citation=VASWANI_35),
             Step(m, "a sum of m ones", rule=Evaluate("the sum")),
         ),
         assumptions=(Assumption(r"$d_{\text{model}} = 2m$ is even; pos is real; $\omega_i = "

@@ -186,15 +186,15 @@ def norm_preserved() -> Derivation:
     p = sym("pos")
     r0, r1 = _rotated(q, p)
     start = sp.Sum(r0**2 + r1**2, (i, 1, half))
-    a = p * th[i]
     end = sp.Sum(q[2 * i - 1] ** 2 + q[2 * i] ** 2, (i, 1, half))
     return Derivation(
         **metadata("rope.norm-preserved"),
         start=start,
         steps=(
-            Step(sp.Sum((q[2 * i - 1] ** 2 + q[2 * i] ** 2) * (c(a) ** 2 + s(a) ** 2), (i, 1, half)),
-                 "square each component: the cross terms $\\mp 2x_{2i-1}x_{2i}\\sin\\cos$ cancel", citation=SU_32),
-            Step(end, "Pythagoras, $\\cos^2 + \\sin^2 = 1$, in every pair"),
+            Step(end, "the squared length is the rotated dot product of $x$ with itself at the same position: "
+                      "offset $0$, $\\cos 0 = 1$ and $\\sin 0 = 0$ (rope.relative-dot-product with $k = q$, "
+                      "$m = n = p$)", by="rope.relative-dot-product", where={"k": q, "pos_m": p, "pos_n": p},
+                 citation=SU_32),
         ),
         assumptions=(Assumption("an even head width d with d/2 pairs (symbolic); x real, indexed from 1; p and "
                                 r"$\theta_i$ real"),),
@@ -234,6 +234,11 @@ def example() -> Derivation:
                          sp.MatMul(_rot(n * th), k, evaluate=False), evaluate=False)
 
     first, second = score(2, 1), score(5, 4)
+    # q = (1, 2) and k = (3, 1) indexed from 1 as families: q_t = t, k_t = 5 − 2t
+    t, i = sp.Symbol("t", integer=True), _symbols()[0]
+    # q_(2i−1), q_(2i), k_(2i−1), k_(2i) of the families q_t = t, k_t = 5 − 2t (components counted from 1)
+    qo, qe, ko, ke = 2 * i - 1, 2 * i, 7 - 4 * i, 5 - 4 * i
+    closed = sp.Sum((ko * qo + ke * qe) * sp.cos(th) + (ke * qo - ko * qe) * sp.sin(th), (i, 1, 1))
     h = sp.sqrt(3) / 2
     rq2 = sp.ImmutableMatrix([[-sp.Rational(1, 2) - 2 * h, h - 1]])  # R(2π/3)·q, as a row
     rk1 = sp.ImmutableMatrix([sp.Rational(3, 2) - h, 3 * h + sp.Rational(1, 2)])  # R(π/3)·k
@@ -249,9 +254,14 @@ def example() -> Derivation:
                  "\\frac{\\sqrt3}{2}$, and $R(\\theta)k$ with $\\cos\\frac{\\pi}{3} = \\frac12$"),
             Step(sp.ImmutableMatrix([[sp.Rational(5, 2) - 5 * h]]), "multiply the row by the column and collect: "
                  "the rational parts give $\\frac52$, the parts in $\\sqrt3$ give $-\\frac{5\\sqrt3}{2}$"),
-            Step(value, "the closed form of rope.relative-dot-product with $m - n = 1$: $(q\\cdot k)\\cos\\theta + "
-                        "(q_0k_1 - q_1k_0)\\sin\\theta$", citation=SU_32),
-            Step(second, "the same closed form at positions (5, 4), whose offset is also 1"),
+            Step(value, "$q\\cdot k = 5$ and $q_0k_1 - q_1k_0 = -5$: $(q\\cdot k)\\cos\\theta + "
+                        "(q_0k_1 - q_1k_0)\\sin\\theta$"),
+            Step(sp.ImmutableMatrix([[closed]]), "the same number as the closed form of "
+                 "rope.relative-dot-product for one pair with $m - n = 1$", citation=SU_32),
+            Step(second, "which is the rotated dot product at positions (5, 4), whose offset is also 1 "
+                         "(rope.relative-dot-product)", by="rope.relative-dot-product",
+                 where={"q": sp.Lambda(t, t), "k": sp.Lambda(t, 5 - 2 * t), "theta": sp.Lambda(t, th),
+                        "n_pairs": sp.Integer(1), "pos_m": sp.Integer(5), "pos_n": sp.Integer(4)}),
         ),
         assumptions=(Assumption(r"one pair (d = 2), $\theta = \pi/3$ (chosen for exact values; RoFormer's $\theta_0$ "
                                 "is 1); q = (1, 2), k = (3, 1)"),),

@@ -257,6 +257,12 @@ def chinchilla_example() -> Derivation:
             Step(sp.ImmutableMatrix([_m(7, p10(10)), _m(14, p10(11))]),
                  "$\\sqrt{49\\cdot10^{20}} = 7\\cdot10^{10}$, $\\sqrt{196\\cdot10^{22}} = 14\\cdot10^{11}$: "
                  "N = 70B and D = 1.4T again", citation=HOFFMANN_3),
+            Step(sp.ImmutableMatrix([CHINCHILLA_N, CHINCHILLA_D]),
+                 "the same split is scaling.fixed-ratio-split at $C = 5.88\\cdot10^{23}$ and $r = 20$, whose "
+                 "premises hold here: $C = 6 N D$ and $D = 20 N$",
+                 by="scaling.fixed-ratio-split",
+                 where={"compute": c, "tokens_per_param": sp.Integer(20), "n_params": sp.Integer(CHINCHILLA_N),
+                        "n_tokens": sp.Integer(CHINCHILLA_D)}),
         ),
         assumptions=(Assumption("Chinchilla: N = 70·10⁹ parameters, D = 1.4·10¹² tokens (Hoffmann et al. 2022, §4.1), "
                                 "so r = D/N = 20; C = 6·N·D (scaling.training-compute)"),),

@@ -249,13 +249,13 @@ def score_variance() -> Derivation:
 
     from ..numeric import FunctionCheck, ValueCheck
 
-    start, steps = _variance_steps(False, sp.Integer(1))
     return Derivation(
         **metadata("attention.score-variance"),
-        start=start,
-        steps=steps,  # with mean 0 and variance 1 the evaluated sums are d_k already
+        start=_standard_start(sp.Integer(1)),
+        steps=(_standard_step(sp.Integer(1), "$c = 1$"),),
         assumptions=(STANDARD,),
         citations=(VASWANI_FN4,),
+        models=(_model(False)[0],),
         checks=(
             FunctionCheck("sympy.stats at $d_k = 1$, 2, 3 (Rademacher components)", _stats_check(False)),
             *_mc_checks(0.0, float, lambda d: (float(d * d), float(np.sqrt(d))), r"$E[(q\cdot k)^2] = d_k$"),
@@ -269,6 +269,30 @@ def score_variance() -> Derivation:
     )
 
 
+def _standard_start(scale: Any) -> Any:
+    """Var(scale·q·k) for the standard components (mean 0, variance 1)."""
+    import sympy as sp
+
+    from ..expectation import Var
+    from .notation import sym, vec
+
+    q, k, d_k, i = vec("q"), vec("k"), sym("d_k"), sym("i")
+    return Var(scale * sp.Sum(q[i] * k[i], (i, 1, d_k)))
+
+
+def _standard_step(scale: Any, shown: str) -> Step:
+    """The general variance law at μ_q = μ_k = 0, σ_q = σ_k = 1 and the scale ``scale``: c²·d_k."""
+    import sympy as sp
+
+    from .notation import sym
+
+    d_k = sym("d_k")
+    where = {sym("c"): scale, sym("mu_q"): 0, sym("mu_k"): 0, sym("sigma_q"): 1, sym("sigma_k"): 1}
+    return Step(sp.simplify(scale**2 * d_k),
+                f"the general law with $\\mu_q = \\mu_k = 0$, $\\sigma_q = \\sigma_k = 1$ and {shown}: "
+                "$c^2 d_k (1 + 0 + 0)$", by="attention.score-variance-general", where=where)
+
+
 @register(
     "attention.scaled-variance",
     title=r"Dividing by $\sqrt{d_k}$ gives the scores variance 1",
@@ -279,14 +303,14 @@ def scaled_variance() -> Derivation:
 
     from .notation import sym
 
-    d_k = sym("d_k")
-    start, steps = _variance_steps(False, 1 / sp.sqrt(d_k))
+    c = 1 / sp.sqrt(sym("d_k"))
     return Derivation(
         **metadata("attention.scaled-variance"),
-        start=start,
-        steps=(*steps, Step(sp.Integer(1), "$d_k / d_k = 1$", citation=VASWANI_FN4)),
+        start=_standard_start(c),
+        steps=(_standard_step(c, "$c = 1/\\sqrt{d_k}$, so $c^2 d_k = d_k / d_k = 1$"),),
         assumptions=(STANDARD,),
         citations=(VASWANI_321, VASWANI_FN4),
+        models=(_model(False)[0],),
         checks=_mc_checks(0.5, lambda d: 1.0, lambda d: (float(d), float(np.sqrt(d))),
                           r"$E[(q\cdot k/\sqrt{d_k})^2] = 1$", dists=("normal",)),
         notes=(r"Without the factor $1/\sqrt{d_k}$ the variance would be $d_k$ (attention.score-variance).",),
@@ -314,28 +338,30 @@ def _general_mc() -> tuple:
 
 @register(
     "attention.score-variance-general",
-    title="Variance of the dot product for components of any mean and variance",
-    summary=(r"$\operatorname{Var}(q\cdot k) = d_k(\sigma_q^2\sigma_k^2 + \mu_q^2\sigma_k^2 + \mu_k^2\sigma_q^2)$, "
-             "derived for symbolic $d_k$."),
+    title="Variance of the scaled dot product for components of any mean and variance",
+    summary=r"$\operatorname{Var}(c\, q\cdot k) = c^2 d_k(\sigma_q^2\sigma_k^2 + \mu_q^2\sigma_k^2 + "
+            r"\mu_k^2\sigma_q^2)$ "
+            r"for any real scale c, derived for symbolic $d_k$.",
 )
 def score_variance_general() -> Derivation:
-    import sympy as sp
 
     from ..numeric import FunctionCheck
     from .notation import sym
 
-    d_k, mq, mk, sq, sk = sym("d_k"), sym("mu_q"), sym("mu_k"), sym("sigma_q"), sym("sigma_k")
-    start, steps = _variance_steps(True, sp.Integer(1))
+    d_k, mq, mk, sq, sk, c = (sym(n) for n in ("d_k", "mu_q", "mu_k", "sigma_q", "sigma_k", "c"))
+    start, steps = _variance_steps(True, c)
     return Derivation(
         **metadata("attention.score-variance-general"),
         start=start,
-        steps=(*steps, Step(d_k * (sq**2 * sk**2 + mq**2 * sk**2 + mk**2 * sq**2), "expand and collect")),
-        assumptions=(Assumption(r"the components are independent; every $q_i$ has mean $\mu_q$ and variance "
-                                r"$\sigma_q^2$, every $k_i \operatorname{mean} \mu_k$ and variance $\sigma_k^2$"),),
+        steps=(*steps, Step(c**2 * d_k * (sq**2 * sk**2 + mq**2 * sk**2 + mk**2 * sq**2), "expand and collect")),
+        assumptions=(Assumption("the components are independent; every $q_i$ has mean $\\mu_q$ and variance "
+                                "$\\sigma_q^2$, every $k_i$ mean $\\mu_k$ and variance $\\sigma_k^2$; "
+                                "the scores are scaled by a real constant $c$"),),
         citations=(VASWANI_FN4,),
         checks=(FunctionCheck(r"sympy.stats at $d_k = 1$, 2, 3 (two-point components, symbolic $\mu$, $\sigma$)",
                               _stats_check(True)),
                 *_general_mc()),
-        notes=(r"With $\mu_q = \mu_k = 0$ and $\sigma_q = \sigma_k = 1$ this is attention.score-variance. Non-zero "
-               r"means add variance: centring queries and keys is part of why the $\sqrt{d_k}$ scaling suffices.",),
+        notes=(r"With $\mu_q = \mu_k = 0$ and $\sigma_q = \sigma_k = 1$ this is attention.score-variance (c = 1) and "
+               r"attention.scaled-variance ($c = 1/\sqrt{d_k}$); both cite it. Non-zero means add "
+               "variance: centring queries and keys is part of why the $\\sqrt{d_k}$ scaling suffices.",),
     )

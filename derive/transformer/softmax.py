@@ -335,12 +335,11 @@ def log_softmax() -> Derivation:
         **metadata("softmax.log-softmax"),
         start=sp.log(sp.exp(z[i]) / S),
         steps=(
-            Step(z[i] - sp.log(S), "the log of a quotient of positive numbers is a difference; "
-                                    "$\\log e^{z_i} = z_i$",
+            Step(sp.log(sp.exp(z[i] - c) / S_c), "subtract $c$ from every score: softmax does not change "
+                 "(softmax.shift-invariance)", by="softmax.shift-invariance"),
+            Step(z[i] - c - sp.log(S_c), "the log of a quotient of positive numbers is a difference; "
+                                         "$\\log e^{z_i - c} = z_i - c$",
                  rule=Transform(_expand_log_positive, "log(a/b) = log a − log b for a, b > 0")),
-            Step(z[i] - sp.log(sp.exp(c) * S_c), "$e^{z_j} = e^{c} e^{z_j - c}$ and $e^c$ factors out of the sum"),
-            Step(z[i] - c - sp.log(S_c), "the log of a product of positive numbers is a sum; $\\log e^c = c$",
-                 rule=Transform(_expand_log_positive, "log(ab) = log a + log b for a, b > 0")),
         ),
         assumptions=(Assumption("z is real of any length n ≥ 1; c is any real number (c = max z in practice, "
                                 "so every exponent is ≤ 0)"),),
