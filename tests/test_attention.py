@@ -215,7 +215,9 @@ def test_head_width_without_division_is_refuted(catalog):
 
     d = catalog.get("multihead.head-dims")
     wrong_rule = Substitute(((sym("d_v"), sym("d_model")),), "d_v = d_model (each head full width)")
-    wrong = dataclasses.replace(d, steps=(dataclasses.replace(d.steps[0], rule=wrong_rule), *d.steps[1:]), checks=())
+    # the heads at full width: Σ_a d_model, which the definition d_v = d_model/h contradicts
+    step = dataclasses.replace(d.steps[0], expr=wrong_rule.apply(d.start), rule=wrong_rule)
+    wrong = dataclasses.replace(d, steps=(step,), checks=())
     report = verify(wrong, numeric=False)
     assert report.steps[0].verdict is Verdict.REFUTED
 

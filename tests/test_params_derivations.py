@@ -29,7 +29,9 @@ def test_derivation_proved_and_cross_checked(catalog, name):
 
 
 def _rounded(name):
-    return {c.name: c.figures["rounded"] for c in verify(get(name)).checks if "rounded" in c.figures}
+    from names import Names
+
+    return Names({c.name: c.figures["rounded"] for c in verify(get(name)).checks if "rounded" in c.figures})
 
 
 def test_lecture_000_figures_as_printed(catalog):
@@ -96,7 +98,9 @@ def test_swiglu_width_4d_does_not_keep_8d2(catalog):
 
     der = get("params.swiglu-width")
     wrong_rule = replace(der.steps[-1], rule=Substitute(((f, 4 * d),), "d_ff = 4·d_model"))
-    report = verify(replace(der, name="test.wrong", steps=(der.steps[0], wrong_rule)), numeric=False)
+    # with the width d_ff = 4·d_model declared instead of (8/3)·d_model, 3·d_model·d_ff is 12·d_model², not 8·d_model²
+    wrong = replace(der, name="test.wrong", steps=(der.steps[0], wrong_rule), premises=(sp.Eq(f, 4 * d),))
+    report = verify(wrong, numeric=False)
     assert report.steps[-1].verdict is Verdict.REFUTED
 
 

@@ -294,7 +294,7 @@ def _solve_linear(g: Any, s: Any) -> tuple[Any, bool] | None:
 def _eliminate(a: Any, b: Any, taken: set) -> Elimination | None:
     """How the equation a = b eliminates a symbol: the solution with no division first."""
     g = sp.sympify(a, strict=True) - sp.sympify(b, strict=True)
-    if isinstance(a, sp.Symbol) and a not in taken and a not in sp.sympify(b).free_symbols:
+    if isinstance(a, sp.Symbol) and a not in taken and a not in sp.sympify(b, strict=True).free_symbols:
         first = [a]
     else:
         first = []
