@@ -330,5 +330,5 @@ def test_derivative_steps_are_evaluated_and_checked_at_points():
 def test_report_str_is_readable():
     report = verify(one_step((x + y) ** 2, x**2 + y**2), numeric=False)
     text = str(report)
-    assert text.splitlines()[0].startswith("test.one-step: FAIL")
+    assert text.splitlines()[0].startswith("test.one-step: refuted")
     assert "step 1: refuted" in text and "at x=" in text

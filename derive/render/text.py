@@ -301,7 +301,8 @@ def derivation_text(derivation: Derivation) -> str:
         lines += textwrap.wrap(why, WIDTH, initial_indent="        by: ", subsequent_indent=" " * 12,
                                break_on_hyphens=False)
     if derivation.citations:
-        lines += ["", "Sources: " + "; ".join(str(c) for c in derivation.citations)]
+        lines += ["", *textwrap.wrap("Sources: " + "; ".join(str(c) for c in derivation.citations), WIDTH,
+                                     subsequent_indent="  ")]
     if derivation.notes:
         lines.append("")
         for n in derivation.notes:
