@@ -33,7 +33,7 @@ DEFAULT_ATOL = 1e-12
 DEFAULT_RTOL = 1e-9
 
 #: Per-step budget in CPU seconds: a hard limit on all the work of one step.
-DEFAULT_BUDGET = 5.0
+DEFAULT_BUDGET = 10.0
 
 
 #: Help text of each setting's command-line option (``derive check --atol``, ``pytest --derive-atol``...).
@@ -92,7 +92,7 @@ class Settings:
         return replace(self, **{k: v for k, v in overrides.items() if v is not None})
 
     def header(self) -> str:
-        """One line for reports, e.g. ``seed 20170612, atol 1e-12, rtol 1e-09, budget 5 s``."""
+        """One line for reports, e.g. ``seed 20170612, atol 1e-12, rtol 1e-09, budget 10 s``."""
         return f"seed {self.seed}, atol {self.atol:g}, rtol {self.rtol:g}, budget {self.budget:g} s"
 
 

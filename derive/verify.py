@@ -109,7 +109,7 @@ def verify(
         atol, rtol: tolerances of the float64 screen of identity cross-checks.
 
     Arguments left as ``None`` take the active settings (:func:`derive.settings.current`;
-    defaults: seed 20170612, budget 5 s, atol 1e-12, rtol 1e-9).
+    defaults: seed 20170612, budget 10 s, atol 1e-12, rtol 1e-9).
 
     Returns:
         A :class:`~derive.report.Report`; ``report.ok`` is true only if every

@@ -63,7 +63,7 @@ def test_loading_the_plugin_imports_neither_sympy_nor_numpy(pytester):
     )
     result = pytester.runpytest_subprocess("-p", "no:cacheprovider")
     result.assert_outcomes(passed=1)
-    result.stdout.fnmatch_lines(["derive: seed 20170612, atol 1e-12, rtol 1e-09, budget 5 s"])
+    result.stdout.fnmatch_lines(["derive: seed 20170612, atol 1e-12, rtol 1e-09, budget 10 s"])
 
 
 def _collected(result):
@@ -110,7 +110,7 @@ def test_fresh_project_passes_the_catalog_and_fails_a_wrong_derivation_readably(
     result.assert_outcomes(passed=2, failed=1)
     out = result.stdout.str()
     result.stdout.fnmatch_lines([
-        "derive: seed 11, atol 1e-12, rtol 1e-09, budget 5 s; collecting derivations (with the catalog)",
+        "derive: seed 11, atol 1e-12, rtol 1e-09, budget 10 s; collecting derivations (with the catalog)",
         "*derivation not proved: mine.square: refuted at step 2 of 2",
         "  step 2 refuted: expand the product (forgetting the cross term)",
         "    previous: (x + y)**2",
