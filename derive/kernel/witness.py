@@ -97,7 +97,8 @@ def compare_at(lhs: Any, rhs: Any, relation: str, point: Point, digits: tuple[in
                limits_allowed: bool = True, hyps: Hypotheses = NONE) -> PointResult:
     """Compare ``lhs relation rhs`` at ``point`` at the precisions ``digits`` (see the module docstring).
 
-    With hypotheses, the sides are compared with the eliminated symbols replaced (:meth:`Hypotheses.reduce`).
+    With hypotheses, the sides are compared with the eliminated symbols replaced
+    (``Hypotheses.reduce`` of ``derive.kernel.hypotheses``).
     """
     lhs, rhs = hyps.reduce(lhs), hyps.reduce(rhs)
     try:
