@@ -37,6 +37,23 @@ def rope_frequencies(d: int, base: float = 10000.0) -> np.ndarray:
     return base ** (-2.0 * np.arange(d // 2) / d)
 
 
+def pair_angles(x: np.ndarray, positions: np.ndarray, base: float = 10000.0) -> tuple[np.ndarray, np.ndarray]:
+    """``x`` as float64 ``(n, d)`` and the angles position·θ_i of its pairs, ``(n, d/2)``.
+
+    Raises:
+        ValueError: ``x`` is not two-dimensional with an even number of columns, or the
+            number of positions differs from the number of rows.
+    """
+    x = np.asarray(x, dtype=np.float64)
+    if x.ndim != 2:
+        raise ValueError(f"x must have shape (n, d), got {x.shape}")
+    theta = rope_frequencies(x.shape[1], base)  # (d/2,)
+    pos = np.asarray(positions, dtype=np.float64).reshape(-1, 1)  # (n, 1)
+    if pos.shape[0] != x.shape[0]:
+        raise ValueError(f"{pos.shape[0]} positions for {x.shape[0]} rows")
+    return x, pos * theta
+
+
 def rope_rotate(x: np.ndarray, positions: np.ndarray, base: float = 10000.0) -> np.ndarray:
     """Rotate every (x_2i, x_2i+1) pair of each row of ``x`` by position·θ_i.
 
@@ -55,14 +72,7 @@ def rope_rotate(x: np.ndarray, positions: np.ndarray, base: float = 10000.0) -> 
 
     Source: Su et al. 2021, §3.4.2, eq. (34).
     """
-    x = np.asarray(x, dtype=np.float64)
-    if x.ndim != 2:
-        raise ValueError(f"x must have shape (n, d), got {x.shape}")
-    theta = rope_frequencies(x.shape[1], base)  # (d/2,)
-    pos = np.asarray(positions, dtype=np.float64).reshape(-1, 1)  # (n, 1)
-    if pos.shape[0] != x.shape[0]:
-        raise ValueError(f"{pos.shape[0]} positions for {x.shape[0]} rows")
-    ang = pos * theta  # (n, d/2)
+    x, ang = pair_angles(x, positions, base)
     c, s = np.cos(ang), np.sin(ang)
     even, odd = x[:, 0::2], x[:, 1::2]  # (n, d/2) each
     out = np.empty_like(x)

@@ -40,16 +40,10 @@ def rope_rotate_half(x: np.ndarray, positions: np.ndarray, base: float = 10000.0
 
     Source: Su et al. 2021, §3.4.2, eq. (34), with the pairs (i, i + d/2).
     """
-    from .rope import rope_frequencies
+    from .rope import pair_angles
 
-    x = np.asarray(x, dtype=np.float64)
-    if x.ndim != 2:
-        raise ValueError(f"x must have shape (n, d), got {x.shape}")
-    theta = rope_frequencies(x.shape[1], base)  # (d/2,)
-    pos = np.asarray(positions, dtype=np.float64).reshape(-1, 1)  # (n, 1)
-    if pos.shape[0] != x.shape[0]:
-        raise ValueError(f"{pos.shape[0]} positions for {x.shape[0]} rows")
-    ang = np.concatenate([pos * theta, pos * theta], axis=1)  # (n, d)
+    x, pair = pair_angles(x, positions, base)  # (n, d), (n, d/2)
+    ang = np.concatenate([pair, pair], axis=1)  # (n, d)
     half = x.shape[1] // 2
     rotated = np.concatenate([-x[:, half:], x[:, :half]], axis=1)  # (n, d)
     return x * np.cos(ang) + rotated * np.sin(ang)
