@@ -25,8 +25,11 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
 
 @pytest.fixture(scope="session")
-def site(tmp_path_factory):
-    """Build the docs once (parallel read, warnings are errors); return the HTML directory."""
+def site(tmp_path_factory, verified_catalog):
+    """Build the docs once (parallel read, warnings are errors); return the HTML directory.
+
+    The catalog is verified first, once per run (``verified_catalog``): the build finds its reports in the
+    run's cache and still fails on any derivation that does not pass."""
     out = tmp_path_factory.mktemp("site")
     proc = subprocess.run([sys.executable, "-m", "sphinx", "-nW", "--keep-going", "-q", "-j", "auto",
                            "-d", str(out / "doctrees"), str(ROOT / "docs"), str(out / "html")],
