@@ -352,11 +352,7 @@ def search(lhs: Any, rhs: Any, relation: str, seed: int, *, n_random: int = 10, 
                limits_allowed=False, hyps=hyps, work=work)
 
 
-#: Nodes the quick probe evaluates before it starts no new point (a count: the same points on every machine).
-PROBE_WORK = 3_000
-
-
-def claim_search(lhs: Any, rhs: Any, relation: str, seed: int, *, n_random: int = 10,
+def claim_search(lhs: Any, rhs: Any, relation: str, seed: int, *, n_random: int = 10, work: int = SEARCH_WORK,
                  hyps: Hypotheses = NONE) -> Witness:
     """:func:`search` for a claim whose every step is already proved, each point screened at
     :data:`SCREEN_DIGITS` first.
@@ -370,7 +366,11 @@ def claim_search(lhs: Any, rhs: Any, relation: str, seed: int, *, n_random: int 
     (and which the step's own counterexample search, :func:`search`, still hunts).
     """
     return run(lhs, rhs, relation, seed, digits=SEARCH_DIGITS, n_random=n_random, n_special=24, n_breaks=8,
-               limits_allowed=False, hyps=hyps, screen=SCREEN_DIGITS)
+               limits_allowed=False, hyps=hyps, work=work, screen=SCREEN_DIGITS)
+
+
+#: Nodes the quick probe evaluates before it starts no new point (a count: the same points on every machine).
+PROBE_WORK = 3_000
 
 
 def quick_search(lhs: Any, rhs: Any, relation: str, seed: int, hyps: Hypotheses = NONE) -> Witness:
