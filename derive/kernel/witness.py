@@ -34,9 +34,6 @@ from .points import Point, generate, length_symbols
 CONFIRM_DIGITS = (30, 60)
 #: Precisions at which a counterexample must show the same gap.
 SEARCH_DIGITS = (60, 120)
-#: Precision of the claim search's first look at a point (:func:`claim_search`): a point where the two sides
-#: agree at it is not evaluated again at :data:`SEARCH_DIGITS`.
-SCREEN_DIGITS = 30
 
 
 @dataclass(frozen=True)
@@ -241,8 +238,7 @@ class Witness:
 
 def run(lhs: Any, rhs: Any, relation: str, seed: int, *, digits: tuple[int, ...], n_random: int,
         n_special: int, n_breaks: int, stop_at_differ: bool = True, work: float = float("inf"),
-        limits_allowed: bool = True, lopsided: bool | str = False, hyps: Hypotheses = NONE,
-        screen: int | None = None) -> Witness:
+        limits_allowed: bool = True, lopsided: bool | str = False, hyps: Hypotheses = NONE) -> Witness:
     """Evaluate ``lhs relation rhs`` at the points of :func:`derive.kernel.points.generate`.
 
     No new point is started once ``work`` expression nodes have been evaluated
@@ -255,10 +251,6 @@ def run(lhs: Any, rhs: Any, relation: str, seed: int, *, digits: tuple[int, ...]
     With ``hyps`` (:mod:`derive.kernel.hypotheses`), only points that satisfy every premise and
     definition are evaluated (a point outside is moved onto the region or dropped), so every
     difference found is at such a point.
-
-    With ``screen`` (digits), each point is first compared at that precision alone; a point where the
-    two sides agree there counts as agreeing, and any other outcome (a gap, an undefined or unreliable
-    value) is decided at ``digits`` exactly as without a screen.
     """
     start = _WORK[0]
     lhs, rhs = hyps.reduce(lhs), hyps.reduce(rhs)
@@ -282,9 +274,7 @@ def run(lhs: Any, rhs: Any, relation: str, seed: int, *, digits: tuple[int, ...]
             if point is None:
                 outside += 1
                 continue
-        res = compare_at(lhs, rhs, relation, point, (screen,), limits_allowed) if screen else None
-        if res is None or res.status != "agree":
-            res = compare_at(lhs, rhs, relation, point, digits, limits_allowed)
+        res = compare_at(lhs, rhs, relation, point, digits, limits_allowed)
         if res.status == "not-evaluable":
             reason = reason or res.reason
             continue
@@ -350,23 +340,6 @@ def search(lhs: Any, rhs: Any, relation: str, seed: int, *, n_random: int = 10, 
     """
     return run(lhs, rhs, relation, seed, digits=SEARCH_DIGITS, n_random=n_random, n_special=24, n_breaks=8,
                limits_allowed=False, hyps=hyps, work=work)
-
-
-def claim_search(lhs: Any, rhs: Any, relation: str, seed: int, *, n_random: int = 10, work: int = SEARCH_WORK,
-                 hyps: Hypotheses = NONE) -> Witness:
-    """:func:`search` for a claim whose every step is already proved, each point screened at
-    :data:`SCREEN_DIGITS` first.
-
-    Such a claim can only fail where the steps' exceptions (sets of measure zero: a pole, 0/0) hide a point
-    at which its two sides both have values and differ; there they differ by a whole value (0 against 1),
-    which the screen sees. A point that does not agree at the screen's precision is compared from 60 to 120
-    digits as in :func:`search`, so every counterexample still has a gap stable as the precision grows. A
-    point that agrees at 30 digits is not evaluated at 60: the screen's only blind spot is a claim whose
-    sides differ by less than about 10⁻¹⁵ of their size, which a chain of proved steps does not produce
-    (and which the step's own counterexample search, :func:`search`, still hunts).
-    """
-    return run(lhs, rhs, relation, seed, digits=SEARCH_DIGITS, n_random=n_random, n_special=24, n_breaks=8,
-               limits_allowed=False, hyps=hyps, work=work, screen=SCREEN_DIGITS)
 
 
 #: Nodes the quick probe evaluates before it starts no new point (a count: the same points on every machine).
