@@ -67,6 +67,15 @@ def normalize(lang: str | None) -> str:
     return code
 
 
+def available(lang: str | None) -> str:
+    """``lang`` if derive speaks it, else English, without an error: for a surface whose language is set
+    for other reasons (a Sphinx site in French still shows derivations, in English)."""
+    try:
+        return normalize(lang) if lang else DEFAULT_LANGUAGE
+    except InputError:
+        return DEFAULT_LANGUAGE
+
+
 def current() -> str:
     """The active language code (see the module's docstring for the order of the sources)."""
     active = _ACTIVE.get()

@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from docutils import nodes
 
+from ..i18n import gettext
+
 if TYPE_CHECKING:  # pragma: no cover
     from ..core import Citation, Derivation
     from ..report import CheckResult, Report
@@ -210,10 +212,10 @@ def header(derivation: Derivation, report: Report | None, *, claim_only: bool,
     if derivation.summary:
         out.append(paragraph(*linked(derivation.summary)))
     out += uses_lines(derivation)
-    out.append(labelled("Claim.", [], ("derive-claim-label",)))
+    out.append(labelled(gettext("Claim."), [], ("derive-claim-label",)))
     out.append(display(layout.claim(_REL_TEX[derivation.relation]), ("derive-claim",)))
     if layout.names:
-        out.append(paragraph("where", classes=("derive-where-label",)))
+        out.append(paragraph(gettext("where"), classes=("derive-where-label",)))
         out.append(display(layout.where(), ("derive-where",)))
     if claim_only:
         return out
@@ -223,7 +225,7 @@ def header(derivation: Derivation, report: Report | None, *, claim_only: bool,
             item = nodes.list_item()
             item += paragraph(*linked(a.text))
             items += item
-        out.append(labelled("Assumptions.", [], ("derive-assumptions",)))
+        out.append(labelled(gettext("Assumptions."), [], ("derive-assumptions",)))
         out.append(items)
     if derivation.premises:
         from ..render.latex import expr_latex
@@ -244,7 +246,7 @@ def header(derivation: Derivation, report: Report | None, *, claim_only: bool,
         for lhs, rhs in derivation.definitions:
             lines = aligned_lines(layout.breaker.lines(rhs, layout.budget - 6.0), "=", r"\qquad")
             rows += [layout.breaker.tex(lhs) + " " + lines[0], *lines[1:]]
-        out.append(paragraph("with", classes=("derive-definitions",)))
+        out.append(paragraph(gettext("with"), classes=("derive-definitions",)))
         out.append(display("\\begin{aligned}" + " \\\\\n".join(rows) + "\\end{aligned}",
                            ("derive-definitions-math",)))
     return out
@@ -424,7 +426,7 @@ def footer(derivation: Derivation, report: Report, cite: CiteFn, *, show_checks:
     numeric = (f"numeric cross-check{'s' if n_checks != 1 else ''}: {checks_summary(report.checks)}" if n_checks
                else "no numeric cross-check applies")
     scope = f" for this instance only ({derivation.instance})" if derivation.instance else ""
-    verdict = labelled("Verdict.", [verdict_badge(str(report.verdict)), *inline(
+    verdict = labelled(gettext("Verdict."), [verdict_badge(str(report.verdict)), *inline(
         f": all {steps} step{'s' if steps != 1 else ''} proved symbolically{scope}; {numeric}.")],
         ("derive-verdict-line",))
     out.append(verdict)
@@ -436,7 +438,7 @@ def footer(derivation: Derivation, report: Report, cite: CiteFn, *, show_checks:
         fold += scrolling(checks_table(derivation, report))
         out.append(fold)
     if derivation.citations:
-        out.append(labelled("Sources.", citation_nodes(derivation.citations, cite), ("derive-sources",)))
+        out.append(labelled(gettext("Sources."), citation_nodes(derivation.citations, cite), ("derive-sources",)))
     for note in derivation.notes:
-        out.append(labelled("Note.", linked(note), ("derive-note",)))
+        out.append(labelled(gettext("Note."), linked(note), ("derive-note",)))
     return out
