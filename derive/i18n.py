@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from collections.abc import Iterator
 from contextvars import ContextVar
 from functools import lru_cache
@@ -40,8 +41,21 @@ DEFAULT_LANGUAGE = "en"
 #: folder of the catalogs: ``<lang>/LC_MESSAGES/derive.po`` and the template ``derive.pot``
 LOCALE_DIR = Path(__file__).parent / "locale"
 
+#: Hangul syllables, jamo and compatibility jamo: the letters of Korean text
+_HANGUL = re.compile("[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]")
+
 _ACTIVE: ContextVar[str | None] = ContextVar("derive_language", default=None)
 _DEFAULT: list[str | None] = [None]
+
+
+def has_hangul(text: str) -> bool:
+    """Whether ``text`` holds a Korean letter (a renderer then needs a font or LaTeX package for it)."""
+    return bool(_HANGUL.search(text))
+
+
+def is_hangul(ch: str) -> bool:
+    """Whether the character ``ch`` is a Korean letter."""
+    return bool(_HANGUL.fullmatch(ch))
 
 
 def languages() -> tuple[str, ...]:

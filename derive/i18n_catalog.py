@@ -16,7 +16,7 @@ The messages come in a fixed order, so two translators can fill different parts 
 2. the catalog, module by module in :data:`derive.registry.CATALOG_MODULES` order, derivation by
    derivation in registration order: title, summary, instance, premises' text, steps' justifications,
    the citations' notes, the checks' names, the notes. Each message's ``#:`` reference names
-   ``module:derivation``; a ``#.`` comment says which field it is.
+   ``module#derivation`` (babel reads no colon there); a ``#.`` comment says which field it is.
 
 ``python -m derive.i18n check`` exits 1 (one line per problem) when the template is out of date, or a
 language's catalog lacks a translation, has a fuzzy or obsolete one, or changes the ``$…$`` math.
@@ -49,7 +49,7 @@ _MATH = re.compile(r"(?<!\\)\$(?:[^$\\]|\\.)+?(?<!\\)\$")
 
 @dataclass(frozen=True)
 class Message:
-    """One English message and where it comes from (``location``: ``module:derivation`` or ``file:line``)."""
+    """One English message and where it comes from (``location``: ``module#derivation`` or a file)."""
 
     text: str
     location: str
@@ -86,7 +86,7 @@ def catalog_messages() -> Iterator[Message]:
     registry.load_catalog()
     for module in registry.CATALOG_MODULES:
         for entry in [e for e in registry._ENTRIES.values() if e.module == module]:
-            yield from derivation_messages(entry.build(), f"{module}:{entry.name}")
+            yield from derivation_messages(entry.build(), f"{module}#{entry.name}")
 
 
 def derivation_messages(d, where: str) -> Iterator[Message]:  # noqa: ANN001 - a Derivation
