@@ -59,7 +59,7 @@ class Message:
 
 def po_path(lang: str) -> Path:
     """``derive/locale/<lang>/LC_MESSAGES/derive.po``."""
-    return LOCALE_DIR / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
+    return Path(LOCALE_DIR) / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
 
 
 def label_messages() -> Iterator[Message]:
@@ -163,26 +163,35 @@ def _read(path: Path, lang: str | None = None) -> object:
 
 def extract(langs: tuple[str, ...] | None = None) -> list[Path]:
     """Write the template and update (or create) each language's catalog; returns the files written."""
+    template = build_template()
+    _write(template, LOCALE_DIR / TEMPLATE.name)
+    written = [LOCALE_DIR / TEMPLATE.name]
+    for lang in langs or tuple(x for x in languages() if x != DEFAULT_LANGUAGE):
+        written.append(update(lang, template))
+    return written
+
+
+def update(lang: str, template: object) -> Path:
+    """Update (or create) ``lang``'s catalog from ``template`` with babel; returns its path.
+
+    Translations are kept; one whose English changed a little is kept and marked fuzzy (stale); one
+    whose English is gone becomes obsolete; new messages come in untranslated, in the template's order.
+    """
     from babel.messages.catalog import Catalog
 
-    template = build_template()
-    _write(template, TEMPLATE)
-    written = [TEMPLATE]
-    for lang in langs or tuple(x for x in languages() if x != DEFAULT_LANGUAGE):
-        path = po_path(lang)
-        if path.is_file():
-            catalog = _read(path, lang)
-        else:
-            catalog = Catalog(locale=lang, domain=DOMAIN, project="derive", version=_version(),
-                              copyright_holder="The derive developers", fuzzy=False)
-        catalog.update(template, no_fuzzy_matching=False, update_header_comment=False,
-                       keep_user_comments=True, update_creation_date=False)
-        for message in catalog:
-            message.flags -= {"python-format", "python-brace-format"}
-        _write(catalog, path)
-        written.append(path)
+    path = po_path(lang)
+    if path.is_file():
+        catalog = _read(path, lang)
+    else:
+        catalog = Catalog(locale=lang, domain=DOMAIN, project="derive", version=_version(),
+                          copyright_holder="The derive developers", fuzzy=False)
+    catalog.update(template, no_fuzzy_matching=False, update_header_comment=False,
+                   keep_user_comments=True, update_creation_date=False)
+    for message in catalog:
+        message.flags -= {"python-format", "python-brace-format"}
+    _write(catalog, path)
     _table_clear()
-    return written
+    return path
 
 
 def _table_clear() -> None:
