@@ -177,7 +177,8 @@ def N_(message: str) -> str:  # noqa: N802 - the gettext convention
 
 def localize(derivation: Any, lang: str | None = None) -> Any:
     """A copy of ``derivation`` whose words are in ``lang``: title, summary, instance, notes, the premises'
-    text, the steps' justifications and the checks' names. Expressions and names are unchanged.
+    text and the steps' justifications. Expressions, names and checks are unchanged: a check's name is
+    also the key of its result in a report, so surfaces translate it where they show it (:func:`translate`).
 
     English (or a derivation with nothing translated) returns the object itself, so verification caches
     keyed by identity still apply.
@@ -207,10 +208,6 @@ def localize(derivation: Any, lang: str | None = None) -> Any:
                   for s in derivation.steps)
     if any(a is not b for a, b in zip(steps, derivation.steps, strict=True)):
         changes["steps"] = steps
-    checks = tuple(replace(c, name=t(c.name)) if isinstance(getattr(c, "name", None), str)
-                   and t(c.name) != c.name and hasattr(c, "__dataclass_fields__") else c for c in derivation.checks)
-    if any(a is not b for a, b in zip(checks, derivation.checks, strict=True)):
-        changes["checks"] = checks
     if not changes:
         return derivation
     return replace(derivation, **changes)

@@ -11,8 +11,8 @@
 The messages come in a fixed order, so two translators can fill different parts without conflicts:
 
 1. the labels of the surfaces (strings marked ``_()`` / ``gettext()`` / ``N_()`` in ``derive/cli``,
-   ``derive/render``, ``derive/sphinxext``, found by babel's Python extractor) and the chapter titles
-   (:data:`derive.chapters.CHAPTERS`);
+   ``derive/render``, ``derive/sphinxext`` and ``derive/report.py``, found by babel's Python extractor),
+   the name of the automatic claim check and the chapter titles (:data:`derive.chapters.CHAPTERS`);
 2. the catalog, module by module in :data:`derive.registry.CATALOG_MODULES` order, derivation by
    derivation in registration order: title, summary, instance, premises' text, steps' justifications,
    the citations' notes, the checks' names, the notes. Each message's ``#:`` reference names
@@ -36,8 +36,8 @@ from .i18n import DEFAULT_LANGUAGE, DOMAIN, LOCALE_DIR, languages
 
 ROOT = Path(__file__).parent
 
-#: folders whose Python source holds labels marked with ``_()`` / ``gettext()`` / ``N_()``
-LABEL_DIRS = ("cli", "render", "sphinxext")
+#: folders and modules whose Python source holds labels marked with ``_()`` / ``gettext()`` / ``N_()``
+LABEL_DIRS = ("cli", "render", "sphinxext", "report.py")
 
 #: babel's keywords for the label extraction
 KEYWORDS = {"_": None, "gettext": None, "N_": None}
@@ -59,7 +59,7 @@ class Message:
 
 def po_path(lang: str) -> Path:
     """``derive/locale/<lang>/LC_MESSAGES/derive.po``."""
-    return LOCALE_DIR / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
+    return Path(LOCALE_DIR) / lang / "LC_MESSAGES" / f"{DOMAIN}.po"
 
 
 def label_messages() -> Iterator[Message]:
@@ -67,13 +67,17 @@ def label_messages() -> Iterator[Message]:
     from babel.messages.extract import extract_from_file
 
     for folder in LABEL_DIRS:
-        for path in sorted((ROOT / folder).rglob("*.py")):
+        where = ROOT / folder
+        for path in sorted(where.rglob("*.py")) if where.is_dir() else [where]:
             rel = path.relative_to(ROOT.parent).as_posix()
             for _lineno, text, comments, _context in extract_from_file(
                     "python", str(path), keywords=KEYWORDS, comment_tags=("TRANSLATORS:",)):
                 if isinstance(text, str) and text:
                     yield Message(text, rel, None, " ".join(comments))  # no line: moving code changes no message
     from .chapters import CHAPTERS, MORE
+    from .crosscheck import IdentityCheck
+
+    yield Message(IdentityCheck.name, "derive/crosscheck.py", None, "name of the automatic check of a claim")
 
     for chapter in (*CHAPTERS, MORE):
         yield Message(chapter.title, "derive.chapters", None, f"title of chapter {chapter.name}")
@@ -163,26 +167,35 @@ def _read(path: Path, lang: str | None = None) -> object:
 
 def extract(langs: tuple[str, ...] | None = None) -> list[Path]:
     """Write the template and update (or create) each language's catalog; returns the files written."""
+    template = build_template()
+    _write(template, LOCALE_DIR / TEMPLATE.name)
+    written = [LOCALE_DIR / TEMPLATE.name]
+    for lang in langs or tuple(x for x in languages() if x != DEFAULT_LANGUAGE):
+        written.append(update(lang, template))
+    return written
+
+
+def update(lang: str, template: object) -> Path:
+    """Update (or create) ``lang``'s catalog from ``template`` with babel; returns its path.
+
+    Translations are kept; one whose English changed a little is kept and marked fuzzy (stale); one
+    whose English is gone becomes obsolete; new messages come in untranslated, in the template's order.
+    """
     from babel.messages.catalog import Catalog
 
-    template = build_template()
-    _write(template, TEMPLATE)
-    written = [TEMPLATE]
-    for lang in langs or tuple(x for x in languages() if x != DEFAULT_LANGUAGE):
-        path = po_path(lang)
-        if path.is_file():
-            catalog = _read(path, lang)
-        else:
-            catalog = Catalog(locale=lang, domain=DOMAIN, project="derive", version=_version(),
-                              copyright_holder="The derive developers", fuzzy=False)
-        catalog.update(template, no_fuzzy_matching=False, update_header_comment=False,
-                       keep_user_comments=True, update_creation_date=False)
-        for message in catalog:
-            message.flags -= {"python-format", "python-brace-format"}
-        _write(catalog, path)
-        written.append(path)
+    path = po_path(lang)
+    if path.is_file():
+        catalog = _read(path, lang)
+    else:
+        catalog = Catalog(locale=lang, domain=DOMAIN, project="derive", version=_version(),
+                          copyright_holder="The derive developers", fuzzy=False)
+    catalog.update(template, no_fuzzy_matching=False, update_header_comment=False,
+                   keep_user_comments=True, update_creation_date=False)
+    for message in catalog:
+        message.flags -= {"python-format", "python-brace-format"}
+    _write(catalog, path)
     _table_clear()
-    return written
+    return path
 
 
 def _table_clear() -> None:
@@ -196,11 +209,16 @@ def math_of(text: str) -> list[str]:
     return sorted(_MATH.findall(text))
 
 
+def fields_of(text: str) -> list[str]:
+    """The ``{name}`` fields of a label outside its ``$…$`` math, sorted (``str.format`` fills them)."""
+    return sorted(re.findall(r"\{[a-z_]+\}", _MATH.sub("", text)))
+
+
 def problems(lang: str, *, template: object | None = None) -> list[str]:
     """What is wrong with ``lang``'s catalog against the sources: one line per problem, empty when none.
 
     Missing, empty, fuzzy (stale) and obsolete translations, messages of the template missing from the
-    catalog, and translations whose ``$…$`` math differs from the English.
+    catalog, and translations whose ``$…$`` math or ``{name}`` fields differ from the English.
     """
     template = template if template is not None else build_template()
     path = po_path(lang)
@@ -221,6 +239,8 @@ def problems(lang: str, *, template: object | None = None) -> list[str]:
             out.append(f"{lang}: stale (fuzzy) translation: {m.id[:60]!r} ({where})")
         elif math_of(t.string) != math_of(m.id):
             out.append(f"{lang}: the translation changes the $...$ math: {m.id[:60]!r} ({where})")
+        elif fields_of(t.string) != fields_of(m.id):
+            out.append(f"{lang}: the translation changes the {{fields}}: {m.id[:60]!r} ({where})")
     for key in catalog.obsolete:
         out.append(f"{lang}: obsolete translation left in the catalog: {str(key)[:60]!r}")
     return out
