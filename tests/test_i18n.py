@@ -332,3 +332,37 @@ def test_exercises_and_quiz_values_are_the_same_in_korean():
     with i18n.using("ko"):
         korean = evaluate(spec, seed=20170612, budget=10.0)
     assert korean == english == 1048576
+
+
+# --- the Sphinx extension ------------------------------------------------------------------------------------
+
+def _site(root, language):
+    import sys
+
+    src = root / "src"
+    src.mkdir(parents=True)
+    (src / "conf.py").write_text('extensions = ["myst_parser", "derive"]\nbibtex_bibfiles = []\n'
+                                 'myst_enable_extensions = ["dollarmath"]\n' + f"language = {language!r}\n")
+    (src / "index.md").write_text("# Softmax\n\n```{derivation} softmax.shift-invariance\n```\n\n"
+                                  "```{bibliography}\n```\n")
+    proc = subprocess.run([sys.executable, "-m", "sphinx", "-nW", "--keep-going", "-q", "-b", "html", str(src),
+                           str(root / "out")], capture_output=True, text=True, timeout=600)
+    assert (proc.returncode, proc.stderr) == (0, "")
+    return (root / "out" / "index.html").read_text(encoding="utf-8")
+
+
+def test_the_sphinx_directive_renders_in_the_sites_language(tmp_path):
+    """A site built with language = "ko" shows the derivation's words and labels in Korean, the same math;
+    a language derive does not speak (fr) falls back to English without a warning."""
+    pytest.importorskip("myst_parser")
+    korean = _site(tmp_path / "ko", "ko")
+    for text in ("모든 점수에 같은 상수를 더해도 소프트맥스는 변하지 않는다", "주장.", "가정.", "증명됨",
+                 "차의 지수는 지수의 곱으로 나뉜다", "수치 교차 검증: 6개 통과 (표 보기)", "이 페이지를 만들 때"):
+        assert text in korean, text
+    assert "Softmax is unchanged by adding a constant" not in korean
+    french = _site(tmp_path / "fr", "fr")
+    assert "Softmax is unchanged by adding a constant to every score" in french and "주장." not in french
+
+    def maths(page):
+        return re.findall(r'class="[^"]*\bmath notranslate[^"]*"[^>]*>(.*?)</(?:div|span)>', page, flags=re.S)
+    assert len(maths(korean)) >= 10 and maths(korean) == maths(french)

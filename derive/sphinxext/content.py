@@ -301,9 +301,10 @@ def step_caption(derivation: Derivation, report: Report, index: int, cite: CiteF
         para += nodes.Text(")")
     para += nodes.Text(" ")
     para += verdict_badge(str(result.verdict))
-    para += nodes.Text(" by ")
+    before, _, after = gettext("by {strategy}.").partition("{strategy}")  # Korean puts the word after it
+    para += nodes.Text(" " + before)
     para += nodes.literal(result.strategy, result.strategy)
-    para += nodes.Text(".")
+    para += nodes.Text(after)
     return para
 
 
