@@ -366,3 +366,24 @@ def test_the_sphinx_directive_renders_in_the_sites_language(tmp_path):
     def maths(page):
         return re.findall(r'class="[^"]*\bmath notranslate[^"]*"[^>]*>(.*?)</(?:div|span)>', page, flags=re.S)
     assert len(maths(korean)) >= 10 and maths(korean) == maths(french)
+
+
+def test_notebook_reprs_follow_the_language_setting(monkeypatch):
+    """Jupyter: i18n.set_language("ko") (or DERIVE_LANG=ko) turns the HTML/Markdown/LaTeX reprs Korean."""
+    from derive.render.jupyter import repr_html, repr_latex, repr_markdown
+
+    monkeypatch.delenv("DERIVE_LANG", raising=False)
+    registry.load_catalog()
+    d = registry.get("softmax.shift-invariance")
+    english = repr_markdown(d)
+    try:
+        i18n.set_language("ko")
+        html, markdown, latex = repr_html(d), repr_markdown(d), repr_latex(d)
+    finally:
+        i18n.set_language(None)
+    assert "모든 점수에 같은 상수를 더해도" in html and "증명됨" in html and "가정." in html
+    assert markdown.startswith("### 모든 점수에 같은 상수를 더해도") and "**주장.**" in markdown
+    assert "차의 지수는 지수의 곱으로 나뉜다" in latex
+    assert english.startswith("### Softmax is unchanged") and repr_markdown(d) == english
+    with pytest.raises(Exception, match="unknown language 'xx'"):
+        i18n.set_language("xx")
