@@ -387,3 +387,14 @@ def test_notebook_reprs_follow_the_language_setting(monkeypatch):
     assert english.startswith("### Softmax is unchanged") and repr_markdown(d) == english
     with pytest.raises(Exception, match="unknown language 'xx'"):
         i18n.set_language("xx")
+
+
+def test_korean_words_wrap_at_100_terminal_columns(capsys):
+    """A Hangul syllable takes two columns: Korean lines of `derive show` are wrapped by cells, not letters."""
+    from rich.cells import cell_len
+
+    assert main(["show", "softmax.saturation", "--lang", "ko"]) == 0
+    korean = [line for line in capsys.readouterr().out.splitlines() if HANGUL.search(line)]
+    assert len(korean) > 8
+    assert max(cell_len(line) for line in korean) <= 100
+    assert max(cell_len(line) for line in korean) > 90  # filled, not wrapped at 50 letters
