@@ -234,11 +234,12 @@ def residual_zero_init() -> Derivation:
 
     return Derivation(
         **metadata("example.exercise-residual-zero-init"),
-        start=matadd(x, matmul(hidden, zero)),
+        start=matadd(x, matmul(hidden, zero), matmul(sp.OneMatrix(2, 1), sp.ZeroMatrix(1, 4))),
         steps=(
-            Step(matadd(x, sp.ImmutableMatrix.zeros(2, 4)),
-                 "whatever the hidden activations G are, G·W₂ with W₂ = 0 is the zero matrix (b₂ = 0)", citation=HE),
-            Step(x, "adding zero leaves X: the block starts as the identity map"),
+            Step(x, "whatever the hidden activations G are, $G \\cdot W_2 + \\mathbf{1} \\cdot b_2$ with $W_2 = 0$, "
+                    "$b_2 = 0$ is the zero matrix, so the block is the identity (residual.zero-init at $n = 2$, "
+                    "$d_{model} = d_{in} = 4$)", by="residual.zero-init",
+                 where={"X": x, "G": hidden, "W_O": zero, "b_O": sp.ZeroMatrix(1, 4)}, citation=HE),
         ),
         assumptions=(Assumption("X is any real 2×4 input; the FFN sublayer is G·W₂ + b₂ with hidden activations "
                                 "G = ReLU(LN(X)·W₁ + b₁) and W₂ = 0, b₂ = 0 at initialisation"),),
