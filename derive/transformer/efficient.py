@@ -289,14 +289,20 @@ def online_softmax_example() -> Derivation:
     start = sp.Add(sp.Mul(e(sp.Integer(0), evaluate=False), l1, evaluate=False),
                    sp.Mul(e(sp.Integer(-1), evaluate=False), l2, evaluate=False), evaluate=False)
     total = 1 + e(-1) + e(-2) + e(-3)
+    k = sp.Symbol("k", integer=True)
+    row = sp.Lambda(k, sp.Piecewise(*((sp.Integer(v), sp.Eq(k, c)) for c, v in enumerate(EXAMPLE_Z[:-1], 1)),
+                                    (sp.Integer(EXAMPLE_Z[-1]), True)))  # z_k for k = 1..4
     return Derivation(
         **metadata("efficient.online-softmax-example"),
         instance="z = (1, 3, 2, 0) split after k = 2",
         start=start,
         steps=(
             Step(sp.Add(e(-2), 1, e(-1), e(-3), evaluate=False),
-                 "block 1 needs no rescaling ($m_1 = m = 3$); block 2's sum is multiplied by $e^{2-3}$",
-                 citation=DAO_31),
+                 "block 1 needs no rescaling ($m_1 = m = 3$); block 2's sum is multiplied by $e^{2-3}$: the "
+                 "merge gives the row's terms $e^{z_j - 3}$ (efficient.online-softmax-merge at $n = 4$, $k = 2$)",
+                 by="efficient.online-softmax-merge",
+                 where={"z": row, "n": sp.Integer(4), "split": sp.Integer(2), "m_1": sp.Integer(3),
+                        "m_2": sp.Integer(2), "m_run": sp.Integer(3)}, citation=DAO_31),
             Step(total, "the four terms $e^{z_j - 3}$ of the whole row, $j = 1, 2, 3, 4$, reordered"),
         ),
         assumptions=(Assumption("z = (1, 3, 2, 0); block 1 = (1, 3) with $m_1 = 3$, $\\ell_1 = e^{1-3} + e^{3-3}$; "
