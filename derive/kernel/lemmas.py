@@ -139,6 +139,10 @@ def instance(rule: Lemma, d: Any, expr: Any) -> tuple[dict, Any, Any, str]:
     free = _free(start) | _free(end)
     sigma = {_key(free, k): sp.sympify(v, strict=True) for k, v in rule.where}
     sigma.update(_shapes(sigma))
+    for s, image in sigma.items():  # before any substitution: sympy would fail on misaligned shapes
+        bad = _shape_of(s, image, sigma)
+        if bad is not None:
+            raise ValueError(bad)
     rest = [s for s in free if s not in sigma]
     same = {**sigma, **{s: s for s in rest}}  # a symbol left alone is its own image (always an instance)
     lhs, rhs = _subs(start, same), _subs(end, same)
@@ -367,7 +371,7 @@ def check(rule: Lemma, expr: Any, ctx: Any, prove_equal: Any, relation: str = "=
     if captured:
         return captured
     for s, image in sigma.items():
-        bad = _shape_of(s, image, sigma) or _keeps(image, s, ctx) or _family(s, image, d)
+        bad = _keeps(image, s, ctx) or _family(s, image, d)
         if bad is not None:
             return bad
     clash = _clash(getattr(ctx, "models", ()))
