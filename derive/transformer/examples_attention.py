@@ -88,8 +88,16 @@ def two_token_attention() -> Derivation:
     half = 1 / sp.sqrt(d_k)
     scores = q * k.T
     scaled = scores * half
-    weights_def = sp.ImmutableMatrix([softmax_row(list(scaled.row(r)), "definition") for r in range(2)])
     weights = sp.ImmutableMatrix([softmax_row(list(scaled.row(r))) for r in range(2)])
+    j, m = sp.Symbol("j", integer=True, positive=True), sp.Symbol("m", integer=True)
+    # the scores of row r as a family z_m, m = 1, 2 (a line through the two scores)
+    rows = [sp.Lambda(m, scaled[r, 0] + (m - 1) * (scaled[r, 1] - scaled[r, 0])) for r in range(2)]
+
+    def table(upto: int) -> Any:  # the weights as defined; the first ``upto`` (row by row) shifted by their score
+        def weight(r: int, c: int) -> Any:
+            shift = scaled[r, c] if 2 * r + c < upto else 0
+            return sp.exp(rows[r](c + 1) - shift) / sp.Sum(sp.exp(rows[r](j) - shift), (j, 1, 2))
+        return sp.ImmutableMatrix(2, 2, lambda r, c: weight(r, c))
     out = weights * v
     src = f"{SOURCE}, step 1"
     exps = [[sp.exp(s) for s in scaled.row(r)] for r in range(2)]
@@ -115,10 +123,17 @@ def two_token_attention() -> Derivation:
                  r"entry (i, j) of $QK^\top$ is the dot product $q_i\cdot k_j$: 2, 1 for token 1 and 0, 1 for token 2",
                  citation=VASWANI_321),
             Step(matmul(RowSoftmax(scaled), v), r"divide by $\sqrt{d_k} = \sqrt{4} = 2$"),
-            Step(matmul(weights_def, v), "softmax of each row: exp of each score over the row's sum of exps"),
+            Step(matmul(table(0), v), "softmax of each row: exp of each score over the row's sum of exps, the "
+                                      "scores of row r written $z_j$ for $j = 1, 2$"),
+            *(Step(matmul(table(upto), v),
+                   f"weight ({upto // 2 + 1}, {upto % 2 + 1}): subtract the entry's own score from both scores "
+                   "(softmax.shift-invariance at $n = 2$)", by="softmax.shift-invariance",
+                   where={"z": rows[(upto - 1) // 2], "n": sp.Integer(2), "c": scaled[(upto - 1) // 2, (upto - 1) % 2],
+                          "i": sp.Integer((upto - 1) % 2 + 1)}, citation=VASWANI_321)
+              for upto in range(1, 5)),
             Step(matmul(weights, v),
-                 "divide numerator and denominator by exp of the entry's own score: with two scores the weight "
-                 "is 1/(1 + exp(other − own)), a logistic function of the score gap 1/2"),
+                 "with two scores the weight is 1/(1 + exp(other − own)), a logistic function of the score gap "
+                 "1/2"),
             Step(out, "each output row is the weighted average of the value rows [4, 0] and [0, 4]"),
         ),
         assumptions=(
