@@ -114,7 +114,7 @@ def online_softmax_merge() -> Derivation:
     import sympy as sp
 
     from ..kernel.sum_moves import MergeSums
-    from ..numeric import FunctionCheck, IdentityCheck
+    from ..numeric import FunctionCheck
     from ..rules import Substitute
     from .notation import sym
 
@@ -142,10 +142,7 @@ def online_softmax_merge() -> Derivation:
                        "m — the maxima only make every exponent ≤ 0, so nothing overflows"),
         ),
         citations=(MILAKOV_3, DAO_31),
-        auto_identity_check=False,  # each random point expands symbolic-length sums
-        checks=(IdentityCheck(start.xreplace({l1: first(m1), l2: second(m2)}), whole(m),
-                              name="claim at random points", n_points=6),
-                FunctionCheck("numpy online softmax against the direct softmax, many block sizes", _merge_check)),
+        checks=(FunctionCheck("numpy online softmax against the direct softmax, many block sizes", _merge_check),),
         notes=("k is symbolic, so the identity holds for every split point, and by applying it again to each "
                "block, for every division of the row into blocks. Applied block after block, the merge computes "
                "the denominator of softmax in one pass over the "

@@ -241,7 +241,6 @@ def max_trick_example() -> Derivation:
         ),
         assumptions=(Assumption("z = [1000, 1001, 1002]; c = max z = 1002"),),
         citations=(VASWANI_321,),
-        auto_identity_check=False,  # no free symbols
         checks=(
             ValueCheck(r"$\max z$", top, "1002", src),
             *[ValueCheck(rf"$z_{i + 1} - \max z$", shifted[i], p, src) for i, p in enumerate(("-2", "-1", "0"))],
@@ -296,7 +295,6 @@ def pe_table() -> Derivation:
         assumptions=(Assumption(r"$d_{\text{model}} = 4$, pos = 0, 1, 2, 3; columns (sin, cos) pairs interleaved, "
                                 r"pair i with frequency $10000^{-2i/d_{\text{model}}}$"),),
         citations=(VASWANI_35,),
-        auto_identity_check=False,  # no free symbols: the float64 table is the numeric check
         checks=(
             FunctionCheck(r"$\mathtt{sinusoidal\_encoding}$(arange(4), 4) in float64",
                           _float_vs("positional encoding", pe_float64, table, PE_TABLE)),
