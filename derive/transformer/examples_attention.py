@@ -142,7 +142,6 @@ def two_token_attention() -> Derivation:
                        "$d_k = 4$"),
         ),
         citations=(VASWANI_321,),
-        auto_identity_check=False,  # no free symbols: the float64 recomputation is the numeric check
         checks=(FunctionCheck(r"float64 $\operatorname{softmax}(QK^\top /\sqrt{d_k})V$ with the package's softmax",
                               _float_vs("attention output", two_token_float64, out, TWO_TOKEN_OUTPUT)),
                 *checks),
@@ -189,7 +188,6 @@ def temperature_table() -> Derivation:
         assumptions=(Assumption(r"z = [2, 0, 1]; row t of the table is $\operatorname{softmax}(z / T_t)$, T = 1/2, "
                                  "1, 2"),),
         citations=(VASWANI_321,),
-        auto_identity_check=False,  # no free symbols: the float64 recomputation is the numeric check
         checks=(FunctionCheck("float64 softmax(z, temperature=T) with the package's softmax",
                               _float_vs("temperature table", temperature_float64, table_def, TEMPERATURE_TABLE)),
                 *[ValueCheck(f"T = {TEMPERATURES[r]}: weight {c + 1}", table_def[r, c], p, src)

@@ -67,7 +67,6 @@ def rmsnorm_example() -> Derivation:
         ),
         assumptions=(Assumption("x = (1, 0, 2, 1), token 1 of the block's input; γ = 1, no ε"),),
         citations=(ZHANG,),
-        auto_identity_check=False,  # no free symbols
         checks=(
             FunctionCheck("float64 RMSNorm", float_check),
             *(ValueCheck(f"$x_{c + 1}^2$", x[c] ** 2, p, src) for c, p in enumerate("1041")),
