@@ -15,7 +15,6 @@ from derive.citations import graph, uses
 LINKS = {
     "example.exercise-residual-zero-init": "residual.zero-init",  # a matrix-symbol law at a 2 × 4 input
     "efficient.online-softmax-example": "efficient.online-softmax-merge",
-    "gradients.example-cross-entropy": "gradients.softmax-cross-entropy",
     "example.two-token-attention": "softmax.shift-invariance",
     "example.max-trick": "softmax.shift-invariance",
     "example.exercise-layernorm-constant": "norms.layernorm-constant-input",
