@@ -78,6 +78,23 @@ def assert_proves(catalog):
     return run
 
 
+@pytest.fixture(autouse=True)
+def _registrations_stay_in_their_test():
+    """Derivations a test registers (a user's module loaded by the CLI, ``registry.add``) leave with the test:
+    a later test in the same worker sees the catalog only (``derive check`` checks every registered one)."""
+    from derive import registry
+
+    entries, sources = dict(registry._ENTRIES), dict(registry._SOURCES)
+    yield
+    catalog = set(registry.CATALOG_MODULES)  # the catalog may load during the test: it stays
+    for name, entry in list(registry._ENTRIES.items()):
+        if name not in entries and entry.module not in catalog:
+            del registry._ENTRIES[name]
+    registry._ENTRIES.update(entries)
+    registry._SOURCES.clear()
+    registry._SOURCES.update(sources)
+
+
 #: the key of `workerinput` through which the controller hands the run's cache directory to its workers
 RUN_CACHE = "DERIVE_TEST_RUN_CACHE"
 
