@@ -310,10 +310,16 @@ def test_dark_mode_keeps_the_derivations_legible(site, tmp_path):
 def test_on_this_page_lists_the_derivations_and_names_in_notes_link(site):
     page = (site / "chapters" / "softmax.html").read_text()
     toc = page.split('class="toc-tree"', 1)[1].split("</nav>", 1)[0]
-    entries = re.findall(r'derive-toc-entry"><a class="reference internal" href="#derivation-([^"]+)">([^<]+)<', toc)
+    entries = re.findall(r'derive-toc-entry"><a class="reference internal" href="#derivation-([^"]+)">(.*?)</a>', toc)
     names = [n for n, _ in entries]
     assert "softmax.jacobian" in names and "softmax.max-trick" in names and len(names) >= 8
-    assert dict(entries)["softmax.jacobian"] == "The softmax Jacobian: ∂sᵢ/∂zⱼ = sᵢ(δᵢⱼ − sⱼ)"  # Unicode, no TeX
+    # the title's math is typeset as in the heading (MathJax), never shown as raw TeX or ASCII
+    assert dict(entries)["softmax.jacobian"] == (
+        r'The softmax Jacobian: <span class="math notranslate nohighlight">'
+        r"\(\partial s_i/\partial z_j = s_i(\delta_{ij} - s_j)\)</span>")
+    from site_text import raw_math
+
+    assert raw_math(toc) == []
     assert not re.search(r"\d+\.\d+\.\d+\. The softmax Jacobian", toc)  # no section number on a derivation
     links = re.findall(r'<a class="derive-name-link[^"]*" href="([^"]+)"', page)
     assert "#derivation-softmax.max-trick" in links
