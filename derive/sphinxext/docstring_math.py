@@ -1,21 +1,16 @@
 r"""Docstring math typeset on the API page: ``x_i``, ``Σ_(s≤t)``, ``10^(−2i/d_model)`` as math, names as code.
 
 The package's docstrings are read in a terminal too (``help(derive.sums)``), so they write their math as
-plain text: Unicode where it has a sign (``Σ``, ``μ``, ``²``, ``≤``) and ASCII ``_``/``^`` for the
-rest (``E[x_i] = μ``, ``e^(i·p·θ_i)``). On the site that ASCII would be shown raw. This extension rewrites
-each docstring autodoc reads, after napoleon, into reST with inline math:
-
-* a run of math (tokens with a subscript or a superscript and the operators, brackets and single letters
-  between them: ``(Σ_i f_i)² = Σ_i Σ_j f_i f_j``) becomes one ``:math:`` role, in TeX;
-* a code name with underscores (``n_layers``, ``vocab_size``, ``false_rejection``) becomes inline code,
-  as the notation page writes it; a width of the field (``d_model``, ``d_ff``) is math, :math:`d_{\text{model}}`;
-* code, roles, literal blocks, doctests and field names are left as they are.
-
-It also shows the parameter names of a field list ("Parameters: **false_rejection** – …") as code.
+plain text (``E[x_i] = μ``, ``e^(i·p·θ_i)``); on the site that ASCII would be shown raw. This extension
+rewrites each docstring autodoc reads, after napoleon, into reST: the math runs that
+:func:`derive.render.plainmath.mark_plain` finds become ``:math:`` roles (in TeX), code names such as
+``n_layers`` inline code; code, roles, literal blocks, doctests, directives and field names stay, and a
+simple table's columns are widened to fit. It also shows the parameter names of a field list
+("Parameters: **false_rejection** – …") as code, as in the signature.
 
 Used by the derive site (``docs/conf.py`` lists ``derive.sphinxext.docstring_math``); ``setup`` returns
-``parallel_read_safe``. Source: the convention is derive's own; the reST rules for inline markup next to
-other characters are docutils' (a ``\ `` escape separates markup from a neighbouring character).
+``parallel_read_safe``. The reST rule it relies on is docutils': a ``\ `` escape separates inline markup
+from a neighbouring character.
 """
 
 from __future__ import annotations
@@ -29,6 +24,8 @@ from ..render.plainmath import mark_plain
 _PROTECTED = re.compile(r"``.+?``|:[\w:+.-]+:`[^`]*`|`[^`]*`_{0,2}|https?://\S+|\|[^|\s][^|]*\||\*\*[^*]+\*\*")
 #: a field list's head (":param name:", ":raises Error:") is never rewritten
 _FIELD = re.compile(r"^\s*:[^:`]+:")
+
+
 def _markup(kind: str, body: str) -> str:
     r"""Inline markup that stands apart from any neighbour: ``\ :math:`…`\ ``."""
     inner = f":math:`{body}`" if kind == "math" else f"``{body}``"
