@@ -9,7 +9,7 @@ a sign (``Σ``, ``μ``, ``²``, ``≤``) and ASCII ``_``/``^`` for the rest (``E
 * a name with underscores (``n_layers``, ``vocab_size``, ``false_rejection``) is code, as the notation page
   writes configuration names; the widths ``d_model``, ``d_ff`` and one- or two-letter indices are math.
 
-:func:`mark_markdown` marks a MyST line (``$…$`` and backticks); :mod:`derive.sphinxext.docstring_math`
+:func:`mark_markdown` marks a MyST line (``$…$`` and backticks); ``derive.sphinxext.docstring_math``
 marks docstrings (reST roles). Nothing is evaluated: the text is only re-spelled.
 """
 
