@@ -50,9 +50,10 @@ def refute_step():
 def assert_proves(catalog):
     """``assert_proves(name)``: the catalog derivation ``name`` is proved step by step, every
     cross-check (there must be at least one) passes, and it renders as text, LaTeX and Markdown
-    with every step's justification; returns the report."""
+    with every step's justification; returns the report (from the run's verification cache when
+    another test or worker already verified the same derivation: see :func:`pytest_configure`)."""
     from derive import Verdict
-    from derive import check as verify
+    from derive.cache import cached_verify as verify
     from derive.render.latex import derivation_latex, escape_text
     from derive.render.markdown import derivation_markdown
     from derive.render.text import derivation_text
@@ -77,18 +78,98 @@ def assert_proves(catalog):
     return run
 
 
-@pytest.fixture(autouse=True, scope="session")
-def _private_report_cache(tmp_path_factory):
-    """Keep the verification cache of the test run out of the user's ~/.cache."""
-    import os
+@pytest.fixture(autouse=True)
+def _registrations_stay_in_their_test():
+    """Derivations a test registers (a user's module loaded by the CLI, ``registry.add``) leave with the test:
+    a later test in the same worker sees the catalog only (``derive check`` checks every registered one)."""
+    from derive import registry
 
-    old = os.environ.get("DERIVE_CACHE_DIR")
-    os.environ["DERIVE_CACHE_DIR"] = str(tmp_path_factory.mktemp("derive-cache"))
+    entries, sources = dict(registry._ENTRIES), dict(registry._SOURCES)
     yield
+    catalog = set(registry.CATALOG_MODULES)  # the catalog may load during the test: it stays
+    for name, entry in list(registry._ENTRIES.items()):
+        if name not in entries and entry.module not in catalog:
+            del registry._ENTRIES[name]
+    registry._ENTRIES.update(entries)
+    registry._SOURCES.clear()
+    registry._SOURCES.update(sources)
+
+
+#: the key of `workerinput` through which the controller hands the run's cache directory to its workers
+RUN_CACHE = "DERIVE_TEST_RUN_CACHE"
+
+
+def pytest_configure(config):
+    """One verification cache for the whole test run, out of the user's ~/.cache.
+
+    The controller makes a temporary directory; pytest-xdist workers receive it (``workerinput``) and every
+    subprocess a test starts inherits it through ``DERIVE_CACHE_DIR``. Its entries are keyed on everything that
+    could change a verdict (:func:`derive.cache.derivation_key`, the same in every process), so a catalog
+    derivation verified by one worker is served to the others, to ``derive check`` in a subprocess and to the
+    Sphinx build instead of being proved again in each. Tests that need a cold cache set their own directory.
+    """
+    import os
+    import tempfile
+
+    workerinput = getattr(config, "workerinput", None)
+    if workerinput is not None and workerinput.get(RUN_CACHE):
+        directory = workerinput[RUN_CACHE]
+        config._derive_made_cache = None
+    else:
+        directory = tempfile.mkdtemp(prefix="derive-test-cache-")
+        config._derive_made_cache = directory
+    config._derive_old_cache = os.environ.get("DERIVE_CACHE_DIR")
+    os.environ["DERIVE_CACHE_DIR"] = directory
+    config.stash[RUN_CACHE_DIR] = Path(directory)
+
+
+RUN_CACHE_DIR = pytest.StashKey[Path]()
+
+
+@pytest.hookimpl(optionalhook=True)  # an xdist hook
+def pytest_configure_node(node):
+    """Under pytest-xdist: a worker uses the controller's cache directory."""
+    node.workerinput[RUN_CACHE] = str(node.config.stash[RUN_CACHE_DIR])
+
+
+def pytest_unconfigure(config):
+    import os
+    import shutil
+
+    old = getattr(config, "_derive_old_cache", None)
     if old is None:
         os.environ.pop("DERIVE_CACHE_DIR", None)
     else:
         os.environ["DERIVE_CACHE_DIR"] = old
+    made = getattr(config, "_derive_made_cache", None)
+    if made:
+        shutil.rmtree(made, ignore_errors=True)
+
+
+@pytest.fixture(scope="session")
+def verified_catalog(pytestconfig):
+    """Every catalog derivation verified once for the whole run: ``{name: report}``.
+
+    The first worker that asks verifies the catalog (:func:`derive.batch.verify_many`, every core) under a
+    file lock and stores the passing reports in the run's cache; a worker that asks meanwhile waits and is
+    served from the cache. Tests and subprocesses that check catalog derivations afterwards (``derive check``,
+    ``derive export --all``, the Sphinx build, :func:`derive.cache.cached_verify`) find them there.
+    """
+    import fcntl
+
+    from derive import registry
+    from derive.batch import verify_many
+
+    registry.load_catalog()
+    derivations = [registry.get(e.name) for e in registry.entries() if e.module in registry.CATALOG_MODULES]
+    lock = pytestconfig.stash[RUN_CACHE_DIR] / "catalog.lock"
+    with open(lock, "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            reports = verify_many(derivations)
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+    return {r.name: r for r in reports}
 
 
 pytest_plugins = ["pytester"]
@@ -155,7 +236,15 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
 KNOWN_FAILURES = Path(__file__).with_name("known_failures.txt")
 
 
+#: the files that take longest, run first: under pytest-xdist (``--dist loadfile``, files handed out in this
+#: order) the whole-catalog verification starts at once on every core and no long file is left for the end
+FIRST = ("test_catalog_audit.py", "test_docs_site.py", "test_docs_snippets.py", "test_cli_export.py",
+         "test_heldout_batch2.py", "test_heldout_limits.py", "test_kernel_adversarial.py", "test_mutations.py")
+
+
 def pytest_collection_modifyitems(config, items):
+    rank = {name: k for k, name in enumerate(FIRST)}
+    items.sort(key=lambda item: rank.get(item.path.name, len(FIRST)))  # stable: the rest keep their order
     if not KNOWN_FAILURES.exists():
         return
     known = {line.strip() for line in KNOWN_FAILURES.read_text(encoding="utf-8").splitlines()

@@ -56,6 +56,129 @@ PROBE_JS = r"""
 """
 
 
+class Browser:
+    """One headless Chromium for many pages, driven over the DevTools protocol on a pipe.
+
+    ``--remote-debugging-pipe`` makes Chromium read protocol commands from file descriptor 3 and write its
+    answers to 4 (JSON messages ending in a NUL byte), so no port and no websocket library is needed.
+    Starting Chromium costs about a second of CPU; a test that measures every page of the site at one
+    window size starts it once instead of once per page. Use as a context manager.
+    """
+
+    def __init__(self, width: int, height: int, profile: Path) -> None:
+        import os
+
+        self.width, self.height = width, height
+        to_chrome_r, self._to_chrome = os.pipe()
+        self._from_chrome, from_chrome_w = os.pipe()
+        def child() -> None:
+            # Chromium's ends become its descriptors 3 and 4 (moved out of the way first, in case one of them
+            # is 3 or 4 already); they are inheritable, every other descriptor of ours is not (close_fds=False)
+            import fcntl
+
+            high = [fcntl.fcntl(fd, fcntl.F_DUPFD, 10) for fd in (to_chrome_r, from_chrome_w)]
+            os.dup2(high[0], 3)
+            os.dup2(high[1], 4)
+
+        self.proc = subprocess.Popen([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", f"--window-size={width},{height}",
+                                      "--remote-debugging-pipe", "about:blank"],
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
+                                     preexec_fn=child, close_fds=False)
+        os.close(to_chrome_r)
+        os.close(from_chrome_w)
+        self._buffer = b""
+        self._id = 0
+        targets = self._call("Target.getTargets")["targetInfos"]
+        page = next(t for t in targets if t["type"] == "page")
+        self._session = self._call("Target.attachToTarget", targetId=page["targetId"], flatten=True)["sessionId"]
+        self._call("Page.enable", session=True)
+
+    def __enter__(self) -> Browser:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        import os
+
+        try:
+            self._send({"id": 0, "method": "Browser.close"})
+        except OSError:
+            pass
+        try:
+            self.proc.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            self.proc.wait()
+        for fd in (self._to_chrome, self._from_chrome):
+            try:
+                os.close(fd)
+            except OSError:
+                pass
+
+    def _send(self, message: dict) -> None:
+        import os
+
+        os.write(self._to_chrome, json.dumps(message).encode() + b"\0")
+
+    def _receive(self, deadline: float) -> dict:
+        import os
+        import select
+        import time
+
+        while b"\0" not in self._buffer:
+            left = deadline - time.monotonic()
+            if left <= 0 or not select.select([self._from_chrome], [], [], left)[0]:
+                raise RuntimeError(f"chromium did not answer in time: {self._stderr()}")
+            chunk = os.read(self._from_chrome, 1 << 16)
+            if not chunk:
+                raise RuntimeError(f"chromium closed its pipe (exit {self.proc.poll()}): {self._stderr()}")
+            self._buffer += chunk
+        message, self._buffer = self._buffer.split(b"\0", 1)
+        return json.loads(message)
+
+    def _stderr(self) -> str:
+        return "" if self.proc.poll() is None else (self.proc.stderr.read() or b"")[-500:].decode("utf-8", "replace")
+
+    def _call(self, method: str, *, session: bool = False, timeout: float = 60, **params: object) -> dict:
+        import time
+
+        self._id += 1
+        message: dict = {"id": self._id, "method": method, "params": params}
+        if session:
+            message["sessionId"] = self._session
+        self._send(message)
+        deadline = time.monotonic() + timeout
+        while True:
+            answer = self._receive(deadline)
+            if answer.get("id") == self._id:  # events and other answers are not waited for
+                if "error" in answer:
+                    raise RuntimeError(f"{method}: {answer['error']}")
+                return answer.get("result", {})
+
+    def probe(self, page: Path, timeout: float = 180) -> dict:
+        """Open ``page`` (a copy with :data:`PROBE_JS`) and return its measurements, as :func:`probe_page`."""
+        import time
+
+        copy = page.with_name(page.stem + ".probe.html")
+        copy.write_text(page.read_text(encoding="utf-8").replace("</body>", PROBE_JS + "</body>"), encoding="utf-8")
+        try:
+            self._call("Page.navigate", session=True, url=copy.as_uri())
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                # the copy's own document (not the previous page's, still shown while the new one loads)
+                got = self._call("Runtime.evaluate", session=True, returnByValue=True, expression=(
+                    f"document.URL === {json.dumps(copy.as_uri())} && document.body"
+                    " && document.body.getAttribute('data-probe')"))["result"].get("value")
+                if got:
+                    return json.loads(got)
+                time.sleep(0.1)
+        finally:
+            copy.unlink()
+        raise RuntimeError(f"{page}: no measurement after {timeout:g} s")
+
+
 def probe_page(page: Path, width: int, height: int, profile: Path) -> dict:
     """Open ``page`` (an HTML file of a built site) at ``width`` x ``height`` px and measure it."""
     copy = page.with_name(page.stem + ".probe.html")
@@ -100,9 +223,9 @@ def main(argv: list[str]) -> int:
     pages = [site / p for p in argv[2:]] or sorted(p for p in site.rglob("*.html")
                                                   if "_static" not in p.parts and "genindex" not in p.name)
     total = wide = 0
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory() as tmp, Browser(width, 1000 if width > 600 else 844, Path(tmp)) as browser:
         for page in pages:
-            r = probe_page(page, width, 1000 if width > 600 else 844, Path(tmp))
+            r = browser.probe(page)
             total += r["total"]
             wide += len(r["wide"])
             worst = max((w["ratio"] for w in r["wide"]), default=0)

@@ -35,7 +35,7 @@ def run(argv, capsys):
     return code, out, err
 
 
-def test_check_all_passes(capsys):
+def test_check_all_passes(capsys, verified_catalog):
     code, out, _ = run(["check"], capsys)
     assert code == 0, out
     assert "softmax.shift-invariance" in out and "positional.rotation" in out

@@ -110,7 +110,7 @@ def test_write_atomic_cleans_up_on_failure(tmp_path, monkeypatch):
     assert list(tmp_path.iterdir()) == []
 
 
-def test_all_as_a_beamer_deck_and_markdown_decks(tmp_path, capsys):
+def test_all_as_a_beamer_deck_and_markdown_decks(tmp_path, capsys, verified_catalog):
     from derive import registry
 
     deck = tmp_path / "deck.tex"

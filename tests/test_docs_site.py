@@ -25,8 +25,11 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
 
 @pytest.fixture(scope="session")
-def site(tmp_path_factory):
-    """Build the docs once (parallel read, warnings are errors); return the HTML directory."""
+def site(tmp_path_factory, verified_catalog):
+    """Build the docs once (parallel read, warnings are errors); return the HTML directory.
+
+    The catalog is verified first, once per run (``verified_catalog``): the build finds its reports in the
+    run's cache and still fails on any derivation that does not pass."""
     out = tmp_path_factory.mktemp("site")
     proc = subprocess.run([sys.executable, "-m", "sphinx", "-nW", "--keep-going", "-q", "-j", "auto",
                            "-d", str(out / "doctrees"), str(ROOT / "docs"), str(out / "html")],
@@ -213,11 +216,12 @@ def _layout_pages(site: Path) -> list[Path]:
 
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium package is not installed")
 def test_no_display_math_is_wider_than_its_column_at_1400_px(site, tmp_path):
-    from site_probe import probe_page
+    from site_probe import Browser
 
     wide, total = {}, 0
-    for page in _layout_pages(site):
-        found = probe_page(page, 1400, 1000, tmp_path / "profile")
+    with Browser(1400, 1000, tmp_path / "profile") as browser:  # one Chromium for every page
+        measured = {page: browser.probe(page) for page in _layout_pages(site)}
+    for page, found in measured.items():
         total += found["total"]
         assert found["errors"] == 0, f"{page.name}: MathJax could not typeset {found['errors']} formulas"
         if found["wide"]:
@@ -228,11 +232,12 @@ def test_no_display_math_is_wider_than_its_column_at_1400_px(site, tmp_path):
 
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium package is not installed")
 def test_on_a_phone_only_the_math_scrolls_never_the_page(site, tmp_path):
-    from site_probe import probe_page
+    from site_probe import Browser
 
     overflow = {}
-    for page in _layout_pages(site):
-        found = probe_page(page, 390, 844, tmp_path / "profile")
+    with Browser(390, 844, tmp_path / "profile") as browser:  # one Chromium for every page
+        measured = {page: browser.probe(page) for page in _layout_pages(site)}
+    for page, found in measured.items():
         if found["page_overflow"] > 0:
             overflow[page.name] = found["page_overflow"]
     assert overflow == {}, f"pages wider than a 390 px phone (px): {overflow}"

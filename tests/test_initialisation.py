@@ -38,8 +38,10 @@ def test_closed_forms(catalog):
     assert catalog.get("init.relu-second-moment").end == sx**2 / 2
     assert catalog.get("init.xavier-uniform").end == 2 / (sym("fan_in") + sym("fan_out"))
     N, s0, sf = sym("n_res"), sym("sigma_0"), sym("sigma_f")
-    assert catalog.get("init.residual-growth").end == s0**2 + N * sf**2
-    assert catalog.get("init.gpt2-residual-scaling").end == s0**2 + sf**2
+    growth = catalog.get("init.residual-growth").end  # branches scaled by a constant c (c = 1: no scaling)
+    assert growth == s0**2 + sym("c") ** 2 * N * sf**2
+    assert growth.subs(sym("c"), 1) == s0**2 + N * sf**2
+    assert growth.subs(sym("c"), 1 / sp.sqrt(N)) == catalog.get("init.gpt2-residual-scaling").end == s0**2 + sf**2
 
 
 def test_laws_are_for_symbolic_sizes(catalog):
@@ -57,12 +59,36 @@ def test_xavier_example_values(catalog):
 
 
 @pytest.mark.parametrize("name, index, wrong", [
-    ("init.residual-growth", 9, sym("sigma_0") ** 2 + sym("n_res") ** 2 * sym("sigma_f") ** 2),  # quadratic growth
-    ("init.gpt2-residual-scaling", 9, sym("sigma_0") ** 2 + sym("sigma_f") ** 2 / sym("n_res")),  # 1/N of one
-    ("init.relu-second-moment", 4, sym("sigma_x") ** 2),  # forgetting the half ReLU zeroes
+    ("init.residual-growth", 9,  # quadratic growth
+     sym("sigma_0") ** 2 + sym("c") ** 2 * sym("n_res") ** 2 * sym("sigma_f") ** 2),
 ])
 def test_wrong_results_are_refuted(catalog, refute_step, name, index, wrong):
     assert refute_step(catalog.get(name), index, wrong).verdict is Verdict.REFUTED
+
+
+def test_wrong_scaled_variance_is_refuted(catalog, with_last):
+    """GPT-2's one step cites init.residual-growth: a full check verifies the cited law first, then the
+    instance at c = 1/sqrt(N) refutes 1/N of one branch's variance."""
+    from derive import check
+
+    wrong = sym("sigma_0") ** 2 + sym("sigma_f") ** 2 / sym("n_res")
+    report = check(with_last(catalog.get("init.gpt2-residual-scaling"), wrong), numeric=False)
+    assert report.steps[0].verdict is Verdict.REFUTED
+
+
+def test_forgetting_the_relu_zeroes_is_refuted(catalog):
+    """The last step with sigma_x**2 in place of sigma_x**2/2, at the budget `derive check` uses: the witness
+    integrates the Gaussian numerically (mpmath) at each point, about 4 s CPU, so the fixture's short budget
+    would make the verdict depend on the machine's speed."""
+    import dataclasses
+
+    from derive.verify import STEP_BUDGET, verify_step
+
+    d = catalog.get("init.relu-second-moment")
+    wrong = dataclasses.replace(d.steps[3], expr=sym("sigma_x") ** 2)
+    result = verify_step(d.steps[2].expr, wrong, index=4, budget=STEP_BUDGET, derivation=d)
+    assert result.verdict is Verdict.REFUTED
+    assert result.counterexample is not None
 
 
 def test_residual_variance_helper_and_simulation():

@@ -297,3 +297,20 @@ def test_a_citing_step_survives_dataclasses_replace():
 
     with pytest.raises(DerivationDefinitionError, match="not both"):
         dataclasses.replace(step, rule=Evaluate("x"))
+
+
+def test_a_matrix_symbol_law_is_cited_at_a_matrix_of_its_shape():
+    # X·I_m = X for X of shape n × m: its shape symbols n, m are part of the instance
+    n, m = sp.symbols("n m", integer=True, positive=True)
+    X = sp.MatrixSymbol("X", n, m)
+    law = Derivation(name="lem.right-identity", title="X·I = X", start=sp.MatMul(X, sp.Identity(m), evaluate=False),
+                     steps=(Step(X, "the identity matrix"),))
+    assert verify(law).ok
+    M = sp.ImmutableMatrix([[a, 1, 0], [0, 1, 2]])  # 2 × 3
+    start = sp.MatMul(M, sp.Identity(3), evaluate=False)
+    ok = _one(start, Step(M, "the law at X = M", by=law, where={"X": M}))  # n ↦ 2, m ↦ 3 read from M
+    assert ok.verdict is Verdict.PROVED
+    wrong = _one(start, Step(M, "the law at a wrong size", by=law, where={"X": M, "m": sp.Integer(4)}))
+    assert wrong.verdict is Verdict.UNDECIDED and "2 × 4 at the instance" in wrong.detail
+    scalar = _one(a * 2, Step(2 * a, "a number is not a matrix", by=law, where={"X": 2 * a}))
+    assert scalar.verdict is not Verdict.PROVED

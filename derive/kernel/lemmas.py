@@ -104,13 +104,17 @@ def _claim(d: Any) -> tuple[Any, Any, str]:
 
 
 def _free(e: Any) -> set:
-    """Free symbols and indexed bases (the label of ``z[i]`` stands for ``z``)."""
+    """Free symbols, indexed bases (the label of ``z[i]`` stands for ``z``) and matrix symbols with the
+    symbols of their shapes (``X`` of shape n × d: X, n and d)."""
     out = set()
     for s in e.free_symbols:
         if isinstance(s, sp.Indexed):
             out.add(s.base)
         elif isinstance(s, sp.Symbol):
             out.add(s)
+        elif isinstance(s, sp.MatrixSymbol):
+            out.add(s)
+            out |= {t for n in s.shape for t in sp.sympify(n).free_symbols if isinstance(t, sp.Symbol)}
     bases = {b.label for b in out if isinstance(b, sp.IndexedBase)}
     return {s for s in out if s not in bases}
 
@@ -134,6 +138,11 @@ def instance(rule: Lemma, d: Any, expr: Any) -> tuple[dict, Any, Any, str]:
     start, end, relation = _claim(d)
     free = _free(start) | _free(end)
     sigma = {_key(free, k): sp.sympify(v, strict=True) for k, v in rule.where}
+    sigma.update(_shapes(sigma))
+    for s, image in sigma.items():  # before any substitution: sympy would fail on misaligned shapes
+        bad = _shape_of(s, image, sigma)
+        if bad is not None:
+            raise ValueError(bad)
     rest = [s for s in free if s not in sigma]
     same = {**sigma, **{s: s for s in rest}}  # a symbol left alone is its own image (always an instance)
     lhs, rhs = _subs(start, same), _subs(end, same)
@@ -144,6 +153,33 @@ def instance(rule: Lemma, d: Any, expr: Any) -> tuple[dict, Any, Any, str]:
         return same, lhs, rhs, relation  # the check then says the instance does not occur
     sigma.update(found)
     return sigma, _subs(start, sigma), _subs(end, sigma), relation
+
+
+def _shapes(sigma: dict) -> dict:
+    """The images of the shape symbols of the matrix symbols σ maps, read from their images' shapes
+    (``X ↦`` a 2 × 4 matrix gives ``n ↦ 2``, ``d ↦ 4`` when σ does not name them); :func:`_shape_of`
+    then checks every matrix image against its symbol's shape under σ."""
+    out: dict = {}
+    for m, image in sigma.items():
+        if isinstance(m, sp.MatrixSymbol) and getattr(image, "shape", None) is not None:
+            for dim, size in zip(m.shape, image.shape, strict=True):
+                dim = sp.sympify(dim)
+                if isinstance(dim, sp.Symbol) and dim not in sigma and dim not in out:
+                    out[dim] = sp.sympify(size)
+    return out
+
+
+def _shape_of(symbol: Any, image: Any, sigma: dict) -> str | None:
+    """A matrix symbol's image must be a matrix of the symbol's shape under σ."""
+    if not isinstance(symbol, sp.MatrixSymbol):
+        return None
+    want = tuple(sp.sympify(n).xreplace(sigma) for n in symbol.shape)
+    have = getattr(image, "shape", None)
+    if have is None or not getattr(image, "is_Matrix", False):
+        return f"the matrix {symbol} must be replaced by a matrix, not {image}"
+    if any(sp.simplify(sp.sympify(a) - b) != 0 for a, b in zip(have, want, strict=True)):
+        return f"the matrix {symbol} is {want[0]} × {want[1]} at the instance, and {image} is {have[0]} × {have[1]}"
+    return None
 
 
 def _subs(e: Any, sigma: dict) -> Any:

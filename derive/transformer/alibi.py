@@ -165,7 +165,6 @@ def weight_ratio() -> Derivation:
                                 "head's slope m > 0; 1 ≤ j, l ≤ i"),),
         definitions=((sp.Symbol("w_j"), _weights(j, i, i)),),
         citations=(PRESS_3,),
-        auto_identity_check=False,  # the sums over s make random points costly; a numpy check below
         checks=(FunctionCheck("ALiBi softmax rows in numpy", _ratio_check),),
         notes=("Each step of distance multiplies a key's weight by $e^{-m}$ at equal scores: the bias is a recency "
                "prior whose strength is the slope, steep for the first heads, almost flat for the last. The ratio "

@@ -88,8 +88,16 @@ def two_token_attention() -> Derivation:
     half = 1 / sp.sqrt(d_k)
     scores = q * k.T
     scaled = scores * half
-    weights_def = sp.ImmutableMatrix([softmax_row(list(scaled.row(r)), "definition") for r in range(2)])
     weights = sp.ImmutableMatrix([softmax_row(list(scaled.row(r))) for r in range(2)])
+    j, m = sp.Symbol("j", integer=True, positive=True), sp.Symbol("m", integer=True)
+    # the scores of row r as a family z_m, m = 1, 2 (a line through the two scores)
+    rows = [sp.Lambda(m, scaled[r, 0] + (m - 1) * (scaled[r, 1] - scaled[r, 0])) for r in range(2)]
+
+    def table(upto: int) -> Any:  # the weights as defined; the first ``upto`` (row by row) shifted by their score
+        def weight(r: int, c: int) -> Any:
+            shift = scaled[r, c] if 2 * r + c < upto else 0
+            return sp.exp(rows[r](c + 1) - shift) / sp.Sum(sp.exp(rows[r](j) - shift), (j, 1, 2))
+        return sp.ImmutableMatrix(2, 2, lambda r, c: weight(r, c))
     out = weights * v
     src = f"{SOURCE}, step 1"
     exps = [[sp.exp(s) for s in scaled.row(r)] for r in range(2)]
@@ -115,10 +123,17 @@ def two_token_attention() -> Derivation:
                  r"entry (i, j) of $QK^\top$ is the dot product $q_i\cdot k_j$: 2, 1 for token 1 and 0, 1 for token 2",
                  citation=VASWANI_321),
             Step(matmul(RowSoftmax(scaled), v), r"divide by $\sqrt{d_k} = \sqrt{4} = 2$"),
-            Step(matmul(weights_def, v), "softmax of each row: exp of each score over the row's sum of exps"),
+            Step(matmul(table(0), v), "softmax of each row: exp of each score over the row's sum of exps, the "
+                                      "scores of row r written $z_j$ for $j = 1, 2$"),
+            *(Step(matmul(table(upto), v),
+                   f"weight ({upto // 2 + 1}, {upto % 2 + 1}): subtract the entry's own score from both scores "
+                   "(softmax.shift-invariance at $n = 2$)", by="softmax.shift-invariance",
+                   where={"z": rows[(upto - 1) // 2], "n": sp.Integer(2), "c": scaled[(upto - 1) // 2, (upto - 1) % 2],
+                          "i": sp.Integer((upto - 1) % 2 + 1)}, citation=VASWANI_321)
+              for upto in range(1, 5)),
             Step(matmul(weights, v),
-                 "divide numerator and denominator by exp of the entry's own score: with two scores the weight "
-                 "is 1/(1 + exp(other − own)), a logistic function of the score gap 1/2"),
+                 "with two scores the weight is 1/(1 + exp(other − own)), a logistic function of the score gap "
+                 "1/2"),
             Step(out, "each output row is the weighted average of the value rows [4, 0] and [0, 4]"),
         ),
         assumptions=(
@@ -127,7 +142,6 @@ def two_token_attention() -> Derivation:
                        "$d_k = 4$"),
         ),
         citations=(VASWANI_321,),
-        auto_identity_check=False,  # no free symbols: the float64 recomputation is the numeric check
         checks=(FunctionCheck(r"float64 $\operatorname{softmax}(QK^\top /\sqrt{d_k})V$ with the package's softmax",
                               _float_vs("attention output", two_token_float64, out, TWO_TOKEN_OUTPUT)),
                 *checks),
@@ -174,7 +188,6 @@ def temperature_table() -> Derivation:
         assumptions=(Assumption(r"z = [2, 0, 1]; row t of the table is $\operatorname{softmax}(z / T_t)$, T = 1/2, "
                                  "1, 2"),),
         citations=(VASWANI_321,),
-        auto_identity_check=False,  # no free symbols: the float64 recomputation is the numeric check
         checks=(FunctionCheck("float64 softmax(z, temperature=T) with the package's softmax",
                               _float_vs("temperature table", temperature_float64, table_def, TEMPERATURE_TABLE)),
                 *[ValueCheck(f"T = {TEMPERATURES[r]}: weight {c + 1}", table_def[r, c], p, src)
@@ -226,7 +239,6 @@ def max_trick_example() -> Derivation:
         ),
         assumptions=(Assumption("z = [1000, 1001, 1002]; c = max z = 1002"),),
         citations=(VASWANI_321,),
-        auto_identity_check=False,  # no free symbols
         checks=(
             ValueCheck(r"$\max z$", top, "1002", src),
             *[ValueCheck(rf"$z_{i + 1} - \max z$", shifted[i], p, src) for i, p in enumerate(("-2", "-1", "0"))],
@@ -281,7 +293,6 @@ def pe_table() -> Derivation:
         assumptions=(Assumption(r"$d_{\text{model}} = 4$, pos = 0, 1, 2, 3; columns (sin, cos) pairs interleaved, "
                                 r"pair i with frequency $10000^{-2i/d_{\text{model}}}$"),),
         citations=(VASWANI_35,),
-        auto_identity_check=False,  # no free symbols: the float64 table is the numeric check
         checks=(
             FunctionCheck(r"$\mathtt{sinusoidal\_encoding}$(arange(4), 4) in float64",
                           _float_vs("positional encoding", pe_float64, table, PE_TABLE)),

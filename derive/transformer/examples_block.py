@@ -204,7 +204,6 @@ def pre_ln_attention() -> Derivation:
                         r"$\beta = 0$"),
         ),
         citations=(XIONG, VASWANI_322, BA),
-        auto_identity_check=False,  # no free symbols: the float64 recomputation below is the numeric check
         checks=(FunctionCheck("float64 recomputation of LN(X), MHA and H",
                               _float_check(("LN(X)", "MHA", "H"), {"LN(X)": a, "MHA": mha, "H": h})),
                 *checks,
