@@ -216,7 +216,11 @@ def test_a_doit_that_never_returns_stops_within_its_budget():
     cpu, wall = time.process_time() - c0, time.perf_counter() - w0
     assert step.verdict is Verdict.UNDECIDED
     assert cpu <= budget + 1.0, cpu
-    assert wall <= 3 * budget + 3.0, wall
+    # the wall-clock backstop of the step's whole limit (symbolic budget and numeric reserve): a hang is cut
+    # there even on a loaded machine, where wall time runs several times faster than CPU time
+    from derive.kernel import decide, limits
+    hard = budget + max(decide.NUMERIC_RESERVE * budget, decide.NUMERIC_FLOOR)
+    assert wall <= limits.WALL_FACTOR * hard + limits.WALL_SLACK + 1.0, wall
 
 
 def test_a_vacuous_step_is_flagged():
