@@ -19,6 +19,7 @@ extensions = [
     "sphinx.ext.mathjax",
     "sphinxcontrib.bibtex",
     "derive",
+    "derive.sphinxext.docstring_math",
 ]
 
 myst_enable_extensions = ["dollarmath", "amsmath", "colon_fence", "deflist"]

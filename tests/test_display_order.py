@@ -53,8 +53,9 @@ def test_catalog_softmax_jacobian_reads_s_i_times_delta_minus_s_j(catalog):
 def test_catalog_claims_in_the_authors_order(catalog):
     relu = claim_latex(catalog.get("ffn.relu-homogeneity"))
     assert relu.startswith(r"\max\left(0, a t\right) - a \max\left(0, t\right)")
-    variance = derivation_latex(catalog.get("attention.score-variance"))
-    assert r"\mathbb{E}\left[\left(\sum_{i=1}^{d_k} {k}_{i} {q}_{i}\right)^{2}\right] - \mathbb{E}" in variance
+    # the variance chain lives in the general law (attention.score-variance cites it with c = 1)
+    variance = derivation_latex(catalog.get("attention.score-variance-general"))
+    assert r"\mathbb{E}\left[c^{2} \left(\sum_{i=1}^{d_k} {k}_{i} {q}_{i}\right)^{2}\right] - \mathbb{E}" in variance
     assert r"&= - \mathbb{E}" not in variance
     shift = claim_latex(catalog.get("softmax.shift-invariance"))
     assert shift.startswith(r"\frac{e^{{z}_{i} - c}}{\sum_{j=1}^{n} e^{{z}_{j} - c}}")

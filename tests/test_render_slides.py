@@ -314,7 +314,8 @@ def test_text_fields_render_bare_tex_as_math_and_unicode():
 def test_show_prints_unicode_with_relations_in_one_column(catalog):
     from derive.render.text import derivation_text
 
-    text = derivation_text(catalog.get("attention.scaled-variance"))
+    # the long chain of the variance law (attention.scaled-variance cites it in one step since session 4)
+    text = derivation_text(catalog.get("attention.score-variance-general"))
     assert "Sum(" not in text and "**" not in text and "$" not in text and "√dₖ" in text
     rows = [line for line in text.splitlines() if line.startswith("  (")]
     assert len(rows) == 8 and len({line.index(") = ") for line in rows}) == 1  # "=" in one column
@@ -323,7 +324,7 @@ def test_show_prints_unicode_with_relations_in_one_column(catalog):
 def test_slides_split_long_chains_and_keep_heading_case(catalog):
     from derive.render.slides_md import slide_markdown
 
-    d = catalog.get("attention.scaled-variance")
+    d = catalog.get("attention.score-variance-general")  # the chain attention.scaled-variance cites
     for flavour in ("marp", "revealjs"):
         text = slide_markdown(d, flavour=flavour)
         assert text.count("(continued)") >= 1 and text.count("\n---\n") == text.count("(continued)"), flavour
@@ -427,7 +428,7 @@ def test_markdown_slides_of_the_longest_chains_are_laid_out(catalog):
 def test_every_continued_frame_opens_with_a_left_hand_side_and_no_step_is_cut(catalog):
     from derive.render.beamer import BeamerSettings, beamer_frame, chunks
 
-    for name in ("attention.scaled-variance", "example.pre-ln-attention"):
+    for name in ("attention.score-variance-general", "example.pre-ln-attention"):
         d = catalog.get(name)
         parts = chunks(d, BeamerSettings())
         assert len(parts) > 2

@@ -19,6 +19,17 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.set_defaults(run=run)
 
 
+def _terminal_width(most: int) -> int:
+    """The columns of the terminal ``derive show`` prints to (at most ``most``, at least 60); ``most`` when
+    the output is not a terminal (a pipe, a file), so that piped output is the same on every machine."""
+    import shutil
+    import sys
+
+    if not sys.stdout.isatty():
+        return most
+    return max(60, min(most, shutil.get_terminal_size((most, 24)).columns))
+
+
 def run(args: argparse.Namespace) -> int:
     from .. import registry
     from ..i18n import localize
@@ -34,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
 
         print(derivation_markdown(derivation))
     else:
-        from ..render.text import derivation_text
+        from ..render.text import WIDTH, derivation_text
 
-        print(derivation_text(derivation))
+        print(derivation_text(derivation, width=_terminal_width(WIDTH)))
     return 0

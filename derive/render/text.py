@@ -147,6 +147,9 @@ def pretty_rows(expr: Any, width: int = WIDTH) -> list[tuple[list[str], int]]:
         if current:
             rows.append(_beside(current))
         return rows
+    stacked = _fraction_rows(expr, width)
+    if stacked is not None:
+        return stacked
     if isinstance(expr, sp.Mul):  # a product around one wide sum: the other factors, then the sum broken
         wide = [a for a in expr.args if isinstance(a, sp.Add) and _width(_form(a)[0]) > width // 2]
         if len(wide) == 1:
@@ -175,6 +178,25 @@ def pretty_rows(expr: Any, width: int = WIDTH) -> list[tuple[list[str], int]]:
 
     wrapped = display_pretty(expr, use_unicode=True, wrap_line=True, num_columns=max(width, 20)).replace("-", "−")
     return [(wrapped.splitlines() or [""], 0)]
+
+
+def _fraction_rows(expr: Any, width: int) -> list[tuple[list[str], int]] | None:
+    """A fraction too wide for a line, stacked: its numerator (and denominator) broken into rows of their
+    own, centred over one bar as wide as the widest row; ``None`` for anything that is not a fraction."""
+    import sympy as sp
+
+    if not isinstance(expr, sp.Mul):
+        return None
+    num, den = sp.fraction(expr, exact=True)
+    if den == 1 or not isinstance(den, sp.Basic) or den.is_Number and num.is_Number:
+        return None
+    top = [line for ls, _ in pretty_rows(num, width) for line in ls]
+    bottom = [line for ls, _ in pretty_rows(den, width) for line in ls]
+    bar = min(max(_width(top), _width(bottom)), width)
+    if _width(top) > width or _width(bottom) > width:
+        return None
+    return [([line.center(bar).rstrip() for line in top] + ["─" * bar] +
+             [line.center(bar).rstrip() for line in bottom], len(top))]
 
 
 def _call_rows(expr: Any, width: int) -> list[tuple[list[str], int]] | None:
@@ -228,13 +250,13 @@ def pretty_lines(expr: Any, width: int = WIDTH) -> list[str]:
     return [line for ls, _ in pretty_rows(expr, width) for line in ls]
 
 
-def relation_block(label: str, relation: str, expr: Any, indent: int) -> list[str]:
+def relation_block(label: str, relation: str, expr: Any, indent: int, width: int = WIDTH) -> list[str]:
     """``label R expr`` with ``expr`` pretty-printed and the relation on its baseline, ``indent`` columns in;
-    the further rows of a broken expression are indented two more columns."""
+    the further rows of a broken expression are indented two more columns; no line wider than ``width``."""
     head = f"{label:>{indent}}{relation} " if relation else " " * (indent + 2)
     pad = " " * len(head)
     out: list[str] = []
-    for k, (lines, row) in enumerate(pretty_rows(expr, WIDTH - indent - 4)):
+    for k, (lines, row) in enumerate(pretty_rows(expr, width - indent - 4)):
         for r, line in enumerate(lines):
             out.append((head if k == 0 and r == row else pad + ("  " if k else "")) + line)
     return out
@@ -261,8 +283,9 @@ def _wrap(text: str, width: int, *, initial_indent: str = "", subsequent_indent:
     return lines
 
 
-def derivation_text(derivation: Derivation) -> str:
-    """What ``derive show`` prints: claim, assumptions, definitions, numbered steps, sources.
+def derivation_text(derivation: Derivation, width: int = WIDTH) -> str:
+    """What ``derive show`` prints: claim, assumptions, definitions, numbered steps, sources, in lines of
+    at most ``width`` columns (default :data:`WIDTH`; ``derive show`` passes a narrower terminal's width).
 
     Words are shown with their ``$...$`` math as Unicode (:func:`derive.render.textmath.unicode_text`);
     formulas with sympy's Unicode pretty printer, relation signs in one column.
@@ -276,29 +299,30 @@ def derivation_text(derivation: Derivation) -> str:
     def u(text: str) -> str:  # words with their math as Unicode, and the formulas' minus sign
         return re.sub(r"(?:(?<=\s)|(?<=^)|(?<=[(=,/^]))-(?=[\s\w(√]|$)", "−", unicode_text(text))
 
-    lines = [*_wrap(f"{u(derivation.title)}  [{derivation.name}]", WIDTH, break_on_hyphens=False), ""]
+    lines = [*_wrap(f"{u(derivation.title)}  [{derivation.name}]", width, break_on_hyphens=False), ""]
     if derivation.instance:
-        lines[-1:-1] = _wrap(gettext("Proves an instance only:") + f" {u(derivation.instance)}", WIDTH,
+        lines[-1:-1] = _wrap(gettext("Proves an instance only:") + f" {u(derivation.instance)}", width,
                                      break_on_hyphens=False)
     if derivation.summary:
-        lines += [*_wrap(u(derivation.summary), WIDTH, break_on_hyphens=False), ""]
+        lines += [*_wrap(u(derivation.summary), width, break_on_hyphens=False), ""]
     exprs = [derivation.start, *(shown_expr(s) for s in derivation.steps)]
     names: list = []
-    if any(_width(_form(e)[0]) > WIDTH - 10 for e in exprs):  # large repeats named once, as on the site
+    if any(_width(_form(e)[0]) > width - 10 for e in exprs):  # large repeats named once, as on the site
         from .layout import name_repeats
 
         exprs, names = name_repeats(exprs)
     rel = _REL[derivation.relation]
-    lines += [gettext("Claim:"), *relation_block("", "", exprs[0], 4), *relation_block("", rel, exprs[-1], 4), ""]
+    lines += [gettext("Claim:"), *relation_block("", "", exprs[0], 4, width),
+              *relation_block("", rel, exprs[-1], 4, width), ""]
     if names:
         lines.append(gettext("where (subexpressions that repeat, named once):"))
         for name, value in names:
-            lines += [f"    {_form(name)[0][0]}", *relation_block("", "=", value, 4)]
+            lines += [f"    {_form(name)[0][0]}", *relation_block("", "=", value, 4, width)]
         lines.append("")
     if derivation.assumptions:
         lines.append(gettext("Assumptions:"))
         for a in derivation.assumptions:
-            lines += _wrap(u(a.text), WIDTH, initial_indent="  - ", subsequent_indent="    ",
+            lines += _wrap(u(a.text), width, initial_indent="  - ", subsequent_indent="    ",
                                    break_on_hyphens=False)
         lines.append("")
     if derivation.premises:
@@ -311,27 +335,27 @@ def derivation_text(derivation: Derivation) -> str:
     if derivation.definitions:
         lines.append(gettext("Where:"))
         for lhs, rhs in derivation.definitions:
-            lines += [f"    {_one_line(lhs)}", *relation_block("", "=", rhs, 4)]
+            lines += [f"    {_one_line(lhs)}", *relation_block("", "=", rhs, 4, width)]
         lines.append("")
-    lines += [gettext("Steps:"), *relation_block("", "", exprs[0], 6)]
+    lines += [gettext("Steps:"), *relation_block("", "", exprs[0], 6, width)]
     for k, (step, expr) in enumerate(zip(derivation.steps, exprs[1:], strict=True), 1):
-        lines += relation_block(f"({k}) ", _REL[step.relation], expr, 6)
+        lines += relation_block(f"({k}) ", _REL[step.relation], expr, 6, width)
         why = u(step.justification)
         if step.rule is not None:
             why += f"  [rule: {reader_words(u(readable(step.rule.describe())))}]"
         if step.citation is not None:
             why += f"  [{step.citation}]"
-        lines += _wrap(why, WIDTH, initial_indent="        " + gettext("by:") + " ",
+        lines += _wrap(why, width, initial_indent="        " + gettext("by:") + " ",
                               subsequent_indent=" " * 12,
                                break_on_hyphens=False)
     if derivation.citations:
-        lines += ["", *_wrap(gettext("Sources:") + " " + "; ".join(str(c) for c in derivation.citations), WIDTH,
+        lines += ["", *_wrap(gettext("Sources:") + " " + "; ".join(str(c) for c in derivation.citations), width,
                                      subsequent_indent="  ")]
     if derivation.notes:
         lines.append("")
         for n in derivation.notes:
             note = gettext("Note:") + " "
-            lines += _wrap(u(n), WIDTH, initial_indent=note, subsequent_indent=" " * len(note),
+            lines += _wrap(u(n), width, initial_indent=note, subsequent_indent=" " * len(note),
                                    break_on_hyphens=False)
     return "\n".join(line.rstrip() for line in lines)
 

@@ -34,7 +34,8 @@ _SYMBOLS = {"cdot": "·", "times": "×", "le": "≤", "leq": "≤", "ge": "≥",
             "mp": "∓", "int": "∫", "|": "‖", "lvert": "|", "rvert": "|",
             "det": "det", "lim": "lim", "arg": "arg", "colon": ":", "lbrace": "{", "rbrace": "}",
             "triangleq": "≜", "equiv": "≡", "vert": "|", "Vert": "‖", "setminus": "∖", "subset": "⊂",
-            "varnothing": "∅", "emptyset": "∅", "mapsto": "↦", "star": "⋆", "ast": "∗", "neg": "¬"}
+            "varnothing": "∅", "emptyset": "∅", "mapsto": "↦", "star": "⋆", "ast": "∗", "neg": "¬",
+            "gg": "≫", "ll": "≪"}
 #: operator names written as words: a space after them separates them from their argument (max z)
 _FUNCTIONS = {"max", "min", "exp", "log", "ln", "sin", "cos", "tan", "tanh", "det", "lim", "arg", "sup", "inf",
               "operatorname", "text", "mathrm"}

@@ -98,7 +98,8 @@ def _complex_check(seed: int) -> tuple[bool, dict, str]:
         worst = max(worst, float(np.max(np.abs(rotated - (out[:, 0::2] + 1j * out[:, 1::2])))))
     ok = worst < 1e-10
     return ok, {"head_widths": [2, 16, 128], "max_abs_difference": worst}, (
-        f"(x_2i + i·x_2i+1)·e^(i·p·θ_i) equals the rotated pair of rope_rotate within {worst:.1e}, d up to 128")
+        r"$(x_{2i-1} + i x_{2i})\, e^{i p \theta_i}$ "
+        f"equals the rotated pair of rope_rotate within {worst:.1e}, $d$ up to 128")
 
 
 @register(

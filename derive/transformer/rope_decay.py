@@ -69,8 +69,9 @@ def _check(seed: int) -> tuple[bool, dict, str]:
     ok = worst_identity < 1e-9 and bound_ok and falls
     return ok, {"d": d, "trials": 20, "max_abs_identity_error": float(worst_identity), "bound_holds": bound_ok,
                 "offsets": offsets.tolist(), "(1/M)Σ|S_j|": np.round(avg, 4).tolist()}, (
-        f"the Abel form equals Σ h_i e^(i·offset·θ_i) within {worst_identity:.1e} and the bound holds in 20 random "
-        f"trials (d = 128); (1/M)Σ|S_j| = {', '.join(f'{a:.3f}' for a in avg)} at offsets 0, 10, 100, 1000, 10000")
+        r"the Abel form equals $\sum_i h_i e^{i \cdot \mathrm{offset} \cdot \theta_i}$ "
+        f"within {worst_identity:.1e} and the bound holds in 20 random trials ($d = 128$); "
+        r"$\frac{1}{M}\sum_j |S_j|$" f" = {', '.join(f'{a:.3f}' for a in avg)} at offsets 0, 10, 100, 1000, 10000")
 
 
 @register(
