@@ -126,11 +126,12 @@ def two_token_attention() -> Derivation:
             Step(matmul(table(0), v), "softmax of each row: exp of each score over the row's sum of exps, the "
                                       "scores of row r written $z_j$ for $j = 1, 2$"),
             *(Step(matmul(table(upto), v),
-                   f"weight ({upto // 2 + 1}, {upto % 2 + 1}): subtract the entry's own score from both scores "
-                   "(softmax.shift-invariance at $n = 2$)", by="softmax.shift-invariance",
+                   f"weight ({(upto - 1) // 2 + 1}, {(upto - 1) % 2 + 1}): subtract the entry's own score from both "
+                   "scores (softmax.shift-invariance at $n = 2$)", by="softmax.shift-invariance",
                    where={"z": rows[(upto - 1) // 2], "n": sp.Integer(2), "c": scaled[(upto - 1) // 2, (upto - 1) % 2],
                           "i": sp.Integer((upto - 1) % 2 + 1)}, citation=VASWANI_321)
-              for upto in range(1, 5)),
+              # an entry whose own score is 0 needs no shift (the step would repeat the previous one)
+              for upto in range(1, 5) if scaled[(upto - 1) // 2, (upto - 1) % 2] != 0),
             Step(matmul(weights, v),
                  "with two scores the weight is 1/(1 + exp(other − own)), a logistic function of the score gap "
                  "1/2"),
