@@ -1,7 +1,7 @@
 """The words derive shows, in the reader's language: gettext domain ``derive``.
 
 English is the source and the default; every other language is a message catalog
-``derive/locale/<lang>/LC_MESSAGES/derive.po`` read with babel (:func:`babel.messages.pofile.read_po`).
+``derive/locale/<lang>/LC_MESSAGES/derive.po`` read with babel (``babel.messages.pofile.read_po``).
 A string with no translation, an empty one, or one marked *fuzzy* (its English source changed since
 it was translated) is shown in English: a reader never sees a stale translation.
 
@@ -16,7 +16,7 @@ Which language is active:
 A region tag is dropped (``ko_KR`` and ``ko-KR`` mean ``ko``). Texts carry ``$…$`` math, which a
 translation keeps as it is (``tests/test_i18n.py`` checks that).
 
-The catalog is made and refreshed by ``python -m derive.i18n extract`` (:mod:`derive.i18n_catalog`).
+The catalog is made and refreshed by ``python -m derive.i18n extract`` (``derive.i18n_catalog``).
 """
 
 from __future__ import annotations
