@@ -43,9 +43,10 @@ gettext_uuid = False
 gettext_location = False
 # a translation whose English source changed is marked fuzzy by sphinx-intl and is not used
 gettext_allow_fuzzy_translations = False
-# a paragraph left in English by a translated build carries the class "untranslated" (a missing or stale entry);
-# tests/test_docs_korean.py finds none on the pages the Korean site must translate
-translation_progress_classes = "untranslated"
+# in a translated build each paragraph of the catalogs gets the class "translated", or "untranslated" when its entry
+# is missing or stale (its English changed): tests/test_docs_korean.py finds no "untranslated" on the pages the
+# Korean site must translate, and measures the Hangul of the "translated" ones
+translation_progress_classes = True
 #: the site's languages: the switch at the top of every page (docs/_templates/language-switch.html) links each
 #: page to itself in the other builds. Folder of each build relative to the English one: `sphinx-build docs
 #: docs/_build/html` and `sphinx-build -D language=ko docs docs/_build/html/ko`.
