@@ -32,7 +32,8 @@ DEFAULT_ATOL = 1e-12
 #: Relative tolerance of the float64 screening of numeric identity checks.
 DEFAULT_RTOL = 1e-9
 
-#: Per-step budget in CPU seconds: a hard limit on all the work of one step.
+#: Per-step budget in CPU seconds for the symbolic work of one step (the numeric witness and counterexample
+#: search are bounded by a count of evaluated nodes and have a reserve as large again: see docs/proved.md).
 DEFAULT_BUDGET = 10.0
 
 
@@ -41,7 +42,8 @@ OPTION_HELP = {
     "seed": f"base seed of every random draw (default {DEFAULT_SEED})",
     "atol": f"absolute tolerance of the float64 screen of numeric checks (default {DEFAULT_ATOL:g})",
     "rtol": f"relative tolerance of the float64 screen of numeric checks (default {DEFAULT_RTOL:g})",
-    "budget": f"CPU seconds per step, a hard limit on all of its work (default {DEFAULT_BUDGET:g})",
+    "budget": (f"CPU seconds per step for its symbolic work; the numeric checks get as much again "
+               f"(default {DEFAULT_BUDGET:g})"),
 }
 
 
@@ -58,7 +60,7 @@ class Settings:
             points are looked at again: a step is refuted only by a gap
             confirmed at 60 significant digits.
         rtol: relative tolerance (≥ 0) of the same screen.
-        budget: CPU seconds (> 0, ≤ 3600) for all the work of one step (a hard limit).
+        budget: CPU seconds (> 0, ≤ 3600) for the symbolic work of one step; its numeric checks get as much again.
 
     Raises:
         InputError: a value of the wrong type or out of range.

@@ -103,7 +103,7 @@ def verify(
         derivation: the derivation to check.
         seed: base seed; each step and check derives its own seed from it and
             the derivation's name, and reports it.
-        budget: per-step CPU budget in seconds (a hard limit on all the step's work).
+        budget: per-step CPU budget in seconds for its symbolic work (the numeric checks get as much again).
         numeric: run the cross-checks (every step still gets its numeric
             witness and, when not proved, its counterexample search).
         atol, rtol: tolerances of the float64 screen of identity cross-checks.

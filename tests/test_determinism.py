@@ -88,3 +88,56 @@ def test_same_point_in_every_process_even_with_symbols_sharing_a_name():
                               env={**os.environ, "PYTHONHASHSEED": str(seed)}) for seed in (0, 1, 2)]
     outs = {p.communicate(timeout=120)[0] for p in procs}
     assert all(p.returncode == 0 for p in procs) and len(outs) == 1, outs
+
+
+# ---------------------------------------------------------------- verdicts that must not depend on CPU speed
+# The symbolic strategies run under a CPU budget; the numeric phases are bounded by a count of evaluated
+# nodes and have a reserve of their own (docs/proved.md, "Time limits"). So a false step is refuted however
+# little time the strategies had, and with or without the quick probe that may find the point first.
+
+def _verdict(before, claim, budget=10.0, *, probe=True, monkeypatch=None):
+    from derive import Step
+    from derive.kernel import witness
+    from derive.verify import verify_step
+
+    if not probe:
+        monkeypatch.setattr(witness, "quick_search", lambda *a, **k: witness.Witness(0, 0, None, "", 0, 0))
+    return verify_step(before, Step(claim, "a claim"), index=1, budget=budget)
+
+
+def test_a_false_step_is_refuted_even_when_the_strategies_have_almost_no_time():
+    import sympy as sp
+
+    from derive import Verdict
+
+    x = sp.Symbol("x", real=True)
+    r = _verdict((x + 1) ** 2, x**2 + 1, budget=0.01)
+    assert r.verdict is Verdict.REFUTED, (r.strategy, r.detail)
+    assert "symbolic budget" in r.strategy
+
+
+@pytest.mark.parametrize("probe", [True, False], ids=["with-probe", "without-probe"])
+def test_a_limit_that_jumps_at_a_special_point_is_refuted_with_or_without_the_probe(monkeypatch, probe):
+    # lim_{x→0⁺} x²/(x² + y²) is 0 for y ≠ 0 and 1 at y = 0: sympy says 0 for real y
+    import sympy as sp
+
+    from derive import Verdict
+
+    x, y = sp.symbols("x y", real=True)
+    r = _verdict(sp.Limit(x**2 / (x**2 + y**2), x, 0, "+"), sp.Integer(0), 3.0, probe=probe,
+                 monkeypatch=monkeypatch)
+    assert r.verdict is Verdict.REFUTED, (r.strategy, r.detail)
+    assert r.counterexample.point["y"] == "0"
+
+
+@pytest.mark.parametrize("probe", [True, False], ids=["with-probe", "without-probe"])
+def test_a_wrong_closed_form_from_doit_is_refuted_with_or_without_the_probe(monkeypatch, probe):
+    # sympy 1.14 integrates |sin 2t| over [0, 2π] to 2; the value is 4
+    import sympy as sp
+
+    from derive import Verdict
+
+    t = sp.Symbol("t", real=True)
+    r = _verdict(sp.Integral(sp.Abs(sp.sin(2 * t)), (t, 0, 2 * sp.pi)), sp.Integer(2), probe=probe,
+                 monkeypatch=monkeypatch)
+    assert r.verdict is Verdict.REFUTED, (r.strategy, r.detail)

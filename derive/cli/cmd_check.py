@@ -20,7 +20,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--json", action="store_true", help="print the reports as JSON")
     p.add_argument("--seed", type=int, default=None, help="base seed of every random draw")
     p.add_argument("--budget", type=float, default=None, metavar="SECONDS",
-                   help="CPU seconds per step, a hard limit on all of its work (default 10)")
+                   help="CPU seconds per step for its symbolic work; the numeric checks get as much again (default 10)")
     from ..settings import OPTION_HELP
 
     for name in ("atol", "rtol"):

@@ -16,12 +16,21 @@ A step ``before R claimed`` (R its relation, a rule optional) is decided so:
    points, does not contradict it; if the proof relied on sympy's ``doit()``
    (an integral, a limit, a closed-form sum), the witness must also have
    agreed at one point at least. A contradiction is reported as a **kernel
-   disagreement** (undecided).
+   disagreement**: refuted when the gap is stable from 60 to 120 digits (as
+   any refutation), undecided otherwise. Where sympy took a limit and the
+   numeric limit at a special point disagrees with it, the step is not proved
+   and goes to the counterexample search.
 4. **Refutation** needs a point whose gap is stable from 60 to 120 digits.
    Anything else is undecided, with the reason.
 
-Everything runs under one CPU-time limit per step (the budget), with slices
-for the phases; a step that hits it is undecided and names the phase.
+The symbolic work (rule, side conditions, strategies) runs under the step's
+budget of CPU time, with slices for the phases. The numeric phases (the
+witness of a proof, the counterexample search) are bounded by a count of
+evaluated nodes, the same on every machine, and run in a reserve of
+:data:`NUMERIC_RESERVE` × the budget (at least :data:`NUMERIC_FLOOR` s) of their own, which the symbolic work
+cannot spend: a false step whose strategies used their whole budget is still
+searched, and a proof is still witnessed. A proof whose witness cannot finish
+is not proved. A step that hits a limit is undecided and names the phase.
 """
 
 from __future__ import annotations
@@ -33,6 +42,12 @@ from . import domain, hypotheses, limits, primitives, strategies, witness
 
 #: Shares of the step budget: rule application, proof, witness of a proof.
 RULE_SHARE, PROOF_SHARE, WITNESS_SHARE = 0.15, 0.6, 0.25
+#: CPU time reserved for the numeric phases (witness, counterexample search) beyond the symbolic budget,
+#: as a multiple of the budget: they never run in what the symbolic strategies left over, so whether a
+#: step is refuted or witnessed does not depend on how fast its strategies ran on this machine.
+NUMERIC_RESERVE = 1.0
+#: ... and never less than this many CPU seconds (a small symbolic budget does not starve the numeric checks).
+NUMERIC_FLOOR = 5.0
 
 
 def _confirm(lhs: Any, rhs: Any, relation: str, seed: int, everywhere: bool,
@@ -65,8 +80,9 @@ def check_step(before: Any, step: Any, *, index: int, seed: int, budget: float,
         step: a :class:`~derive.core.Step`.
         index: the step's 1-based number, for the result.
         seed: seed of the witness's random points.
-        budget: CPU seconds for the whole step (hard: the step never runs longer
-            than this, up to the limit's granularity).
+        budget: CPU seconds for the symbolic work of the step; the numeric phases have
+            :data:`NUMERIC_RESERVE` × ``budget`` more, at least :data:`NUMERIC_FLOOR` seconds (hard: the
+            step never runs longer than the two together, up to the limit's granularity).
         ctx: what the derivation declares (definitions, premises).
 
     Returns:
@@ -85,7 +101,7 @@ def check_step(before: Any, step: Any, *, index: int, seed: int, budget: float,
 
     hyps = hypotheses.NONE
     try:
-        with limits.limit(budget, "the step"):
+        with limits.limit(budget + max(NUMERIC_RESERVE * budget, NUMERIC_FLOOR), "the step"):
             phase[0] = "the premises"
             hyps = hypotheses_of(ctx)
             refusal = hyps.refusal() if not hyps.empty else ""
@@ -95,7 +111,8 @@ def check_step(before: Any, step: Any, *, index: int, seed: int, budget: float,
             return _decide(before, step, budget, seed, ctx, phase, done, hyps)
     except limits.TimeLimit:
         return done(Verdict.UNDECIDED, f"time limit ({phase[0]})",
-                    detail=f"the step's budget of {budget:g} s CPU was spent in {phase[0]}; not proved")
+                    detail=f"the step's time limit ({budget:g} s CPU and the numeric reserve) was reached in "
+                           f"{phase[0]}; not proved")
     except RecursionError:
         return done(Verdict.UNDECIDED, f"recursion limit ({phase[0]})",
                     detail=f"expression too deep for {phase[0]}; not proved")
@@ -108,99 +125,115 @@ def _decide(before: Any, step: Any, budget: float, seed: int, ctx: primitives.Co
             done: Any, hyps: hypotheses.Hypotheses) -> StepResult:
     claimed, relation, rule = step.expr, step.relation, step.rule
     vacuous = _structurally_same(before, claimed)
-    display = getattr(step, "display", None)
-    if display is not None:
-        phase[0] = "the display form"
-        shown = strategies.prove(display, claimed, "=", 0.1 * budget)
-        if not (shown.proved and not shown.used_doit):
-            return done(Verdict.UNDECIDED, "display form not proved equal",
-                        detail="the step's display form is not proved equal to its expression, so the step would "
-                               "show another claim than the one checked; not proved", vacuous=vacuous)
     prefix = ""
     notes: list[str] = []
     target, lhs_for_witness = before, before
     used_doit: list[str] = []
-    if rule is not None:
-        prefix = rule.describe() + " → "
-        allowed = getattr(rule, "relations", None)
-        if allowed is not None and relation not in allowed:
-            return done(Verdict.UNDECIDED, prefix + "rule not applicable",
-                        detail=f"the rule justifies only {', '.join(allowed)} steps, not {relation!r}")
-        if primitives.is_primitive(rule):
-            phase[0] = f"the side conditions of {rule.name}"
-
-            def prove_equal(a: Any, b: Any) -> bool:
-                p = strategies.prove(a, b, "=", 0.1 * budget)
-                return p.proved and not p.used_doit
-
-            try:
-                reason = primitives.check(rule, before, ctx, prove_equal, relation)
-            except (ValueError, TypeError, AttributeError, NotImplementedError, ArithmeticError) as exc:
-                reason = f"its side conditions could not be checked ({type(exc).__name__})"
-            if reason is not None and type(rule) is primitives.Lemma:
-                # a citation is the author's proof of the step: if it does not apply, the step is not proved
-                return done(Verdict.UNDECIDED, prefix + "lemma not applicable",
-                            detail=f"{reason}; not proved", vacuous=vacuous)
-            if reason is not None:
-                # outside its conditions the rule is no evidence: the step must stand without it
-                notes.append(_not_applicable(rule, reason))
-                prefix = rule.describe() + " (not applicable) → "
-        if primitives.is_primitive(rule) and not notes:
-            phase[0] = f"applying {rule.name}"
-            ok, out = limits.run_limited(RULE_SHARE * budget, phase[0], _call, primitives.apply, rule, before, ctx)
-            if not ok or isinstance(out, _Failed):
-                why = "ran out of time" if not ok else out.reason
-                return done(Verdict.UNDECIDED, prefix + "rule failed", detail=f"{why}; not proved", vacuous=vacuous)
-            target = lhs_for_witness = out
-        elif not primitives.is_primitive(rule):
-            phase[0] = f"the rule {rule.name} (a proposal)"
-            ok, out = limits.run_limited(RULE_SHARE * budget, phase[0], _call, type(rule).apply, rule, before)
-            if not ok or isinstance(out, _Failed):
-                why = "ran out of time" if not ok else out.reason
-                notes.append(f"the rule proposed nothing ({why})")
-            elif out != before:
-                phase[0] = "proving the rule's proposal equal to its input"
-                p = strategies.prove(before, out, "=", 0.3 * budget)
-                if p.proved:
-                    target = out
-                    used_doit += p.used_doit
-                    notes.append(f"proposal proved equal to the input by {p.strategy}")
-                else:
-                    notes.append("the rule's proposal was not proved equal to its input; the step is proved "
-                                 "without it")
-    # the symbolic proof, with a quick probe for an obvious counterexample
-    phase[0] = "the symbolic strategies"
-    remaining = limits.remaining()
-    proof_budget = min(PROOF_SHARE * budget, max(remaining - WITNESS_SHARE * budget, 0.05))
     found: list = []
+    proof = strategies.Proof(False, "no strategy finished")
+    sym_start = limits.cpu_time()
 
-    def probe() -> bool:
-        """After the cheap closers: is there an obvious counterexample (stable from 60 to 120 digits)?"""
-        phase[0] = "the quick counterexample probe"
-        # definitions substituted make the sides larger to evaluate: a shorter probe keeps the proof's time
-        share = 0.05 if hyps.eliminations else 0.15
-        ok, w = limits.run_limited(share * budget, phase[0], witness.quick_search, lhs_for_witness, claimed,
-                                   relation, seed, hyps)
+    def sym_left() -> float:
+        return budget - (limits.cpu_time() - sym_start)
+
+    def symbolic() -> StepResult | None:
+        """The rule, its side conditions and the symbolic strategies (a result only if the step ends here)."""
+        nonlocal prefix, target, lhs_for_witness, used_doit, proof
+        display = getattr(step, "display", None)
+        if display is not None:
+            phase[0] = "the display form"
+            shown = strategies.prove(display, claimed, "=", 0.1 * budget)
+            if not (shown.proved and not shown.used_doit):
+                return done(Verdict.UNDECIDED, "display form not proved equal",
+                            detail="the step's display form is not proved equal to its expression, so the step would "
+                                   "show another claim than the one checked; not proved", vacuous=vacuous)
+        if rule is not None:
+            prefix = rule.describe() + " → "
+            allowed = getattr(rule, "relations", None)
+            if allowed is not None and relation not in allowed:
+                return done(Verdict.UNDECIDED, prefix + "rule not applicable",
+                            detail=f"the rule justifies only {', '.join(allowed)} steps, not {relation!r}")
+            if primitives.is_primitive(rule):
+                phase[0] = f"the side conditions of {rule.name}"
+
+                def prove_equal(a: Any, b: Any) -> bool:
+                    p = strategies.prove(a, b, "=", 0.1 * budget)
+                    return p.proved and not p.used_doit
+
+                try:
+                    reason = primitives.check(rule, before, ctx, prove_equal, relation)
+                except (ValueError, TypeError, AttributeError, NotImplementedError, ArithmeticError) as exc:
+                    reason = f"its side conditions could not be checked ({type(exc).__name__})"
+                if reason is not None and type(rule) is primitives.Lemma:
+                    # a citation is the author's proof of the step: if it does not apply, the step is not proved
+                    return done(Verdict.UNDECIDED, prefix + "lemma not applicable",
+                                detail=f"{reason}; not proved", vacuous=vacuous)
+                if reason is not None:
+                    # outside its conditions the rule is no evidence: the step must stand without it
+                    notes.append(_not_applicable(rule, reason))
+                    prefix = rule.describe() + " (not applicable) → "
+            if primitives.is_primitive(rule) and not notes:
+                phase[0] = f"applying {rule.name}"
+                ok, out = limits.run_limited(RULE_SHARE * budget, phase[0], _call, primitives.apply, rule, before, ctx)
+                if not ok or isinstance(out, _Failed):
+                    why = "ran out of time" if not ok else out.reason
+                    return done(Verdict.UNDECIDED, prefix + "rule failed", detail=f"{why}; not proved", vacuous=vacuous)
+                target = lhs_for_witness = out
+            elif not primitives.is_primitive(rule):
+                phase[0] = f"the rule {rule.name} (a proposal)"
+                ok, out = limits.run_limited(RULE_SHARE * budget, phase[0], _call, type(rule).apply, rule, before)
+                if not ok or isinstance(out, _Failed):
+                    why = "ran out of time" if not ok else out.reason
+                    notes.append(f"the rule proposed nothing ({why})")
+                elif out != before:
+                    phase[0] = "proving the rule's proposal equal to its input"
+                    p = strategies.prove(before, out, "=", 0.3 * budget)
+                    if p.proved:
+                        target = out
+                        used_doit += p.used_doit
+                        notes.append(f"proposal proved equal to the input by {p.strategy}")
+                    else:
+                        notes.append("the rule's proposal was not proved equal to its input; the step is proved "
+                                     "without it")
+        # the symbolic proof, with a quick probe for an obvious counterexample
         phase[0] = "the symbolic strategies"
-        if ok and w.differ is not None:
-            again = witness.compare_at(lhs_for_witness, claimed, relation, w.differ.point, witness.SEARCH_DIGITS,
-                                       limits_allowed=False, hyps=hyps)
-            if again.status == "differ":
-                found.append(again)
-                return True
-        return False
+        proof_budget = min(PROOF_SHARE * budget, max(sym_left() - RULE_SHARE * budget, 0.05))
 
-    evaluates = rule is not None and not primitives.is_primitive(rule)  # e.g. Evaluate: closed forms first
-    proof = strategies.prove(target, claimed, relation, proof_budget, probe=probe, operators_first=evaluates)
-    second_budget = min(0.4 * budget, limits.remaining() - WITNESS_SHARE * budget)
-    if not proof.proved and not found and hyps.usable and second_budget > 0.05:
-        # the premises: exact eliminations substituted, bounds written s = c ± t (sound uses only)
-        phase[0] = "the symbolic strategies under the premises"
-        t2, c2 = hyps.specialise(target), hyps.specialise(claimed)
-        if (t2, c2) != (target, claimed):
-            second = strategies.prove(t2, c2, relation, second_budget, operators_first=evaluates)
-            if second.proved:
-                proof = strategies.Proof(True, "under the premises → " + second.strategy, second.used_doit)
+        def probe() -> bool:
+            """After the cheap closers: is there an obvious counterexample (stable from 60 to 120 digits)?"""
+            phase[0] = "the quick counterexample probe"
+            # bounded by a count of evaluated nodes (the same points on every machine); the CPU slice is only
+            # a backstop for a single point that is very slow to evaluate
+            ok, w = limits.run_limited(0.3 * budget, phase[0], witness.quick_search, lhs_for_witness, claimed,
+                                       relation, seed, hyps)
+            phase[0] = "the symbolic strategies"
+            if ok and w.differ is not None:
+                again = witness.compare_at(lhs_for_witness, claimed, relation, w.differ.point, witness.SEARCH_DIGITS,
+                                           limits_allowed=False, hyps=hyps)
+                if again.status == "differ":
+                    found.append(again)
+                    return True
+            return False
+
+        evaluates = rule is not None and not primitives.is_primitive(rule)  # e.g. Evaluate: closed forms first
+        proof = strategies.prove(target, claimed, relation, proof_budget, probe=probe, operators_first=evaluates)
+        second_budget = min(0.4 * budget, sym_left())
+        if not proof.proved and not found and hyps.usable and second_budget > 0.05:
+            # the premises: exact eliminations substituted, bounds written s = c ± t (sound uses only)
+            phase[0] = "the symbolic strategies under the premises"
+            t2, c2 = hyps.specialise(target), hyps.specialise(claimed)
+            if (t2, c2) != (target, claimed):
+                second = strategies.prove(t2, c2, relation, second_budget, operators_first=evaluates)
+                if second.proved:
+                    proof = strategies.Proof(True, "under the premises → " + second.strategy, second.used_doit)
+        return None
+
+    ok, early = limits.run_limited(budget, "the symbolic work", symbolic)
+    if ok and early is not None:
+        return early
+    if not ok:  # the symbolic budget is spent: the numeric phases still run, in their own reserve
+        proof = strategies.Proof(False, f"the symbolic budget of {budget:g} s CPU was spent in {phase[0]}",
+                                 proof.used_doit, (phase[0],))
     if found:
         return done(Verdict.REFUTED, prefix + proof.strategy + " (then refuted numerically)",
                     counterexample=_cex(found[0]), detail="; ".join(notes), vacuous=vacuous)
@@ -214,7 +247,11 @@ def _decide(before: Any, step: Any, budget: float, seed: int, ctx: primitives.Co
         ok, w = limits.run_limited(max(limits.remaining() - 0.05, 0.05), phase[0], _confirm,
                                    lhs_for_witness, claimed, relation, seed, took_limit, hyps)
         if not ok:
-            w = None
+            # the witness is bounded by a count of evaluated nodes and has its own reserve: a witness that
+            # still cannot finish leaves the proof unchecked, on every machine alike
+            return done(Verdict.UNDECIDED, strategy + " (witness ran out of time)",
+                        detail=(f"sympy closed the step by {proof.strategy}, but the numeric witness ran out of "
+                                "time before it could check the proof; not proved"), vacuous=vacuous)
         if w is not None and w.differ is not None and "side is undefined at" in w.differ.reason:
             return done(Verdict.UNDECIDED, strategy + " (kernel disagreement)",
                         detail=(f"KERNEL DISAGREEMENT: sympy closed the step by {proof.strategy}, but "
@@ -225,22 +262,37 @@ def _decide(before: Any, step: Any, budget: float, seed: int, ctx: primitives.Co
             again = witness.compare_at(lhs_for_witness, claimed, relation, w.differ.point, witness.SEARCH_DIGITS,
                                        hyps=hyps)
             if again.status == "differ":
-                return done(Verdict.UNDECIDED, strategy + " (kernel disagreement)", counterexample=_cex(again),
+                # a gap stable from 60 to 120 digits refutes a step, whoever claimed to prove it: the same
+                # verdict the quick probe or the search would give had they reached this point first
+                return done(Verdict.REFUTED, strategy + " (kernel disagreement)", counterexample=_cex(again),
                             detail=("KERNEL DISAGREEMENT: sympy closed the step by " + proof.strategy
                                     + ", but mpmath evaluates the two sides differently at a point (stable from "
-                                    f"{witness.SEARCH_DIGITS[0]} to {witness.SEARCH_DIGITS[-1]} digits); "
-                                    "not proved"),
+                                    f"{witness.SEARCH_DIGITS[0]} to {witness.SEARCH_DIGITS[-1]} digits): the "
+                                    "closed form is wrong there; refuted"),
                             witness=w.summary(), vacuous=vacuous)
+            return done(Verdict.UNDECIDED, strategy + " (kernel disagreement)",
+                        detail=(f"sympy closed the step by {proof.strategy}, but mpmath evaluates the two sides "
+                                f"differently at a point, by a gap that is not stable as the precision grows "
+                                f"({again.reason or again.status}); not proved"),
+                        witness=w.summary(), vacuous=vacuous)
         summary = w.summary() if w is not None else "numeric witness ran out of time"
-        if used_doit and (w is None or w.agreed == 0):
+        if took_limit and w is not None and w.doubtful:
+            # sympy's limit holds for generic values; at a special point the numeric limit disagrees with it:
+            # not proved, and the counterexample search below may refute the step at that point
+            notes.append(f"sympy closed the step by {proof.strategy}, but at {w.doubtful} special point(s) the "
+                         "numeric limit disagrees with its closed form")
+            strategy += " (doubted by the witness)"
+        elif used_doit and (w is None or w.agreed == 0):
             ops = ", ".join(dict.fromkeys(used_doit))
             return done(Verdict.UNDECIDED, strategy + " (unconfirmed doit)",
                         detail=(f"the proof used sympy's doit() on {ops}, and the independent evaluation could not "
                                 f"confirm it ({summary}); not proved"),
                         witness=summary, vacuous=vacuous)
-        detail = "; ".join(notes + (["vacuous: the expression is the previous one"] if vacuous else []))
-        excluded = domain.excluded(lhs_for_witness, claimed, hyps)
-        return done(Verdict.PROVED, strategy, detail=detail, witness=summary, vacuous=vacuous, excluded=excluded)
+        else:
+            detail = "; ".join(notes + (["vacuous: the expression is the previous one"] if vacuous else []))
+            excluded = domain.excluded(lhs_for_witness, claimed, hyps)
+            return done(Verdict.PROVED, strategy, detail=detail, witness=summary, vacuous=vacuous,
+                        excluded=excluded)
     # not proved: look for a counterexample that is stable as the precision grows
     phase[0] = "the counterexample search"
     ok, w = limits.run_limited(max(limits.remaining() - 0.05, 0.05), phase[0], _search,

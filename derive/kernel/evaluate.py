@@ -626,7 +626,7 @@ class Evaluator:
         """Zeros of the integrand's denominators in [a, b]; one where the integrand grows like 1/|x − r| or
         faster (a divergent integral) makes the integral :class:`Undefined`; milder ones are split at."""
         bases = [node.base for node in sp.preorder_traversal(f)
-                 if isinstance(node, sp.Pow) and node.exp.is_negative and node.base.has(var)]
+                 if isinstance(node, sp.Pow) and node.base.has(var) and self._negative_here(node.exp, var, env)]
         found = []
         for base in bases[:6]:
             if any(s not in env for s in base.free_symbols - {var}):
@@ -644,6 +644,18 @@ class Evaluator:
                     raise Undefined(f"the integrand has a non-integrable singularity at {var} = "
                                     f"{mpmath.nstr(v, 8)} in the range of integration")
         return found
+
+    def _negative_here(self, exponent: Any, var: Any, env: dict) -> bool:
+        """Is a power's exponent negative at this point (``t**(a - 1)`` at a = 1/2, not only ``t**-2``)?"""
+        if exponent.is_negative:
+            return True
+        if exponent.has(var) or any(s not in env for s in exponent.free_symbols):
+            return False
+        try:
+            v = to_mp(self.ev(exponent, env))
+        except (NotEvaluable, Unreliable, Undefined):
+            return False
+        return not isinstance(v, mpmath.mpc) and v < 0
 
     def _diverges_at(self, f: Any, var: Any, v: Any, a: Any, b: Any, env: dict) -> bool:
         """Does |f| grow like 1/|x − v| (or faster) next to v, on a side inside [a, b]?"""

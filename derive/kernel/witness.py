@@ -212,6 +212,8 @@ class Witness:
         outside: points dropped because they violate a premise or definition (and could not be moved
             onto the region the premises define).
         premises: the hypotheses the points were checked against, as one line ("" when none).
+        doubtful: unknown points where a numeric limit disagreed with the other side (a heuristic, so no
+            refutation, but no confirmation of a closed form either).
     """
 
     agreed: int
@@ -222,6 +224,7 @@ class Witness:
     special: int
     outside: int = 0
     premises: str = ""
+    doubtful: int = 0
 
     def summary(self) -> str:
         """One line for reports, e.g. ``"mpmath agrees at 12 points (8 special)"``."""
@@ -254,7 +257,7 @@ def run(lhs: Any, rhs: Any, relation: str, seed: int, *, digits: tuple[int, ...]
     exprs = [e for side in (lhs, rhs) for e in _flat(sp.sympify(side, strict=True))]
     extra = hyps.exprs()
     outside = 0
-    agreed = evaluated = unknown = special = 0
+    agreed = evaluated = unknown = special = doubtful = 0
     reason = ""
     differ = None
     constant = not any(e.free_symbols or e.atoms(sp.Indexed, sp.MatrixSymbol) for e in exprs)
@@ -286,6 +289,7 @@ def run(lhs: Any, rhs: Any, relation: str, seed: int, *, digits: tuple[int, ...]
             continue
         if res.status == "unknown":
             unknown += 1
+            doubtful += res.reason.startswith("a numeric limit disagrees")
             continue
         evaluated += 1
         if res.status == "agree":
@@ -301,7 +305,7 @@ def run(lhs: Any, rhs: Any, relation: str, seed: int, *, digits: tuple[int, ...]
                 break
     if not evaluated and outside and not reason:
         reason = f"no point satisfying the premises ({outside} points violated them)"
-    return Witness(agreed, evaluated, differ, reason, unknown, special, outside, hyps.describe())
+    return Witness(agreed, evaluated, differ, reason, unknown, special, outside, hyps.describe(), doubtful)
 
 
 def confirm(lhs: Any, rhs: Any, relation: str, seed: int, work: int = 5_000, *, everywhere: bool = False,
@@ -323,17 +327,32 @@ def confirm(lhs: Any, rhs: Any, relation: str, seed: int, work: int = 5_000, *, 
                lopsided=True, hyps=hyps)
 
 
-def search(lhs: Any, rhs: Any, relation: str, seed: int, *, n_random: int = 10,
+#: Nodes the counterexample search evaluates before it starts no new point: a count, so the points searched
+#: (and so whether a step is refuted) are the same on every machine.
+SEARCH_WORK = 60_000
+
+
+def search(lhs: Any, rhs: Any, relation: str, seed: int, *, n_random: int = 10, work: int = SEARCH_WORK,
            hyps: Hypotheses = NONE) -> Witness:
-    """Look for a counterexample: random, up to 24 special and 8 breakpoint points, stable from 60 to 120 digits."""
+    """Look for a counterexample: random, up to 24 special and 8 breakpoint points, stable from 60 to 120 digits.
+
+    No new point is started once ``work`` nodes were evaluated (and one point was).
+    """
     return run(lhs, rhs, relation, seed, digits=SEARCH_DIGITS, n_random=n_random, n_special=24, n_breaks=8,
-               limits_allowed=False, hyps=hyps)
+               limits_allowed=False, hyps=hyps, work=work)
+
+
+#: Nodes the quick probe evaluates before it starts no new point (a count: the same points on every machine).
+PROBE_WORK = 3_000
 
 
 def quick_search(lhs: Any, rhs: Any, relation: str, seed: int, hyps: Hypotheses = NONE) -> Witness:
-    """A cheap probe for an obviously false step (30 then 60 digits; the caller re-checks a difference)."""
+    """A cheap probe for an obviously false step (30 then 60 digits; the caller re-checks a difference).
+
+    No new point is started once :data:`PROBE_WORK` nodes were evaluated (and one point was).
+    """
     return run(lhs, rhs, relation, seed, digits=(30, 60), n_random=6, n_special=6, n_breaks=2,
-               limits_allowed=False, hyps=hyps)
+               limits_allowed=False, hyps=hyps, work=PROBE_WORK)
 
 
 def cross_check(lhs: Any, rhs: Any, relation: str, seed: int, n_random: int, hyps: Hypotheses = NONE) -> Witness:
