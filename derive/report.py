@@ -166,10 +166,14 @@ def count_checks(checks: Sequence[CheckResult]) -> dict[CheckState, int]:
 
 def checks_summary(checks: Sequence[CheckResult]) -> str:
     """E.g. ``"3 passed, 1 not evaluated"``, ``"2 passed, 1 failed"``, ``"4 passed"`` (states with none left out,
-    except *passed*)."""
+    except *passed*), in the active language (:mod:`derive.i18n`)."""
+    from .i18n import gettext
+
     counts = count_checks(checks)
-    parts = [f"{counts[CheckState.PASSED]} passed"]
-    parts += [f"{n} {state}" for state, n in counts.items() if n and state is not CheckState.PASSED]
+    words = {CheckState.PASSED: gettext("{n} passed"), CheckState.FAILED: gettext("{n} failed"),
+             CheckState.NOT_EVALUATED: gettext("{n} not evaluated")}
+    parts = [words[CheckState.PASSED].format(n=counts[CheckState.PASSED])]
+    parts += [words[state].format(n=n) for state, n in counts.items() if n and state is not CheckState.PASSED]
     return ", ".join(parts)
 
 

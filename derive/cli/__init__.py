@@ -53,9 +53,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         parser.print_help()
         return 2
     from ..exceptions import DeriveError
+    from ..i18n import using
 
     try:
-        code = int(args.run(args))
+        with using(getattr(args, "lang", None)):  # an unknown language: one line, exit 2
+            code = int(args.run(args))
         sys.stdout.flush()  # a full disk or closed pipe shows here, not in an ignored exception at exit
         return code
     except DeriveError as exc:

@@ -7,7 +7,7 @@ import os
 import sys
 from pathlib import Path
 
-from .common import add_module_option, load
+from .common import add_lang_option, add_module_option, load
 
 #: format -> file extension
 FORMATS = {"latex": "tex", "beamer": "tex", "revealjs": "md", "marp": "md", "svg": "svg", "png": "png",
@@ -45,6 +45,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("--check", action="store_true",
                    help="verify the derivations first and export nothing (exit 1) unless every step is proved")
     add_module_option(p)
+    add_lang_option(p)
     p.set_defaults(run=run)
 
 
@@ -223,6 +224,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"derive: not exported: not every step is proved in {', '.join(failed)} "
                   "(see 'derive check')", file=sys.stderr)
             return 1
+    from ..i18n import localize, translate
+
+    ds = [localize(d) for d in ds]  # verified as written (above); shown in --lang
     if fmt in _IMAGES:
         import time
 
@@ -240,7 +244,7 @@ def run(args: argparse.Namespace) -> int:
             print(f"wrote {t}")
         return 0
     by_name = {d.name: d for d in ds}
-    deck = [(c.title, [by_name[n] for n in members]) for c, members in book] \
+    deck = [(translate(c.title), [by_name[n] for n in members]) for c, members in book] \
         if book and fmt in ("beamer", "revealjs", "marp") else None
     text = _text(fmt, ds, args, deck)
     if targets is None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 
-from .common import add_module_option, load
+from .common import add_lang_option, add_module_option, load
 
 FORMATS = ("text", "latex", "markdown")
 
@@ -15,14 +15,16 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("name", help="the derivation's name (see 'derive list')")
     p.add_argument("--format", "-f", choices=FORMATS, default="text", help="output format (default: text)")
     add_module_option(p)
+    add_lang_option(p)
     p.set_defaults(run=run)
 
 
 def run(args: argparse.Namespace) -> int:
     from .. import registry
+    from ..i18n import localize
 
     load(args)
-    derivation = registry.get(args.name)
+    derivation = localize(registry.get(args.name))  # the words in --lang; the formulas as they are
     if args.format == "latex":
         from ..render.latex import derivation_latex
 

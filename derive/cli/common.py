@@ -19,6 +19,13 @@ def add_module_option(parser: argparse.ArgumentParser) -> None:
                         help="also load derivations from this .py file or importable module (repeatable)")
 
 
+def add_lang_option(parser: argparse.ArgumentParser) -> None:
+    """``--lang LANG``: the language of the words shown (:mod:`derive.i18n`); default ``DERIVE_LANG`` or English."""
+    parser.add_argument("--lang", metavar="LANG", default=None,
+                        help="language of titles, justifications and labels: en or ko (default: the "
+                             "environment variable DERIVE_LANG, else en); formulas are the same in every language")
+
+
 def load(args: argparse.Namespace, *, catalog: bool = True) -> list[str]:
     """Load the catalog (unless only user modules are wanted) and ``--module`` files.
 

@@ -19,7 +19,8 @@ from typing import Any
 
 from ..core import Derivation, Step
 from ..exceptions import InputError
-from .latex import REL_TEX, checked_settings, definitions_latex, escape_text, fit_to_width
+from ..i18n import gettext
+from .latex import REL_TEX, checked_settings, definitions_latex, escape_text, fit_to_width, korean_preamble
 
 _ASPECT = ("43", "169", "1610")
 
@@ -290,13 +291,14 @@ def frame(derivation: Derivation, s: BeamerSettings) -> str:
     breaker = _breaker(s)
     frames = []
     for c, chunk in enumerate(parts):
-        title = escape_text(derivation.title) + (r" \emph{(continued)}" if c else "")
+        title = escape_text(derivation.title) + (r" \emph{" + gettext("(continued)") + "}" if c else "")
         out = _frame_head(derivation, title, c)
         out.append(r"\sbox1{\begin{minipage}{\linewidth}")  # the whole content, measured below
         if c == 0:  # the first overlay: the claim and the assumptions
-            out += [r"{\small\textbf{Claim.}}", fit_to_width(_claim(derivation, s), max_height=r"0.9\textheight")]
+            out += [r"{\small\textbf{" + gettext("Claim.") + "}}",
+                    fit_to_width(_claim(derivation, s), max_height=r"0.9\textheight")]
             if derivation.assumptions:
-                out.append(r"{\small\textbf{Assumptions.}")
+                out.append(r"{\small\textbf{" + gettext("Assumptions.") + "}")
                 out += [escape_text(a.text) + ("" if k == len(derivation.assumptions) else r"\\")
                         for k, a in enumerate(derivation.assumptions, 1)]
                 out.append(r"\par}")
@@ -306,11 +308,11 @@ def frame(derivation: Derivation, s: BeamerSettings) -> str:
         if c == len(parts) - 1:
             defs = definitions_latex(derivation, s.symbol_names)
             if defs:
-                where = r"\text{where }" + r", \quad ".join(defs)
+                where = r"\text{" + gettext("where") + " }" + r", \quad ".join(defs)
                 out.append(r"{\small" + fit_to_width(where, max_height=r"0.2\textheight", center=False)
                            + r"\par}")
             if derivation.citations:
-                out.append(r"\par{\small Source: "
+                out.append(r"\par{\small " + gettext("Source:") + " "
                            + escape_text("; ".join(str(cite) for cite in derivation.citations)) + "}")
         out.append(frame_fit(title))
         out.append(r"\end{frame}")
@@ -337,7 +339,8 @@ def _where_frames(derivation: Derivation, s: BeamerSettings) -> list[str]:
         used += height(lines)
     out = []
     for k, rows in enumerate(pages):
-        title = escape_text(derivation.title) + r" \emph{(where)}" + (r" \emph{(continued)}" if k else "")
+        title = escape_text(derivation.title) + r" \emph{(" + gettext("where") + ")}" \
+            + (r" \emph{" + gettext("(continued)") + "}" if k else "")
         block = "\\begin{aligned}" + " \\\\\n".join(rows) + "\\end{aligned}"
         out.append("\n".join([r"\begin{frame}", rf"\typeout{{derive-frame: {derivation.name} where {k + 1}}}",
                               rf"\frametitle{{{title}}}", fit_to_width(block, max_height=r"0.9\textheight"),
@@ -346,7 +349,8 @@ def _where_frames(derivation: Derivation, s: BeamerSettings) -> list[str]:
 
 
 def _document(frames: list[str], title: str, s: BeamerSettings, sections: bool = False) -> str:
-    head = [rf"\documentclass[aspectratio={s.aspectratio}]{{beamer}}", rf"\usetheme{{{s.theme}}}",
+    head = [rf"\documentclass[aspectratio={s.aspectratio}]{{beamer}}", *korean_preamble(title + "".join(frames)),
+            rf"\usetheme{{{s.theme}}}",
             r"\usepackage{amsmath,amssymb,booktabs}",
             r"\setbeamertemplate{navigation symbols}{}", rf"\title{{{escape_text(title)}}}",
             r"\date{}"]
@@ -387,8 +391,11 @@ def _section(title: str) -> str:
     r"""``\section`` with a plain-text form for the PDF outline (bookmarks cannot hold math)."""
     import unicodedata
 
-    plain = "".join(ch if ord(ch) < 128 else (unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode()
-                                              or {"·": "*", "−": "-", "√": "sqrt"}.get(ch, " ")) for ch in title)
+    from ..i18n import is_hangul
+
+    plain = "".join(ch if ord(ch) < 128 or is_hangul(ch) else
+                    (unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode()
+                     or {"·": "*", "−": "-", "√": "sqrt"}.get(ch, " ")) for ch in title)
     plain = plain.replace("$", "").replace("\\", "").replace("{", "").replace("}", "")
     plain = re.sub(r"[#%&_^~]", " ", plain)
     return rf"\section{{\texorpdfstring{{{escape_text(title)}}}{{{plain}}}}}"
@@ -413,10 +420,10 @@ def beamer_deck(derivations: Sequence[Derivation], extra_frames: Sequence[str] =
     if not derivations and not extra_frames and not any(ds for _, ds in chapters):
         raise InputError("a deck needs at least one derivation or frame")
     s = checked_settings(BeamerSettings, settings)
-    title = s.title or "The Transformer, derived step by step"
+    title = s.title or gettext("The Transformer, derived step by step")
     frames = [r"\begin{frame}", r"\titlepage", r"\end{frame}"]
     if chapters:
-        frames += [r"\begin{frame}\frametitle{Contents}", _toc(), r"\end{frame}"]
+        frames += [r"\begin{frame}\frametitle{" + gettext("Contents") + "}", _toc(), r"\end{frame}"]
     for name, members in chapters:
         frames.append(_section(name))
         frames += [frame(d, s) for d in members]

@@ -10,6 +10,7 @@ import html
 
 from ..core import Derivation
 from ..exceptions import MissingDependencyError
+from ..i18n import gettext, translate
 from ..report import CheckState, Report, checks_summary
 
 #: widest line of a chain in a notebook, in em of the math font (:func:`derive.render.layout.tex_width`)
@@ -52,13 +53,15 @@ def words_html(text: str) -> str:
 def verdict_html(report: Report | None) -> str:
     """``✓ proved: 3 of 3 steps proved symbolically; numeric cross-checks: 1 passed, 1 not evaluated`` (or why not)."""
     if report is None:
-        return "<span class='derive-nb-verdict'>not verified</span>"
+        return "<span class='derive-nb-verdict'>" + gettext("not verified") + "</span>"
     verdict = str(report.verdict)
-    mark = {"proved": "✓ proved", "refuted": "✗ refuted", "undecided": "? undecided"}.get(verdict, verdict)
+    mark = {"proved": "✓ " + gettext("proved"), "refuted": "✗ " + gettext("refuted"),
+            "undecided": "? " + gettext("undecided")}.get(verdict, verdict)
     proved = sum(s.ok for s in report.steps)
-    checks = (f"numeric cross-checks: {checks_summary(report.checks)}" if report.checks
-              else "no numeric cross-check applies")
-    text = f"{proved} of {len(report.steps)} steps proved symbolically; {checks}"
+    checks = (gettext("numeric cross-checks: {summary}").format(summary=checks_summary(report.checks))
+              if report.checks else gettext("no numeric cross-check applies"))
+    text = gettext("{proved} of {total} steps proved symbolically; {checks}").format(
+        proved=proved, total=len(report.steps), checks=checks)
     if report.error:
         text += f"; error: {report.error}"
     return (f"<span class='derive-nb-verdict derive-{verdict}' style='font-weight:bold;"
@@ -112,11 +115,11 @@ def derivation_html(derivation: Derivation, report: Report | None = None) -> str
         out.append(f"<p>{words_html(derivation.summary)}</p>")
     if derivation.assumptions:
         items = "".join(f"<li>{words_html(a.text)}</li>" for a in derivation.assumptions)
-        out.append(f"<p><b>Assumptions.</b></p><ul>{items}</ul>")
+        out.append("<p><b>" + gettext("Assumptions.") + f"</b></p><ul>{items}</ul>")
     out.append("<table class='derive-nb-chain'>" + "".join(chain_rows(derivation, report)) + "</table>")
     if derivation.citations:
-        out.append("<p><small>Sources: " + html.escape("; ".join(str(c) for c in derivation.citations))
-                   + "</small></p>")
+        sources = "; ".join(str(c) for c in derivation.citations)
+        out.append("<p><small>" + gettext("Sources:") + " " + html.escape(sources) + "</small></p>")
     out.append("</div>")
     return "\n".join(out)
 
@@ -132,7 +135,7 @@ def report_html(report: Report) -> str:
             f"<td>{html.escape(s.strategy)}{(' — ' + html.escape(str(s.counterexample))) if s.counterexample else ''}"
             "</td></tr>" for s in report.steps]
     rows += [f"<tr><td>check</td><td>{'FAILED' if c.state is CheckState.FAILED else c.state}</td>"
-             f"<td>{words_html(c.name)}: {words_html(c.message)}</td></tr>" for c in report.checks]
+             f"<td>{words_html(translate(c.name))}: {words_html(c.message)}</td></tr>" for c in report.checks]
     head = (f"<p><code>{html.escape(report.name)}</code>: <b>{html.escape(_verdict(report))}</b> "
             f"({report.seconds:.2f} s)</p>")
     if report.error:

@@ -6,7 +6,8 @@ methods (what IPython looks for when it displays an object). It is imported
 by ``derive/__init__.py``, so the methods are in place as soon as any part of
 derive is imported (``from derive.core import Derivation`` runs the package's
 ``__init__`` first). Each method imports its renderer (and so sympy) only when
-called.
+called. The words follow :func:`derive.i18n.set_language` (or ``DERIVE_LANG=ko``); the verdict is that
+of the derivation as written.
 """
 
 from __future__ import annotations
@@ -18,17 +19,19 @@ from ..core import Derivation
 
 def repr_latex(derivation: Derivation) -> str:
     """The chain as one ``$$\\begin{aligned} ... \\end{aligned}$$`` block (text: ``str``)."""
+    from ..i18n import localize
     from .latex import derivation_latex
 
-    return "$$" + derivation_latex(derivation, environment="aligned", math_in_text=False) + "$$"
+    return "$$" + derivation_latex(localize(derivation), environment="aligned", math_in_text=False) + "$$"
 
 
 def repr_markdown(derivation: Derivation) -> str:
     """The derivation as Markdown with ``$$`` math and its verdict (:func:`derive.render.markdown.derivation_markdown`),
     for front ends that prefer Markdown to HTML."""
+    from ..i18n import localize
     from .markdown import derivation_markdown
 
-    return derivation_markdown(derivation, notebook_report(derivation))
+    return derivation_markdown(localize(derivation), notebook_report(derivation))
 
 
 def notebook_report(derivation: Derivation) -> Any:
@@ -46,9 +49,10 @@ def repr_html(derivation: Derivation) -> str:
     """Verdict, text and the chain as an HTML table of MathML cells, relation signs in one column
     (:func:`derive.render.html.derivation_html`): browsers draw MathML without a script, and a table
     column aligns where MathML's own column alignment is ignored (Chromium)."""
+    from ..i18n import localize
     from .html import derivation_html
 
-    return derivation_html(derivation, notebook_report(derivation))
+    return derivation_html(localize(derivation), notebook_report(derivation))
 
 
 def _verdict_word(derivation: Derivation) -> str:

@@ -55,6 +55,10 @@ def _plain(ch: str) -> str:
     """A character pdflatex can typeset: ASCII, a :data:`UNICODE_TEX` form, or its ASCII decomposition."""
     if ch in UNICODE_TEX or ord(ch) < 128:
         return UNICODE_TEX.get(ch, ch)
+    from ..i18n import is_hangul
+
+    if is_hangul(ch):  # Korean: as it is, for kotex (see korean_preamble)
+        return ch
     import unicodedata
 
     ascii_form = unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode()
@@ -356,9 +360,21 @@ def fit_to_width(content: str, math: bool = True, max_height: str = "", center: 
     return "{" + "\n".join([*lines, r"\usebox0}"])
 
 
+def korean_preamble(text: str) -> list[str]:
+    r"""``\usepackage{kotex}`` when ``text`` holds Korean letters, else nothing.
+
+    ko.TeX's ``kotex`` typesets UTF-8 Hangul under pdflatex with the free Nanum Type 1 fonts (Debian:
+    ``texlive-lang-korean``); the formulas keep Computer Modern.
+    """
+    from ..i18n import has_hangul
+
+    return [r"\usepackage{kotex}"] if has_hangul(text) else []
+
+
 def latex_document(body: str, title: str = "") -> str:
-    """A complete ``article`` around ``body`` (amsmath, graphicx, booktabs), for pdflatex."""
-    head = [r"\documentclass{article}", r"\usepackage{amsmath,amssymb,graphicx}",
+    """A complete ``article`` around ``body`` (amsmath, graphicx, booktabs), for pdflatex (with ``kotex``
+    when the text is Korean)."""
+    head = [r"\documentclass{article}", *korean_preamble(title + body), r"\usepackage{amsmath,amssymb,graphicx}",
             r"\usepackage{booktabs}", r"\usepackage[margin=2cm,landscape]{geometry}", r"\begin{document}"]
     if title:
         head.append(rf"\section*{{{escape_text(title)}}}")

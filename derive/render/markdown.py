@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..core import Derivation
+from ..i18n import gettext
 from .latex import expr_latex
 
 
@@ -41,7 +42,7 @@ def chain_markdown(derivation: Derivation, budget: float = 44.0) -> list[str]:
     out = ["$$", "\\begin{aligned}", " \\\\\n".join(rows), "\\end{aligned}", "$$"]
     if layout.names:
         where = " \\\\\n".join(f"{layout.breaker.tex(n)} &= {layout.breaker.tex(v)}" for n, v in layout.names)
-        out += ["", "where", "", "$$", "\\begin{aligned}", where, "\\end{aligned}", "$$"]
+        out += ["", gettext("where"), "", "$$", "\\begin{aligned}", where, "\\end{aligned}", "$$"]
     return out
 
 
@@ -54,16 +55,16 @@ def derivation_markdown(derivation: Derivation, report: Any = None) -> str:
                                                                      if report is not None else ""), ""]
     if derivation.summary:
         out += [derivation.summary, ""]
-    out += ["**Claim.**", "", "$$", claim_latex(derivation), "$$", ""]
+    out += ["**" + gettext("Claim.") + "**", "", "$$", claim_latex(derivation), "$$", ""]
     if derivation.assumptions:
-        out += ["**Assumptions.**", ""] + [f"- {a.text}" for a in derivation.assumptions] + [""]
+        out += ["**" + gettext("Assumptions.") + "**", ""] + [f"- {a.text}" for a in derivation.assumptions] + [""]
     if derivation.premises:
         rel = {"=": "=", "<=": r"\le", "<": "<", ">=": r"\ge", ">": ">", "!=": r"\ne"}
         shown = ", ".join(f"${expr_latex(a)} {rel[r]} {expr_latex(b)}$" for a, r, b in derivation.premise_relations)
-        out += [f"**Under the premises** {shown}.", ""]
+        out += ["**" + gettext("Under the premises") + f"** {shown}.", ""]
     for lhs, rhs in derivation.definitions:
-        out += [f"where ${expr_latex(lhs)} = {expr_latex(rhs)}$", ""]
-    out += ["**Steps.**", "", *chain_markdown(derivation), ""]
+        out += [gettext("where") + f" ${expr_latex(lhs)} = {expr_latex(rhs)}$", ""]
+    out += ["**" + gettext("Steps.") + "**", "", *chain_markdown(derivation), ""]
     for k, step in enumerate(derivation.steps, 1):
         cite = f" ({step.citation})" if step.citation else ""
         verdict = ""
@@ -72,5 +73,5 @@ def derivation_markdown(derivation: Derivation, report: Any = None) -> str:
         out.append(f"{k}. {step.justification}{cite}{verdict}")
     out.append("")
     if derivation.citations:
-        out += ["**Sources.** " + "; ".join(str(c) for c in derivation.citations), ""]
+        out += ["**" + gettext("Sources.") + "** " + "; ".join(str(c) for c in derivation.citations), ""]
     return "\n".join(out)

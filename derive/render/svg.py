@@ -30,6 +30,8 @@ from typing import Any
 
 from ..core import Derivation
 from ..exceptions import SLIDES_INSTALL, InputError, MissingDependencyError
+from ..i18n import gettext
+from .hangul import MixedText, note_drawing
 from .latex import REL_TEX, SelectionSettings, checked_settings, expr_latex, start_alone, step_pair
 from .textmath import mark_math
 
@@ -240,7 +242,7 @@ def _rows(d: Derivation, s: SvgSettings) -> list[tuple[str, str, str]]:
         rows += [("", rf"\quad {line}", "") for line in lines[1:]]
     for name, value in where:
         lines = breaker.lines(value)
-        rows.append((breaker.tex(name), f"= {lines[0]}", "where" if name == where[0][0] else ""))
+        rows.append((breaker.tex(name), f"= {lines[0]}", gettext("where") if name == where[0][0] else ""))
         rows += [("", rf"\quad {line}", "") for line in lines[1:]]
     return rows
 
@@ -279,8 +281,7 @@ def derivation_svg(derivation: Derivation, **settings: Any) -> str:
         for lhs, rhs, note in rows:
             left = zm.Latex(ziamath_tex(lhs), size=size, color=s.color) if lhs else None
             right = zm.Latex(ziamath_tex(rhs), size=size, color=s.color)
-            text = (zm.Text(wrap_text(_drawable(mark_math(note)), s.wrap), size=0.75 * size, color="#505050",
-                            linespacing=1.3)
+            text = (note_drawing(zm, _drawable(mark_math(note)), s.wrap, size=0.75 * size, color="#505050")
                     if note and s.justifications else None)
             drawn.append((left, right, text))
 
@@ -288,7 +289,7 @@ def derivation_svg(derivation: Derivation, **settings: Any) -> str:
             """width, ascent, descent (px) of a Latex or Text object."""
             if m is None:
                 return 0.0, 0.0, 0.0
-            if isinstance(m, zm.Text):  # drawn centred on the math axis
+            if isinstance(m, (zm.Text, MixedText)):  # drawn centred on the math axis
                 x0, x1, y0, y1 = m.bbox()
                 return x1 - x0, (y1 - y0) / 2 + axis, (y1 - y0) / 2 - axis
             b = m.node.bbox

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import textwrap
 from collections.abc import Sequence
 from typing import Any
@@ -239,6 +240,27 @@ def relation_block(label: str, relation: str, expr: Any, indent: int) -> list[st
     return out
 
 
+def _wrap(text: str, width: int, *, initial_indent: str = "", subsequent_indent: str = "",
+          break_on_hyphens: bool = False) -> list[str]:
+    """:func:`textwrap.wrap` measured in terminal cells: a Hangul syllable takes two columns
+    (:func:`rich.cells.cell_len`); text without wide characters is wrapped by :mod:`textwrap` itself."""
+    from rich.cells import cell_len
+
+    if cell_len(text) <= len(text):  # no wide character (combining accents take no cell)
+        return textwrap.wrap(text, width, initial_indent=initial_indent, subsequent_indent=subsequent_indent,
+                             break_on_hyphens=break_on_hyphens)
+    lines: list[str] = []
+    line, fresh = initial_indent, True
+    for word in re.split(r" (?=\S)", text.strip()):  # "a  [b]" keeps its two spaces
+        if not fresh and cell_len(line) + 1 + cell_len(word.rstrip()) > width:
+            lines.append(line.rstrip())
+            line, fresh = subsequent_indent, True
+        line, fresh = (line + word if fresh else line + " " + word), False
+    if not fresh:
+        lines.append(line.rstrip())
+    return lines
+
+
 def derivation_text(derivation: Derivation) -> str:
     """What ``derive show`` prints: claim, assumptions, definitions, numbered steps, sources.
 
@@ -247,18 +269,19 @@ def derivation_text(derivation: Derivation) -> str:
     """
     import re
 
+    from ..i18n import gettext
     from .order import shown_expr
     from .textmath import unicode_text
 
     def u(text: str) -> str:  # words with their math as Unicode, and the formulas' minus sign
         return re.sub(r"(?:(?<=\s)|(?<=^)|(?<=[(=,/^]))-(?=[\s\w(√]|$)", "−", unicode_text(text))
 
-    lines = [*textwrap.wrap(f"{u(derivation.title)}  [{derivation.name}]", WIDTH, break_on_hyphens=False), ""]
+    lines = [*_wrap(f"{u(derivation.title)}  [{derivation.name}]", WIDTH, break_on_hyphens=False), ""]
     if derivation.instance:
-        lines[-1:-1] = textwrap.wrap(f"Proves an instance only: {u(derivation.instance)}", WIDTH,
+        lines[-1:-1] = _wrap(gettext("Proves an instance only:") + f" {u(derivation.instance)}", WIDTH,
                                      break_on_hyphens=False)
     if derivation.summary:
-        lines += [*textwrap.wrap(u(derivation.summary), WIDTH, break_on_hyphens=False), ""]
+        lines += [*_wrap(u(derivation.summary), WIDTH, break_on_hyphens=False), ""]
     exprs = [derivation.start, *(shown_expr(s) for s in derivation.steps)]
     names: list = []
     if any(_width(_form(e)[0]) > WIDTH - 10 for e in exprs):  # large repeats named once, as on the site
@@ -266,31 +289,31 @@ def derivation_text(derivation: Derivation) -> str:
 
         exprs, names = name_repeats(exprs)
     rel = _REL[derivation.relation]
-    lines += ["Claim:", *relation_block("", "", exprs[0], 4), *relation_block("", rel, exprs[-1], 4), ""]
+    lines += [gettext("Claim:"), *relation_block("", "", exprs[0], 4), *relation_block("", rel, exprs[-1], 4), ""]
     if names:
-        lines.append("where (subexpressions that repeat, named once):")
+        lines.append(gettext("where (subexpressions that repeat, named once):"))
         for name, value in names:
             lines += [f"    {_form(name)[0][0]}", *relation_block("", "=", value, 4)]
         lines.append("")
     if derivation.assumptions:
-        lines.append("Assumptions:")
+        lines.append(gettext("Assumptions:"))
         for a in derivation.assumptions:
-            lines += textwrap.wrap(u(a.text), WIDTH, initial_indent="  - ", subsequent_indent="    ",
+            lines += _wrap(u(a.text), WIDTH, initial_indent="  - ", subsequent_indent="    ",
                                    break_on_hyphens=False)
         lines.append("")
     if derivation.premises:
         rel = {"=": "=", "<=": "≤", "<": "<", ">=": "≥", ">": ">", "!=": "≠"}
-        lines.append("Under the premises:")
+        lines.append(gettext("Under the premises:"))
         for a, r, b in derivation.premise_relations:
             rows, _ = _beside([_form(a), _text(f" {rel[r]} "), _form(b)])
             lines += ["    " + row for row in rows]
         lines.append("")
     if derivation.definitions:
-        lines.append("Where:")
+        lines.append(gettext("Where:"))
         for lhs, rhs in derivation.definitions:
             lines += [f"    {_one_line(lhs)}", *relation_block("", "=", rhs, 4)]
         lines.append("")
-    lines += ["Steps:", *relation_block("", "", exprs[0], 6)]
+    lines += [gettext("Steps:"), *relation_block("", "", exprs[0], 6)]
     for k, (step, expr) in enumerate(zip(derivation.steps, exprs[1:], strict=True), 1):
         lines += relation_block(f"({k}) ", _REL[step.relation], expr, 6)
         why = u(step.justification)
@@ -298,15 +321,17 @@ def derivation_text(derivation: Derivation) -> str:
             why += f"  [rule: {reader_words(u(readable(step.rule.describe())))}]"
         if step.citation is not None:
             why += f"  [{step.citation}]"
-        lines += textwrap.wrap(why, WIDTH, initial_indent="        by: ", subsequent_indent=" " * 12,
+        lines += _wrap(why, WIDTH, initial_indent="        " + gettext("by:") + " ",
+                              subsequent_indent=" " * 12,
                                break_on_hyphens=False)
     if derivation.citations:
-        lines += ["", *textwrap.wrap("Sources: " + "; ".join(str(c) for c in derivation.citations), WIDTH,
+        lines += ["", *_wrap(gettext("Sources:") + " " + "; ".join(str(c) for c in derivation.citations), WIDTH,
                                      subsequent_indent="  ")]
     if derivation.notes:
         lines.append("")
         for n in derivation.notes:
-            lines += textwrap.wrap(u(n), WIDTH, initial_indent="Note: ", subsequent_indent="      ",
+            note = gettext("Note:") + " "
+            lines += _wrap(u(n), WIDTH, initial_indent=note, subsequent_indent=" " * len(note),
                                    break_on_hyphens=False)
     return "\n".join(line.rstrip() for line in lines)
 

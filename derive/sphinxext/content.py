@@ -15,6 +15,8 @@ from typing import TYPE_CHECKING, Any
 
 from docutils import nodes
 
+from ..i18n import N_, gettext, translate
+
 if TYPE_CHECKING:  # pragma: no cover
     from ..core import Citation, Derivation
     from ..report import CheckResult, Report
@@ -165,7 +167,8 @@ def step_latex(derivation: Derivation, index: int) -> str:
 
 
 def verdict_badge(verdict: str) -> nodes.inline:
-    mark = {"proved": "✓ proved", "refuted": "✗ refuted", "undecided": "? undecided"}.get(verdict, verdict)
+    mark = {"proved": "✓ " + gettext("proved"), "refuted": "✗ " + gettext("refuted"),
+            "undecided": "? " + gettext("undecided")}.get(verdict, verdict)
     return nodes.inline(mark, mark, classes=["derive-verdict", f"derive-{verdict}"])
 
 
@@ -173,9 +176,10 @@ def scope_badge(derivation: Derivation) -> list[nodes.Node]:
     """Beside the verdict: "for this instance only (…)" for a law proved at fixed sizes, "worked example"
     for ``example.*``; nothing for a law proved at symbolic sizes."""
     if derivation.instance:
-        text, kind = f"for this instance only ({derivation.instance})", "derive-instance"
+        text, kind = gettext("for this instance only ({instance})").format(instance=derivation.instance), \
+            "derive-instance"
     elif derivation.name.startswith("example."):
-        text, kind = "worked example: these numbers", "derive-instance derive-example"
+        text, kind = gettext("worked example: these numbers"), "derive-instance derive-example"
     else:
         return []
     return [nodes.Text(" "), nodes.inline("", "", *inline(text), classes=kind.split())]
@@ -204,16 +208,17 @@ def header(derivation: Derivation, report: Report | None, *, claim_only: bool,
     if report is not None:
         meta += [nodes.Text(" · "), verdict_badge(str(report.verdict)),
                  *scope_badge(derivation),
-                 nodes.Text(f" — {len(report.steps)} step{'s' if len(report.steps) != 1 else ''} checked "
-                            "when this page was built")]
+                 nodes.Text(" — " + (gettext("{n} steps checked when this page was built") if len(report.steps) != 1
+                                     else gettext("{n} step checked when this page was built"))
+                            .format(n=len(report.steps)))]
     out.append(paragraph(*meta, classes=("derive-meta",)))
     if derivation.summary:
         out.append(paragraph(*linked(derivation.summary)))
     out += uses_lines(derivation)
-    out.append(labelled("Claim.", [], ("derive-claim-label",)))
+    out.append(labelled(gettext("Claim."), [], ("derive-claim-label",)))
     out.append(display(layout.claim(_REL_TEX[derivation.relation]), ("derive-claim",)))
     if layout.names:
-        out.append(paragraph("where", classes=("derive-where-label",)))
+        out.append(paragraph(gettext("where"), classes=("derive-where-label",)))
         out.append(display(layout.where(), ("derive-where",)))
     if claim_only:
         return out
@@ -223,19 +228,19 @@ def header(derivation: Derivation, report: Report | None, *, claim_only: bool,
             item = nodes.list_item()
             item += paragraph(*linked(a.text))
             items += item
-        out.append(labelled("Assumptions.", [], ("derive-assumptions",)))
+        out.append(labelled(gettext("Assumptions."), [], ("derive-assumptions",)))
         out.append(items)
     if derivation.premises:
         from ..render.latex import expr_latex
 
         rel = {"=": "=", "<=": r"\le", "<": "<", ">=": r"\ge", ">": ">", "!=": r"\ne"}
-        prem: list[nodes.Node] = [nodes.Text("Under the premises ")]
+        prem: list[nodes.Node] = [nodes.Text(gettext("Under the premises") + " ")]
         for k, (a, r, b) in enumerate(derivation.premise_relations):
             if k:
                 prem.append(nodes.Text(", "))
             tex = f"{expr_latex(a)} {rel[r]} {expr_latex(b)}"
             prem.append(nodes.math(tex, tex))
-        prem.append(nodes.Text(" (the claim is proved under them)."))
+        prem.append(nodes.Text(" " + gettext("(the claim is proved under them).")))
         out.append(paragraph(*prem, classes=("derive-premises",)))
     if derivation.definitions:
         from ..render.layout import aligned_lines
@@ -244,7 +249,7 @@ def header(derivation: Derivation, report: Report | None, *, claim_only: bool,
         for lhs, rhs in derivation.definitions:
             lines = aligned_lines(layout.breaker.lines(rhs, layout.budget - 6.0), "=", r"\qquad")
             rows += [layout.breaker.tex(lhs) + " " + lines[0], *lines[1:]]
-        out.append(paragraph("with", classes=("derive-definitions",)))
+        out.append(paragraph(gettext("with"), classes=("derive-definitions",)))
         out.append(display("\\begin{aligned}" + " \\\\\n".join(rows) + "\\end{aligned}",
                            ("derive-definitions-math",)))
     return out
@@ -255,9 +260,9 @@ def uses_lines(derivation: Derivation) -> list[nodes.Node]:
     from ..citations import used_by, uses
 
     out: list[nodes.Node] = []
-    for label, names in (("Uses ", uses(derivation)), ("Used by ", used_by().get(derivation.name, []))):
+    for label, names in ((gettext("Uses"), uses(derivation)), (gettext("Used by"), used_by().get(derivation.name, []))):
         if names:
-            out.append(paragraph(nodes.strong(label.strip(), label.strip()), " ", *linked(", ".join(names)),
+            out.append(paragraph(nodes.strong(label, label), " ", *linked(", ".join(names)),
                                  classes=("derive-uses",)))
     return out
 
@@ -296,9 +301,10 @@ def step_caption(derivation: Derivation, report: Report, index: int, cite: CiteF
         para += nodes.Text(")")
     para += nodes.Text(" ")
     para += verdict_badge(str(result.verdict))
-    para += nodes.Text(" by ")
+    before, _, after = gettext("by {strategy}.").partition("{strategy}")  # Korean puts the word after it
+    para += nodes.Text(" " + before)
     para += nodes.literal(result.strategy, result.strategy)
-    para += nodes.Text(".")
+    para += nodes.Text(after)
     return para
 
 
@@ -378,16 +384,17 @@ def _value_cell(check: Any, result: CheckResult) -> list[nodes.Node]:
     from ..render.latex import expr_latex
 
     tex = f"{expr_latex(check.exact)} \\approx {number_tex(result.figures.get('value', ''))}"
-    out: list[nodes.Node] = [nodes.math(tex, tex), nodes.Text(" rounds to "),
+    out: list[nodes.Node] = [nodes.math(tex, tex), nodes.Text(" " + gettext("rounds to") + " "),
                              nodes.literal(result.figures["rounded"], result.figures["rounded"]),
-                             nodes.Text(f"; printed {result.figures['printed']}")]
+                             nodes.Text("; " + gettext("printed {value}").format(value=result.figures["printed"]))]
     if result.figures.get("source"):
         out += [nodes.Text(" ("), *inline(result.figures["source"]), nodes.Text(")")]
     return out
 
 
 #: a cross-check's state in the evidence table (a check that evaluated nothing is neither passed nor failed)
-_OUTCOME = {"passed": "✓ passed", "failed": "✗ failed", "not evaluated": "– not evaluated"}
+_OUTCOME = {"passed": ("✓", N_("passed")), "failed": ("✗", N_("failed")),
+            "not evaluated": ("–", N_("not evaluated"))}
 
 
 def checks_table(derivation: Derivation, report: Report) -> nodes.table:
@@ -395,11 +402,13 @@ def checks_table(derivation: Derivation, report: Report) -> nodes.table:
     from ..numeric import ValueCheck
 
     by_name = {getattr(c, "name", None): c for c in derivation.checks}
-    table, body = table_with_head(["derive-checks"], ("numeric cross-check", "outcome", "figures"), (30, 10, 60))
+    table, body = table_with_head(["derive-checks"], (gettext("numeric cross-check"), gettext("outcome"),
+                                                      gettext("figures")), (30, 10, 60))
     for result in report.checks:
         row = nodes.row()
-        row += nodes.entry("", paragraph(*inline(result.name)))
-        outcome = _OUTCOME[result.state]
+        row += nodes.entry("", paragraph(*inline(translate(result.name))))
+        mark, word = _OUTCOME[result.state]
+        outcome = f"{mark} {gettext(word)}"
         row += nodes.entry("", paragraph(outcome))
         check = by_name.get(result.name)
         cell = nodes.entry()
@@ -416,27 +425,32 @@ def checks_table(derivation: Derivation, report: Report) -> nodes.table:
 
 def footer(derivation: Derivation, report: Report, cite: CiteFn, *, show_checks: bool) -> list[nodes.Node]:
     """Verdict line, numeric table, sources, notes."""
+    out: list[nodes.Node] = []
     from ..report import checks_summary
 
-    out: list[nodes.Node] = []
     steps = len(report.steps)
     n_checks = len(report.checks)
-    numeric = (f"numeric cross-check{'s' if n_checks != 1 else ''}: {checks_summary(report.checks)}" if n_checks
-               else "no numeric cross-check applies")
-    scope = f" for this instance only ({derivation.instance})" if derivation.instance else ""
-    verdict = labelled("Verdict.", [verdict_badge(str(report.verdict)), *inline(
-        f": all {steps} step{'s' if steps != 1 else ''} proved symbolically{scope}; {numeric}.")],
+    numeric = ((gettext("numeric cross-checks: {summary}") if n_checks != 1 else
+                gettext("numeric cross-check: {summary}")).format(summary=checks_summary(report.checks)) if n_checks
+               else gettext("no numeric cross-check applies"))
+    scope = " " + gettext("for this instance only ({instance})").format(instance=derivation.instance) \
+        if derivation.instance else ""
+    line = gettext("all {n} steps proved symbolically{scope}; {numeric}.") if steps != 1 else \
+        gettext("all {n} step proved symbolically{scope}; {numeric}.")
+    verdict = labelled(gettext("Verdict."), [verdict_badge(str(report.verdict)), *inline(
+        ": " + line.format(n=steps, scope=scope, numeric=numeric))],
         ("derive-verdict-line",))
     out.append(verdict)
     if show_checks and report.checks:
         from .nodes import derivation_fold
 
-        summary = f"Numeric cross-checks: {checks_summary(report.checks)} (show the table)"
+        summary = gettext("Numeric cross-checks: {summary} (show the table)").format(
+            summary=checks_summary(report.checks))
         fold = derivation_fold(summary=summary, classes=["derive-checks-fold"])
         fold += scrolling(checks_table(derivation, report))
         out.append(fold)
     if derivation.citations:
-        out.append(labelled("Sources.", citation_nodes(derivation.citations, cite), ("derive-sources",)))
+        out.append(labelled(gettext("Sources."), citation_nodes(derivation.citations, cite), ("derive-sources",)))
     for note in derivation.notes:
-        out.append(labelled("Note.", linked(note), ("derive-note",)))
+        out.append(labelled(gettext("Note."), linked(note), ("derive-note",)))
     return out

@@ -99,6 +99,15 @@ class _DerivationBase(SphinxDirective):
             logger.warning("derivation %s: step %s repeats the previous expression (a vacuous step)", name,
                            ", ".join(map(str, vacuous)), location=self.get_location(), type="derive",
                            subtype="vacuous")
+        from ..i18n import available, using
+
+        with using(available(self.config.language)):  # the site's language; English when derive lacks it
+            return self._box(name, label, derivation, report)
+
+    def _box(self, name: str, label: str | None, derivation: object, report: object) -> list[nodes.Node]:
+        from ..i18n import gettext, localize
+
+        derivation = localize(derivation)  # verified as written; its words in the site's language
         claim_only = "claim-only" in self.options
         numbered = not claim_only and "nonumber" not in self.options
         kind = derivation_node if numbered else derivation_unnumbered
@@ -113,7 +122,7 @@ class _DerivationBase(SphinxDirective):
         layout = content.ChainLayout(derivation)
         box += content.header(derivation, report, claim_only=claim_only, layout=layout)
         if not claim_only:
-            box += nodes.paragraph("", "", nodes.strong("Derivation.", "Derivation."),
+            box += nodes.paragraph("", "", nodes.strong(gettext("Derivation."), gettext("Derivation.")),
                                    classes=["derive-steps-label"])
             box += content.chain(derivation, report, self.cite, layout,
                                  lambda k: self.anchor(f"{label}-{k}", box["ids"][0], k) if numbered else [])

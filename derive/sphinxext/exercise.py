@@ -30,6 +30,7 @@ from docutils.parsers.rst import directives
 from docutils.statemachine import StringList
 from sphinx.util import logging
 
+from ..i18n import gettext
 from .directives import _DerivationBase
 from .quiz import make_fold
 
@@ -50,6 +51,12 @@ class ExerciseDirective(_DerivationBase):
     }
 
     def run(self) -> list[nodes.Node]:
+        from ..i18n import available, using
+
+        with using(available(self.config.language)):  # the labels in the site's language
+            return self._run()
+
+    def _run(self) -> list[nodes.Node]:
         name = self.lookup()
         if name is None:
             return []
@@ -60,13 +67,13 @@ class ExerciseDirective(_DerivationBase):
         box = nodes.container(classes=["derive-exercise"])
         self.set_source_info(box)
         label = nodes.paragraph(classes=["derive-exercise-label"])
-        text = f"Exercise {number}."
+        text = gettext("Exercise {number}.").format(number=number)
         label += nodes.strong(text, text)
         box += label
         box += self.parse(self.content[:cut])
         solution = self.parse(self.content[cut + 1:]) if cut < len(lines) else []
         solution += self.render(name, self.options.get("label"))
-        box += make_fold("Solution (try first)", solution)
+        box += make_fold(gettext("Solution (try first)"), solution)
         return [box]
 
     def parse(self, content: StringList) -> list[nodes.Node]:

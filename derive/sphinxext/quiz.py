@@ -67,6 +67,8 @@ from docutils.parsers.rst import directives
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
+from ..i18n import gettext
+
 logger = logging.getLogger(__name__)
 
 STATIC = Path(__file__).parent / "static"
@@ -299,7 +301,8 @@ def verdict_list(names: list[str], docname: str) -> nodes.paragraph:
     from .content import verdict_badge
 
     para = nodes.paragraph(classes=["derive-quiz-proves"])
-    para += nodes.strong("Proved on this site: ", "Proved on this site: ")
+    words = gettext("Proved on this site:") + " "
+    para += nodes.strong(words, words)
     for k, name in enumerate(names):
         if k:
             para += nodes.Text("; ")
@@ -330,6 +333,12 @@ class QuizDirective(SphinxDirective):
     }
 
     def run(self) -> list[nodes.Node]:
+        from ..i18n import available, using
+
+        with using(available(self.config.language)):  # the labels in the site's language
+            return self._run()
+
+    def _run(self) -> list[nodes.Node]:
         from . import note_module_dependencies
 
         seed, budget = self.config.derive_seed, self.config.derive_step_budget
@@ -344,7 +353,7 @@ class QuizDirective(SphinxDirective):
         box = quiz_node(answer=answer if items else "", classes=["derive-quiz"])
         self.set_source_info(box)
         label = nodes.paragraph(classes=["derive-quiz-label"])
-        label += nodes.strong("Check yourself.", "Check yourself.")
+        label += nodes.strong(gettext("Check yourself."), gettext("Check yourself."))
         box += label
         for child in question:
             box += child
@@ -392,9 +401,10 @@ class QuizDirective(SphinxDirective):
         if proved:
             body.append(verdict_list(proved, self.env.docname))
         if body:
-            summary = "Answer and explanation" if items else "Show answer"
+            summary = gettext("Answer and explanation") if items else gettext("Show answer")
             if items:
-                body.insert(0, nodes.paragraph("", f"The answer is ({answer}).", classes=["derive-quiz-key"]))
+                key = gettext("The answer is ({letter}).").format(letter=answer)
+                body.insert(0, nodes.paragraph("", key, classes=["derive-quiz-key"]))
             box += make_fold(summary, body)
         return [box]
 
