@@ -33,6 +33,27 @@ numfig = True
 math_numfig = True
 numfig_secnum_depth = 1
 
+# Languages: the English sources are translated through gettext catalogs, docs/locales/<lang>/LC_MESSAGES/*.po
+# (`sphinx-build -b gettext docs docs/_build/gettext && sphinx-intl update -p docs/_build/gettext -l ko -d
+# docs/locales`); `-D language=ko` builds the Korean site. One catalog per page (gettext_compact off), so a
+# chapter's translation lives next to nothing else. The derivations' own text comes from the package's catalog.
+language = "en"
+locale_dirs = ["locales"]
+gettext_compact = False
+gettext_uuid = False
+gettext_location = False
+# a translation whose English source changed is marked fuzzy by sphinx-intl and is not used
+gettext_allow_fuzzy_translations = False
+# in a translated build each paragraph of the catalogs gets the class "translated", or "untranslated" when its entry
+# is missing or stale (its English changed): tests/test_docs_korean.py finds no "untranslated" on the pages the
+# Korean site must translate, and measures the Hangul of the "translated" ones
+translation_progress_classes = True
+#: the site's languages: the switch at the top of every page (docs/_templates/language-switch.html) links each
+#: page to itself in the other builds. Folder of each build relative to the English one: `sphinx-build docs
+#: docs/_build/html` and `sphinx-build -D language=ko docs docs/_build/html/ko`.
+DERIVE_LANGUAGES = {"en": ("English", ""), "ko": ("한국어", "ko/")}
+templates_path = ["_templates"]
+
 # The getting-started page shows this user module next to the catalog.
 derive_modules = ["examples/my_derivation.py"]
 # This site publishes derive's own catalog: each of its derivations must be shown on some page.
@@ -110,6 +131,23 @@ def _keep_leading_words(app, what, name, obj, options, lines):
             return
 
 
+def _language_links(app, pagename, templatename, context, doctree):
+    """Give every page ``derive_language_links``: (code, label, relative href, is this build) per language.
+
+    A page ``chapters/softmax`` of the build in folder ``ko/`` reaches the English one at
+    ``../../chapters/softmax.html``: up out of its own folder and its build's folder, then down into the other.
+    """
+    here = app.config.language or "en"
+    if here not in DERIVE_LANGUAGES:
+        return
+    up = "../" * (pagename.count("/") + DERIVE_LANGUAGES[here][1].count("/"))
+    context["derive_language_links"] = [
+        (code, label, f"{up}{folder}{pagename}.html", code == here)
+        for code, (label, folder) in DERIVE_LANGUAGES.items()
+    ]
+
+
 def setup(app):
+    app.connect("html-page-context", _language_links)
     app.connect("missing-reference", _resolve_reexports)
     app.connect("autodoc-process-docstring", _keep_leading_words, priority=600)

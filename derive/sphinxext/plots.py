@@ -217,7 +217,10 @@ class PlotDirective(SphinxDirective):
             holder = nodes.Element()
             self.state.nested_parse(self.content, self.content_offset, holder)
             para = holder.children[0] if holder.children else nodes.paragraph(caption_text, caption_text)
-            figure += nodes.caption("", "", *para.children)
+            # the caption's source text and place make it a message of the page's translation catalog
+            caption = nodes.caption(caption_text, "", *para.children)
+            caption.source, caption.line = self.get_source_info()
+            figure += caption
         self.add_name(figure)
         return [figure]
 

@@ -1,0 +1,210 @@
+"""The Korean site: gettext catalogs of docs/ (``docs/locales/ko``), the ``-D language=ko`` build, the switch.
+
+The English site is built into ``html/`` and the Korean one into ``html/ko/`` (as the README's docs job does),
+both with ``-nW``. Checked: every catalog of a page the Korean site must translate is complete and has no fuzzy
+entry; the Korean build leaves no paragraph of those pages in English (a stale entry, whose English source
+changed, is left untranslated by Sphinx and marked ``untranslated``); on every chapter page most visible letters
+outside math and code are Hangul; every page's language switch links to an existing page in the other build,
+which links back. Marked ``docs`` (it builds the site twice).
+"""
+
+from __future__ import annotations
+
+import re
+import subprocess
+import sys
+import textwrap
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("sphinx")
+babel_pofile = pytest.importorskip("babel.messages.pofile")
+
+ROOT = Path(__file__).resolve().parents[1]
+LOCALE = ROOT / "docs" / "locales" / "ko" / "LC_MESSAGES"
+#: pages the Korean site must translate; the API reference and the benchmarks fall back to English
+REQUIRED = ["index", "getting-started", "glossary", "theory-map", "notation", "proved", "cli", "bibliography",
+            *sorted(f"chapters/{p.stem}" for p in (ROOT / "docs" / "chapters").glob("*.md"))]
+HANGUL = re.compile(r"[\uac00-\ud7a3\u1100-\u11ff\u3130-\u318f]")
+LATIN = re.compile(r"[A-Za-z]")
+SKIP_TAGS = {"script", "style", "code", "pre", "kbd", "tt", "samp", "math", "svg", "title", "head", "textarea"}
+CODE_MATH = {"math", "highlight", "literal", "sig", "sig-name", "descname", "sig-prename", "descclassname",
+             "visually-hidden"}
+#: the elements of a translated build that hold a message of the docs' catalogs (Sphinx's translation classes);
+#: the rest of a chapter page (rendered derivations, quiz choices, parameter tables) is the package's text
+PROSE = {"translated", "untranslated"}
+VOID = {"area", "base", "br", "col", "embed", "hr", "img", "input", "link", "meta", "source", "track", "wbr"}
+
+
+class _Letters(HTMLParser):
+    """Count Hangul and Latin letters of a page's visible text outside code and math (only inside ``within``)."""
+
+    def __init__(self, within: set[str] | None) -> None:
+        super().__init__(convert_charrefs=True)
+        self.within, self.stack = within, []  # per open element: (hidden, inside `within`)
+        self.hangul = self.latin = 0
+
+    def handle_starttag(self, tag, attrs):
+        classes = set((dict(attrs).get("class") or "").split())
+        hidden, inside = self.stack[-1] if self.stack else (False, self.within is None)
+        hidden = hidden or tag in SKIP_TAGS or tag.startswith("mjx-") or bool(classes & CODE_MATH)
+        inside = inside or bool(self.within and classes & self.within)
+        if tag not in VOID:
+            self.stack.append((hidden, inside))
+
+    def handle_endtag(self, tag):
+        if tag not in VOID and self.stack:
+            self.stack.pop()
+
+    def handle_data(self, data):
+        hidden, inside = self.stack[-1] if self.stack else (False, self.within is None)
+        if hidden or not inside:
+            return
+        data = re.sub(r"\\\(.*?\\\)|\$[^$]*\$", "", data)  # inline math left as text for MathJax
+        self.hangul += len(HANGUL.findall(data))
+        self.latin += len(LATIN.findall(data))
+
+
+def hangul_share(html: str, within: set[str] | None = None) -> float:
+    """Hangul letters / (Hangul + Latin letters) in ``html``'s body text outside math and code.
+
+    ``within``: count only inside elements with one of these classes (``PROSE``: the docs' own translated text).
+    """
+    parser = _Letters(within)
+    parser.feed(html[html.find("<body"):])
+    return parser.hangul / max(1, parser.hangul + parser.latin)
+
+
+def untranslated(html: str) -> list[str]:
+    """The text of each element a translated build left in the source language (Sphinx's class ``untranslated``)."""
+    # (an image whose alt text was translated keeps the class: Sphinx marks images by their URI, not their alt)
+    return [re.sub(r"<[^>]+>", "", m.group(1))[:80]
+            for m in re.finditer(r'<(?!img\b)\w+[^>]*class="[^"]*\buntranslated\b[^"]*"[^>]*>(.*?)</', html, re.S)]
+
+
+def switch_links(html: str) -> dict[str, str]:
+    """The language switch of a page: {language code: href} of its links (the current language has none)."""
+    nav = re.search(r'<nav class="derive-language-switch".*?</nav>', html, re.S)
+    assert nav, "no language switch on the page"
+    return dict(re.findall(r'<a class="derive-language" lang="(\w+)" hreflang="\w+" href="([^"]+)"', nav.group(0)))
+
+
+def _read(name: str):
+    with (LOCALE / f"{name}.po").open("rb") as f:
+        return babel_pofile.read_po(f)
+
+
+@pytest.mark.parametrize("name", REQUIRED)
+def test_catalog_of_the_page_is_complete_and_not_fuzzy(name):
+    catalog = _read(name)
+    missing = [m.id for m in catalog if m.id and not m.string]
+    fuzzy = [m.id for m in catalog if m.id and m.fuzzy]
+    assert not missing, f"{name}.po: {len(missing)} entries without Korean, first: {missing[0][:80]!r}"
+    assert not fuzzy, f"{name}.po: {len(fuzzy)} fuzzy (stale) entries, first: {fuzzy[0][:80]!r}"
+    assert not catalog.obsolete, f"{name}.po: obsolete entries (the English text is gone): run sphinx-intl update"
+
+
+ROLE = re.compile(r"\{([a-z:-]+)\}`([^`]*)`")
+
+
+def _targets(text: str) -> list[tuple[str, str]]:
+    """(role, target) of each MyST role: ``{term}`head width <d_k>``` gives ("term", "d_k")."""
+    return sorted((role, re.sub(r".*<(.+)>$", r"\1", body.strip(), flags=re.S)) for role, body in ROLE.findall(text))
+
+
+def _math_and_code(text: str) -> list[str]:
+    text = ROLE.sub("", text)
+    return sorted(re.findall(r"\$[^$]+\$", text) + re.findall(r"``.+?``|`[^`]+`", text))
+
+
+@pytest.mark.parametrize("name", REQUIRED)
+def test_translation_keeps_math_code_and_cross_references(name):
+    """Math, inline code and every role's target come back unchanged in each translation (link text may change)."""
+    for m in _read(name):
+        if m.id and m.string != m.id:
+            assert _targets(m.string) == _targets(m.id), f"{name}.po: {m.id[:60]!r}"
+            assert _math_and_code(m.string) == _math_and_code(m.id), f"{name}.po: {m.id[:60]!r}"
+
+
+def test_a_stale_or_fuzzy_translation_is_left_untranslated_and_found(tmp_path):
+    """The detector on a two-paragraph project: an entry whose English changed, and a fuzzy one, stay English."""
+    src = tmp_path / "src"
+    (src / "locales" / "ko" / "LC_MESSAGES").mkdir(parents=True)
+    (src / "conf.py").write_text("language = 'ko'\nlocale_dirs = ['locales']\ngettext_compact = False\n"
+                                 "translation_progress_classes = 'untranslated'\n")
+    (src / "index.rst").write_text("Title\n=====\n\nThe first paragraph, changed since.\n\nThe second one.\n\n"
+                                   "The third one.\n")
+    (src / "locales" / "ko" / "LC_MESSAGES" / "index.po").write_text(textwrap.dedent('''\
+        msgid ""
+        msgstr "Content-Type: text/plain; charset=UTF-8\\n"
+
+        msgid "Title"
+        msgstr "제목"
+
+        msgid "The first paragraph."
+        msgstr "첫 문단."
+
+        #, fuzzy
+        msgid "The second one."
+        msgstr "둘째 문단."
+
+        msgid "The third one."
+        msgstr "셋째 문단."
+        '''), encoding="utf-8")
+    proc = subprocess.run([sys.executable, "-m", "sphinx", "-q", "-b", "html", str(src), str(tmp_path / "out")],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    html = (tmp_path / "out" / "index.html").read_text(encoding="utf-8")
+    assert untranslated(html) == ["The first paragraph, changed since.", "The second one."]
+    assert "셋째 문단." in html and "제목" in html
+
+
+@pytest.fixture(scope="module")
+def sites(tmp_path_factory):
+    """The English site in ``html/`` and the Korean one in ``html/ko/``, both ``-nW``; returns (en, ko)."""
+    out = tmp_path_factory.mktemp("sites")
+    for language, html in (("ko", out / "html" / "ko"), ("en", out / "html")):
+        proc = subprocess.run([sys.executable, "-m", "sphinx", "-nW", "--keep-going", "-q", "-D",
+                               f"language={language}", "-d", str(out / f"doctrees-{language}"),
+                               str(ROOT / "docs"), str(html)], capture_output=True, text=True, timeout=1800)
+        assert proc.returncode == 0, f"{language}: {proc.stderr}"
+    return out / "html", out / "html" / "ko"
+
+
+def _html(root: Path, page: str) -> str:
+    return (root / f"{page}.html").read_text(encoding="utf-8")
+
+
+@pytest.mark.docs
+def test_korean_build_is_korean_and_leaves_no_required_paragraph_in_english(sites):
+    _, ko = sites
+    assert re.search(r'<html[^>]* lang="ko"', _html(ko, "index"))
+    left = {page: untranslated(_html(ko, page)) for page in REQUIRED}
+    assert not any(left.values()), {p: t for p, t in left.items() if t}
+
+
+@pytest.mark.docs
+def test_chapter_pages_are_mostly_hangul(sites):
+    en, ko = sites
+    for page in (p for p in REQUIRED if p.startswith("chapters/")):
+        prose = hangul_share(_html(ko, page), PROSE)
+        assert prose > 0.6, f"{page}: only {prose:.0%} of the letters of the Korean page's prose are Hangul"
+        assert hangul_share(_html(en, page)) < 0.01, page  # the English site stays English (but "한국어")
+
+
+@pytest.mark.docs
+def test_language_switch_goes_both_ways_on_every_page(sites):
+    en, ko = sites
+    pages = sorted(str(p.relative_to(en).with_suffix("")) for p in en.rglob("*.html")
+                   if "_static" not in p.parts and p.parts[len(en.parts)] != "ko")
+    assert len(pages) > 20 and "chapters/softmax" in pages
+    for page in pages:
+        to_ko = switch_links(_html(en, page))
+        assert set(to_ko) == {"ko"}, page
+        target = (en / page).parent / to_ko["ko"]
+        assert target.resolve() == (ko / f"{page}.html").resolve() and target.is_file(), (page, to_ko)
+        back = switch_links(target.read_text(encoding="utf-8"))
+        assert set(back) == {"en"}, page
+        assert (target.parent / back["en"]).resolve() == (en / f"{page}.html").resolve(), (page, back)
