@@ -16,8 +16,8 @@ A step ``before R claimed`` (R its relation, a rule optional) is decided so:
    points, does not contradict it; if the proof relied on sympy's ``doit()``
    (an integral, a limit, a closed-form sum), the witness must also have
    agreed at one point at least. A contradiction is reported as a **kernel
-   disagreement**: refuted when the gap is stable from 60 to 120 digits (as
-   any refutation), undecided otherwise. Where sympy took a limit and the
+   disagreement** (undecided: one of the two evaluators is wrong, and it may
+   be the witness). Where sympy took a limit and the
    numeric limit at a special point disagrees with it, the step is not proved
    and goes to the counterexample search.
 4. **Refutation** needs a point whose gap is stable from 60 to 120 digits.
@@ -262,13 +262,13 @@ def _decide(before: Any, step: Any, budget: float, seed: int, ctx: primitives.Co
             again = witness.compare_at(lhs_for_witness, claimed, relation, w.differ.point, witness.SEARCH_DIGITS,
                                        hyps=hyps)
             if again.status == "differ":
-                # a gap stable from 60 to 120 digits refutes a step, whoever claimed to prove it: the same
-                # verdict the quick probe or the search would give had they reached this point first
-                return done(Verdict.REFUTED, strategy + " (kernel disagreement)", counterexample=_cex(again),
+                # one of the two evaluators is wrong, and the witness can be (a quadrature, a numeric limit):
+                # a disagreement is never a refutation by itself
+                return done(Verdict.UNDECIDED, strategy + " (kernel disagreement)", counterexample=_cex(again),
                             detail=("KERNEL DISAGREEMENT: sympy closed the step by " + proof.strategy
                                     + ", but mpmath evaluates the two sides differently at a point (stable from "
-                                    f"{witness.SEARCH_DIGITS[0]} to {witness.SEARCH_DIGITS[-1]} digits): the "
-                                    "closed form is wrong there; refuted"),
+                                    f"{witness.SEARCH_DIGITS[0]} to {witness.SEARCH_DIGITS[-1]} digits); "
+                                    "not proved"),
                             witness=w.summary(), vacuous=vacuous)
             return done(Verdict.UNDECIDED, strategy + " (kernel disagreement)",
                         detail=(f"sympy closed the step by {proof.strategy}, but mpmath evaluates the two sides "

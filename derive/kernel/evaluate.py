@@ -602,6 +602,10 @@ class Evaluator:
         rest = lims[:-1]
         if isinstance(a, mpmath.mpc) or isinstance(b, mpmath.mpc):
             raise NotEvaluable("an integral with complex bounds")
+        # ∫_a^b = −∫_b^a: the quadrature below runs over sorted points, so a reversed range changes the sign
+        sign = -1 if b < a else 1
+        if b < a:
+            a, b = b, a
         poles = self._poles(f, var, a, b, env, rest)
         points = sorted({a, *self._breaks(f, var, a, b, env), *poles, b})
 
@@ -611,7 +615,7 @@ class Evaluator:
         if mpmath.isinf(a) or mpmath.isinf(b):
             zeros = self._oscillation(f, var, env)
             if zeros is not None:
-                return self._quadosc(g, a, b, zeros)
+                return sign * self._quadosc(g, a, b, zeros)
         try:
             value, err = mpmath.quad(g, points, error=True, maxdegree=8)
         except (Undefined, NotEvaluable, Unreliable):
@@ -620,7 +624,7 @@ class Evaluator:
             raise Unreliable(f"quadrature failed ({exc})") from None
         if not mpmath.isfinite(value) or err > _tolerance(value):
             raise Unreliable("the quadrature's error estimate is too large")
-        return value
+        return sign * value
 
     def _poles(self, f: Any, var: Any, a: Any, b: Any, env: dict, rest: list) -> list:
         """Zeros of the integrand's denominators in [a, b]; one where the integrand grows like 1/|x − r| or

@@ -114,7 +114,7 @@ def _free(e: Any) -> set:
             out.add(s)
         elif isinstance(s, sp.MatrixSymbol):
             out.add(s)
-            out |= {t for n in s.shape for t in sp.sympify(n).free_symbols if isinstance(t, sp.Symbol)}
+            out |= {t for n in s.shape for t in sp.sympify(n, strict=True).free_symbols if isinstance(t, sp.Symbol)}
     bases = {b.label for b in out if isinstance(b, sp.IndexedBase)}
     return {s for s in out if s not in bases}
 
@@ -163,9 +163,9 @@ def _shapes(sigma: dict) -> dict:
     for m, image in sigma.items():
         if isinstance(m, sp.MatrixSymbol) and getattr(image, "shape", None) is not None:
             for dim, size in zip(m.shape, image.shape, strict=True):
-                dim = sp.sympify(dim)
+                dim = sp.sympify(dim, strict=True)
                 if isinstance(dim, sp.Symbol) and dim not in sigma and dim not in out:
-                    out[dim] = sp.sympify(size)
+                    out[dim] = sp.sympify(size, strict=True)
     return out
 
 
@@ -173,11 +173,11 @@ def _shape_of(symbol: Any, image: Any, sigma: dict) -> str | None:
     """A matrix symbol's image must be a matrix of the symbol's shape under σ."""
     if not isinstance(symbol, sp.MatrixSymbol):
         return None
-    want = tuple(sp.sympify(n).xreplace(sigma) for n in symbol.shape)
+    want = tuple(sp.sympify(n, strict=True).xreplace(sigma) for n in symbol.shape)
     have = getattr(image, "shape", None)
     if have is None or not getattr(image, "is_Matrix", False):
         return f"the matrix {symbol} must be replaced by a matrix, not {image}"
-    if any(sp.simplify(sp.sympify(a) - b) != 0 for a, b in zip(have, want, strict=True)):
+    if any(sp.simplify(sp.sympify(a, strict=True) - b) != 0 for a, b in zip(have, want, strict=True)):
         return f"the matrix {symbol} is {want[0]} × {want[1]} at the instance, and {image} is {have[0]} × {have[1]}"
     return None
 
