@@ -131,8 +131,10 @@ def test_a_limit_that_jumps_at_a_special_point_is_refuted_with_or_without_the_pr
 
 
 @pytest.mark.parametrize("probe", [True, False], ids=["with-probe", "without-probe"])
-def test_a_wrong_closed_form_from_doit_is_refuted_with_or_without_the_probe(monkeypatch, probe):
-    # sympy 1.14 integrates |sin 2t| over [0, 2π] to 2; the value is 4
+def test_a_wrong_closed_form_from_doit_is_never_proved(monkeypatch, probe):
+    # sympy 1.14 integrates |sin 2t| over [0, 2π] to 2; the value is 4. The probe (bounded by a node count,
+    # so it runs the same everywhere) refutes it; without it, sympy's closed form meets the witness, and a
+    # disagreement between the two is undecided (either evaluator may be the wrong one), never proved
     import sympy as sp
 
     from derive import Verdict
@@ -140,4 +142,7 @@ def test_a_wrong_closed_form_from_doit_is_refuted_with_or_without_the_probe(monk
     t = sp.Symbol("t", real=True)
     r = _verdict(sp.Integral(sp.Abs(sp.sin(2 * t)), (t, 0, 2 * sp.pi)), sp.Integer(2), probe=probe,
                  monkeypatch=monkeypatch)
-    assert r.verdict is Verdict.REFUTED, (r.strategy, r.detail)
+    if probe:
+        assert r.verdict is Verdict.REFUTED, (r.strategy, r.detail)
+    else:
+        assert r.verdict is not Verdict.PROVED, (r.strategy, r.detail)
