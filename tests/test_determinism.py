@@ -112,8 +112,8 @@ def test_a_false_step_is_refuted_even_when_the_strategies_have_almost_no_time():
 
     x = sp.Symbol("x", real=True)
     r = _verdict((x + 1) ** 2, x**2 + 1, budget=0.01)
+    # refuted by the quick probe on a fast machine, by the search in the numeric reserve on a slow one
     assert r.verdict is Verdict.REFUTED, (r.strategy, r.detail)
-    assert "symbolic budget" in r.strategy
 
 
 @pytest.mark.parametrize("probe", [True, False], ids=["with-probe", "without-probe"])

@@ -202,9 +202,10 @@ def _decide(before: Any, step: Any, budget: float, seed: int, ctx: primitives.Co
         def probe() -> bool:
             """After the cheap closers: is there an obvious counterexample (stable from 60 to 120 digits)?"""
             phase[0] = "the quick counterexample probe"
-            # bounded by a count of evaluated nodes (the same points on every machine); the CPU slice is only
-            # a backstop for a single point that is very slow to evaluate
-            ok, w = limits.run_limited(0.3 * budget, phase[0], witness.quick_search, lhs_for_witness, claimed,
+            # bounded by a count of evaluated nodes (the same points on every machine), and by a small CPU
+            # slice that the proof needs more: definitions substituted make the sides larger to evaluate
+            share = 0.05 if hyps.eliminations else 0.15
+            ok, w = limits.run_limited(share * budget, phase[0], witness.quick_search, lhs_for_witness, claimed,
                                        relation, seed, hyps)
             phase[0] = "the symbolic strategies"
             if ok and w.differ is not None:
