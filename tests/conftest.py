@@ -251,5 +251,5 @@ def pytest_collection_modifyitems(config, items):
              if line.strip() and not line.startswith("#")}
     for item in items:
         if item.nodeid in known:
-            item.add_marker(pytest.mark.xfail(reason="open defect after session 4's merges (closing note)",
+            item.add_marker(pytest.mark.xfail(reason="known open defect (tests/known_failures.txt says why)",
                                               strict=False))
