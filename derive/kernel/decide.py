@@ -253,12 +253,12 @@ def _decide(before: Any, step: Any, budget: float, seed: int, ctx: primitives.Co
             return done(Verdict.UNDECIDED, strategy + " (witness ran out of time)",
                         detail=(f"sympy closed the step by {proof.strategy}, but the numeric witness ran out of "
                                 "time before it could check the proof; not proved"), vacuous=vacuous)
-        if w is not None and w.differ is not None and "side is undefined at" in w.differ.reason:
+        if w.differ is not None and "side is undefined at" in w.differ.reason:
             return done(Verdict.UNDECIDED, strategy + " (kernel disagreement)",
                         detail=(f"KERNEL DISAGREEMENT: sympy closed the step by {proof.strategy}, but "
                                 f"{w.differ.reason} (the two sides differ on a region); not proved"),
                         witness=w.summary(), vacuous=vacuous)
-        if w is not None and w.differ is not None:
+        if w.differ is not None:
             phase[0] = "re-checking a disagreement"
             again = witness.compare_at(lhs_for_witness, claimed, relation, w.differ.point, witness.SEARCH_DIGITS,
                                        hyps=hyps)
@@ -276,14 +276,14 @@ def _decide(before: Any, step: Any, budget: float, seed: int, ctx: primitives.Co
                                 f"differently at a point, by a gap that is not stable as the precision grows "
                                 f"({again.reason or again.status}); not proved"),
                         witness=w.summary(), vacuous=vacuous)
-        summary = w.summary() if w is not None else "numeric witness ran out of time"
-        if took_limit and w is not None and w.doubtful:
+        summary = w.summary()
+        if took_limit and w.doubtful:
             # sympy's limit holds for generic values; at a special point the numeric limit disagrees with it:
             # not proved, and the counterexample search below may refute the step at that point
             notes.append(f"sympy closed the step by {proof.strategy}, but at {w.doubtful} special point(s) the "
                          "numeric limit disagrees with its closed form")
             strategy += " (doubted by the witness)"
-        elif used_doit and (w is None or w.agreed == 0):
+        elif used_doit and w.agreed == 0:
             ops = ", ".join(dict.fromkeys(used_doit))
             return done(Verdict.UNDECIDED, strategy + " (unconfirmed doit)",
                         detail=(f"the proof used sympy's doit() on {ops}, and the independent evaluation could not "
