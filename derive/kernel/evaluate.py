@@ -159,6 +159,8 @@ _CONSTANTS: dict[str, Callable[[], Any]] = {
 _MISSING = object()
 #: nodes evaluated between two reads of the CPU clock (the step's time limit)
 _TICKS = 32
+#: nodes a counterexample search counts for one sympy limit at an exact point (its share of the search's work)
+LIMIT_AT_WORK = 2_000
 #: sympy rationals as Fractions (immutable, so shared)
 _RATIONALS: dict = {}
 
@@ -793,6 +795,9 @@ class Evaluator:
             # to refute, a numeric limit is not enough: sympy's limit of the same expression at this exact
             # point must agree with it (two independent methods; either alone may settle on a wrong value)
             numeric = self._numeric_limit(e, env)
+            # sympy's limit is counted as work too (a fixed count, not its time): a search whose points
+            # each need one stops after a few points instead of spending seconds on every one
+            self.visits += LIMIT_AT_WORK
             ok, exact = limits.run_limited(0.5, "sympy's limit at the point", _sympy_limit_at, e, env, self)
             if not ok or exact is None:
                 raise Unreliable("a numeric limit that sympy could not confirm at this point")

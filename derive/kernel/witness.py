@@ -242,7 +242,9 @@ def run(lhs: Any, rhs: Any, relation: str, seed: int, *, digits: tuple[int, ...]
     """Evaluate ``lhs relation rhs`` at the points of :func:`derive.kernel.points.generate`.
 
     No new point is started once ``work`` expression nodes have been evaluated
-    (a count, not a time: the same points on every machine) and one point agreed.
+    (a count, not a time: the same points on every machine) and one point agreed (for a search
+    without ``lopsided``: or one point could not be decided). A sympy limit at an exact point counts
+    as :data:`~derive.kernel.evaluate.LIMIT_AT_WORK` nodes.
     With ``lopsided``, a *random* point where one side has a value and the other
     is undefined counts as a difference: random points miss the isolated
     singularities of an identity (x/x at 0), so one side undefined there means
@@ -267,8 +269,8 @@ def run(lhs: Any, rhs: Any, relation: str, seed: int, *, digits: tuple[int, ...]
         extra = []
     for point in generate(exprs + extra, seed, n_random, n_special, n_breaks):
         limits.checkpoint()
-        if _WORK[0] - start > work and (agreed or differ):
-            break
+        if _WORK[0] - start > work and (agreed or differ or (unknown and not lopsided)):
+            break  # a search (not the witness of a proof) also ends on points it could not decide
         if not hyps.empty and not constant:
             point = hyps.admit(point)
             if point is None:
