@@ -113,7 +113,25 @@ def verify_many(
             key = keys[i]
             if cache and key is not None and report.ok and report_cache.store(key, report):
                 report_cache.STATS.stored += 1
+    if cache:
+        _remember_catalog(derivations, keys, reports, settings)
     return [r for r in reports if r is not None]
+
+
+def _remember_catalog(derivations: Sequence[Derivation], keys: list, reports: list, settings: tuple) -> None:
+    """Note the passing catalog derivations in the cache's manifest (:func:`derive.cache.remember_catalog`)."""
+    from . import cache as report_cache
+    from . import registry
+    from .citations import closure
+
+    entries = {}
+    for d, key, report in zip(derivations, keys, reports, strict=True):
+        if key is None or report is None or not report.ok:
+            continue
+        if registry.module_of(d) not in registry.CATALOG_MODULES:
+            continue  # a user's derivation (its module may change between runs) is always built
+        entries[d.name] = (key, [c.name for c in closure([d])[:-1]])
+    report_cache.remember_catalog(entries, settings)
 
 
 def _waves(derivations: Sequence[Derivation], todo: list[int]) -> list[list[int]]:

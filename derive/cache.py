@@ -361,6 +361,80 @@ def _loaded_since() -> float:
 
 
 # ----------------------------------------------------------------------------
+# The catalog's manifest: a warm check without building the derivations
+# ----------------------------------------------------------------------------
+
+def _manifest_path(settings: tuple, directory: Path | None = None) -> Path:
+    """Where the manifest for this environment and these settings lives (one file per combination)."""
+    seed, budget, numeric, atol, rtol = settings
+    text = json.dumps({"env": environment_fingerprint(), "seed": seed, "budget": repr(float(budget)),
+                       "numeric": bool(numeric), "atol": repr(float(atol)), "rtol": repr(float(rtol))},
+                      sort_keys=True)
+    return (directory or cache_dir()) / "catalog" / f"{hashlib.sha256(text.encode()).hexdigest()}.json"
+
+
+def remember_catalog(entries: dict[str, tuple[str, list[str]]], settings: tuple,
+                     directory: Path | None = None) -> None:
+    """Record, for catalog derivations that passed, their report key and what they cite (transitively).
+
+    A catalog derivation is built from derive's own source alone, and :func:`environment_fingerprint`
+    hashes all of it, so with the same environment and settings its key cannot have changed: the next
+    ``derive check`` can serve its report without building it (:func:`catalog_reports`).
+
+    Args:
+        entries: name -> (report key, names it cites transitively, cited ones first).
+        settings: ``(seed, budget, numeric, atol, rtol)``.
+    """
+    if not entries:
+        return
+    path = _manifest_path(settings, directory)
+    try:
+        known = json.loads(path.read_text(encoding="utf-8"))
+        if not isinstance(known, dict):
+            known = {}
+    except (OSError, ValueError):
+        known = {}
+    known.update({name: {"key": key, "cites": cites} for name, (key, cites) in entries.items()})
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(known, fh)
+            os.replace(tmp, path)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+    except OSError:
+        pass  # no manifest: the next check builds the derivations, nothing else changes
+
+
+def catalog_reports(names: list[str], settings: tuple,
+                    directory: Path | None = None) -> list[Report] | None:
+    """The stored passing reports of catalog derivations ``names`` and what they cite, cited ones first.
+
+    ``None`` unless every one of them is in the manifest of this environment and settings and its
+    report is stored and passing (then the caller builds and checks them as usual).
+    """
+    try:
+        known = json.loads(_manifest_path(settings, directory).read_text(encoding="utf-8"))
+        order: list[str] = []
+        for name in names:
+            for n in [*known[name]["cites"], name]:
+                if n not in order:
+                    order.append(n)
+        reports = []
+        for n in order:
+            hit = load(known[n]["key"], directory)
+            if hit is None or hit.name != n or not hit.ok:
+                return None
+            reports.append(hit)
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+    return reports
+
+
+# ----------------------------------------------------------------------------
 # Store
 # ----------------------------------------------------------------------------
 

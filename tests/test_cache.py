@@ -185,3 +185,29 @@ def test_dummies_are_keyed_by_position_not_by_process_counter():
     assert _fingerprint(sp.Lambda(u, u**2)) == _fingerprint(sp.Lambda(v, v**2))  # as in another process
     assert _fingerprint(u + 2 * v) != _fingerprint(u + 2 * u)
     assert _fingerprint(sp.Lambda(u, u**2)) != _fingerprint(sp.Lambda(u, u**3))
+
+
+def test_warm_catalog_check_builds_nothing(capsys, monkeypatch, tmp_path):
+    """A second `derive check` of catalog derivations is served from the manifest: nothing is built."""
+    from derive import registry
+    from derive.cli import main
+
+    monkeypatch.setenv("DERIVE_CACHE_DIR", str(tmp_path))
+    assert main(["check", "example.max-trick", "--jobs", "1"]) == 0  # cites softmax.max-trick
+    first = capsys.readouterr().out
+    built: list[str] = []
+
+    def build(self):
+        built.append(self.name)
+        return self._built
+
+    monkeypatch.setattr(registry.Entry, "build", build)
+    assert main(["check", "example.max-trick"]) == 0
+    out = capsys.readouterr().out
+    assert built == []
+    assert "2 unchanged and passing before: served from the cache" in out
+    assert [line.split()[0] for line in out.splitlines() if line.startswith(("softmax.", "example."))] == \
+        [line.split()[0] for line in first.splitlines() if line.startswith(("softmax.", "example."))]
+    # other settings, another manifest: built and checked as usual
+    assert main(["check", "example.max-trick", "--seed", "7", "--jobs", "1"]) == 0
+    assert "example.max-trick" in built

@@ -56,6 +56,21 @@ def _expand(requested: list[str], known: list[str]) -> list[str]:
     return out
 
 
+def _served(args: argparse.Namespace, wanted: list[str], user: list[str], seed: int, settings) -> list | None:
+    """The stored passing reports of ``wanted`` (catalog derivations only), or ``None`` to build and verify.
+
+    Served only when nothing can differ from the run that stored them: the cache is on, no user module
+    is loaded, and the manifest of this environment and these settings lists them (:mod:`derive.cache`).
+    """
+    if not args.cache or user or args.module:
+        return None
+    from ..cache import catalog_reports
+    from ..verify import STEP_BUDGET
+
+    budget = STEP_BUDGET if args.budget is None else args.budget
+    return catalog_reports(wanted, (seed, budget, not args.no_numeric, settings.atol, settings.rtol))
+
+
 def run(args: argparse.Namespace) -> int:
     from .. import registry
     from ..batch import verify_many
@@ -81,17 +96,26 @@ def run(args: argparse.Namespace) -> int:
     hits0, uncached0 = cache_stats.hits, cache_stats.uncached
     from ..citations import closure
 
-    # what the named derivations cite is verified too, first; a citation cycle is refused here (exit 2)
-    derivations = closure([registry.get(name) for name in wanted])
-    if not args.json:
-        print(f"derive check (seed {seed})", flush=True)
-    quiet = stdout_to_stderr() if args.json else contextlib.nullcontext()  # users' checks may print
-    with quiet, Progress(0 if args.json else len(derivations)) as progress:
-        # --json: nothing but the JSON document on stdout
-        reports = verify_many(derivations, seed=seed, budget=args.budget, numeric=not args.no_numeric,
-                              jobs=args.jobs, cache=args.cache, atol=settings.atol, rtol=settings.rtol,
-                              progress=None if args.json else lambda r, cached: progress.done(r, cached=cached))
-    pairs = list(zip(derivations, reports, strict=True))
+    served = _served(args, wanted, user, seed, settings)
+    if served is not None:  # every report stored and passing: nothing to build or verify
+        if not args.json:
+            print(f"derive check (seed {seed})", flush=True)
+            with Progress(len(served)) as progress:
+                for r in served:
+                    progress.done(r, cached=True)
+        cache_stats.hits += len(served)
+        derivations, reports = [], served
+    else:
+        # what the named derivations cite is verified too, first; a citation cycle is refused here (exit 2)
+        derivations = closure([registry.get(name) for name in wanted])
+        if not args.json:
+            print(f"derive check (seed {seed})", flush=True)
+        quiet = stdout_to_stderr() if args.json else contextlib.nullcontext()  # users' checks may print
+        with quiet, Progress(0 if args.json else len(derivations)) as progress:
+            # --json: nothing but the JSON document on stdout
+            reports = verify_many(derivations, seed=seed, budget=args.budget, numeric=not args.no_numeric,
+                                  jobs=args.jobs, cache=args.cache, atol=settings.atol, rtol=settings.rtol,
+                                  progress=None if args.json else lambda r, cached: progress.done(r, cached=cached))
     elapsed = time.perf_counter() - t0
     if args.json:
         print_json({"seed": seed, "atol": settings.atol, "rtol": settings.rtol, "ok": all(r.ok for r in reports),
@@ -99,13 +123,13 @@ def run(args: argparse.Namespace) -> int:
     else:
         print()
         print(check_table(reports))
-        for d, r in pairs:
+        for i, r in enumerate(reports):
             if args.verbose:
                 print(report_text(r))
             elif not r.ok:
                 print(f"\n{r.name}: FAILED")
                 if not r.symbolic_ok:
-                    print(failure_text(d, r))
+                    print(failure_text(derivations[i], r))  # a served report passed: this one was built
                 if not r.numeric_ok:
                     print(failed_checks_text(r))
         print(summary_line(reports, elapsed))
