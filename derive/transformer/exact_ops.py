@@ -193,14 +193,15 @@ def relu(v: Any, values: dict | None = None) -> Any:
     long expressions with ``exp``; a value too close to 0 to be told apart
     from it at that precision is left as ``Max(0, v)``.
     """
-    if v.is_zero:
-        return sp.S.Zero
+    if v.is_Rational:
+        return v if v > 0 else sp.S.Zero
     if v.free_symbols - set(values or ()):
-        return sp.Max(0, v)
+        return sp.S.Zero if v.is_zero else sp.Max(0, v)
     approx = sp.N(v.xreplace({k: sp.N(x, 40) for k, x in values.items()}) if values else v, 30)
     if approx.is_comparable and abs(approx) > sp.Float("1e-20"):
         return v if approx > 0 else sp.S.Zero
-    return sp.Max(0, v)
+    # too close to 0 to tell at 30 digits: only then ask sympy's assumptions (slow on long sums with exp)
+    return sp.S.Zero if v.is_zero else sp.Max(0, v)
 
 
 class HStack(sp.MatrixExpr):
