@@ -15,7 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from .report import CheckResult
+from .report import HOLDS_AT, CheckResult
 from .settings import current
 
 
@@ -88,7 +88,7 @@ class IdentityCheck(CrossCheck):
             return CheckResult.not_evaluated(self.name, figures, f"not evaluated: {why}", time.perf_counter() - t0,
                                              required=self.required)
         return CheckResult(self.name, True, figures,
-                           f"holds at {w.evaluated} points ({w.special} special)", time.perf_counter() - t0)
+                           HOLDS_AT.format(n=w.evaluated, special=w.special), time.perf_counter() - t0)
 
 
 @dataclass(frozen=True)

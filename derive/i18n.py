@@ -164,6 +164,36 @@ def translate(text: str, lang: str | None = None) -> str:
     return _table(code).get(text, text)
 
 
+def translate_message(text: str, lang: str | None = None) -> str:
+    """A cross-check's message in ``lang``: translated whole when the catalog has it, else by its form when it
+    has one of :data:`derive.report.MESSAGE_FORMS` (``holds at 32 points (12 special)``: the numbers are kept,
+    the words translated), else as it is.
+
+    Raises:
+        InputError: an unknown language.
+    """
+    code = normalize(lang)
+    if code == DEFAULT_LANGUAGE or not isinstance(text, str) or not text:
+        return text
+    whole = translate(text, code)
+    if whole != text:
+        return whole
+    from .report import MESSAGE_FORMS
+
+    for form in MESSAGE_FORMS:
+        found = _form_pattern(form).fullmatch(text)
+        if found:
+            return translate(form, code).format(**found.groupdict())
+    return text
+
+
+@lru_cache(maxsize=32)
+def _form_pattern(form: str) -> re.Pattern[str]:
+    """``"holds at {n} points"`` -> a pattern matching ``"holds at 32 points"`` with a group per field."""
+    parts = re.split(r"\{([a-z_]+)\}", form)
+    return re.compile("".join(re.escape(p) if k % 2 == 0 else f"(?P<{p}>.+?)" for k, p in enumerate(parts)))
+
+
 def gettext(message: str) -> str:
     """:func:`translate` into the active language; the usual ``_`` of the package's labels."""
     return translate(message)

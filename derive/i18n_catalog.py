@@ -13,7 +13,8 @@ The messages come in a fixed order, so two translators can fill different parts 
 1. the labels of the surfaces (strings marked ``_()`` / ``gettext()`` / ``N_()`` in ``derive/cli``,
    ``derive/render``, ``derive/sphinxext`` and ``derive/report.py``, found by babel's Python extractor),
    the name of the automatic claim check and the chapter titles (:data:`derive.chapters.CHAPTERS`);
-2. the catalog, module by module in :data:`derive.registry.CATALOG_MODULES` order, derivation by
+2. the parameter tables of the presets: component labels and notes (:func:`preset_messages`);
+3. the catalog, module by module in :data:`derive.registry.CATALOG_MODULES` order, derivation by
    derivation in registration order: title, summary, instance, premises' text, steps' justifications,
    the citations' notes, the checks' names, the notes. Each message's ``#:`` reference names
    ``module#derivation`` (babel reads no colon there); a ``#.`` comment says which field it is.
@@ -78,9 +79,26 @@ def label_messages() -> Iterator[Message]:
     from .crosscheck import IdentityCheck
 
     yield Message(IdentityCheck.name, "derive/crosscheck.py", None, "name of the automatic check of a claim")
+    from .report import MESSAGE_FORMS
+
+    for form in MESSAGE_FORMS:
+        yield Message(form, "derive/report.py", None, "a cross-check's message; keep every {field}")
 
     for chapter in (*CHAPTERS, MORE):
         yield Message(chapter.title, "derive.chapters", None, f"title of chapter {chapter.name}")
+
+
+def preset_messages() -> Iterator[Message]:
+    """The words of the parameter tables of the presets (:data:`derive.params.PRESETS`): each component's
+    label, then each preset's notes (the site's parameter chapter shows them all)."""
+    from .params import PRESETS, summarize
+
+    for preset in PRESETS.values():
+        for row in summarize(preset.arch, formulas=False).rows:
+            yield Message(row.component, "derive.params.presets", None, "component of a parameter table")
+    for name, preset in PRESETS.items():
+        for k, note in enumerate(preset.notes, 1):
+            yield Message(note, f"derive.params.presets#{name}", None, f"preset {name}: note {k}")
 
 
 def catalog_messages() -> Iterator[Message]:
@@ -124,7 +142,7 @@ def build_template() -> object:
     template = Catalog(domain=DOMAIN, project="derive", version=_version(), charset="utf-8",
                        msgid_bugs_address="", copyright_holder="The derive developers",
                        fuzzy=False)
-    for m in (*label_messages(), *catalog_messages()):
+    for m in (*label_messages(), *preset_messages(), *catalog_messages()):
         existing = template.get(m.text)
         template.add(m.text, locations=[(m.location, m.lineno)],
                      auto_comments=[m.comment] if m.comment and existing is None else [])

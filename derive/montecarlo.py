@@ -16,7 +16,7 @@ from statistics import NormalDist
 import numpy as np
 
 from .crosscheck import CrossCheck
-from .report import CheckResult
+from .report import ESTIMATE_AGREES, CheckResult
 
 #: False-rejection probability of every Monte Carlo check (two-sided).
 MC_FALSE_REJECTION = 1e-6
@@ -143,5 +143,6 @@ class MonteCarloCheck(CrossCheck):
             msg = f"too weak: cannot reject the wrong value(s) {weak}"
             passed = False
         else:
-            msg = f"estimate {est['estimate']:.6g} ± {bound:.3g} (n={est['n']:,}) agrees with {self.expected:.6g}"
+            msg = ESTIMATE_AGREES.format(estimate=f"{est['estimate']:.6g}", bound=f"{bound:.3g}", n=f"{est['n']:,}",
+                                         expected=f"{self.expected:.6g}")
         return CheckResult(self.name, passed, figures, msg, time.perf_counter() - t0)

@@ -14,6 +14,15 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+#: the forms of the cross-checks' one-line messages that carry numbers: a surface shows such a message in the
+#: reader's language by its form (:func:`derive.i18n.translate_message`); the checks write them with ``format``,
+#: and ``python -m derive.i18n extract`` puts each form in the catalog
+HOLDS_AT = "holds at {n} points ({special} special)"
+ESTIMATE_AGREES = "estimate {estimate} ± {bound} (n={n}) agrees with {expected}"
+#: the proof kernel's witness line (:mod:`derive.kernel.witness` writes it itself: the kernel imports nothing here)
+WITNESS_AGREES = "mpmath agrees at {n} points ({special} special)"
+MESSAGE_FORMS = (HOLDS_AT, ESTIMATE_AGREES, WITNESS_AGREES)
+
 
 class Verdict(enum.StrEnum):
     """Outcome of checking one step."""

@@ -218,6 +218,48 @@ def test_list_json_in_korean_by_environment(capsys, monkeypatch):
     assert rows["softmax.max-trick"]["title"] == "With c = max z, the shifted softmax cannot overflow"
 
 
+def test_check_in_korean_and_its_json_stays_english(capsys):
+    """`derive check --lang ko`: the table's headers, verdicts, check names and messages in Korean, aligned by
+    terminal cells; `--json` is the same document in every language (English keys and values)."""
+    import json
+
+    from rich.cells import cell_len
+
+    assert main(["check", "softmax.shift-invariance", "--lang", "ko", "-v"]) == 0
+    korean = capsys.readouterr().out
+    lines = korean.splitlines()
+    head = next(k for k, line in enumerate(lines) if line.startswith("유도 "))
+    assert lines[head].split() == ["유도", "기호", "검증", "증명된", "단계", "수치", "검증", "시간"]
+    row = lines[head + 2]
+    assert row.split()[:4] == ["softmax.shift-invariance", "증명됨", "3/3", "6/6"] and "통과" in row
+    # the columns line up on a terminal: each header starts where its column of dashes starts
+    starts = [m.start() for m in re.finditer(r"-+", lines[head + 1])]
+    assert [cell_len(row[:k]) for k in (row.index("증명됨"), row.index("3/3"))] == starts[1:3]
+    assert "단계 1: " in korean and "전략으로 증명됨" in korean
+    assert "무작위 점에서 주장 확인: 32개 점에서 성립 (특수점 12개)" in korean  # the name and the message
+    assert "유도 1개: 통과 1, 실패 0" in korean and "derivation" not in korean and "passed" not in korean
+
+    def document(argv):
+        assert main(argv) == 0
+        out = json.loads(capsys.readouterr().out)
+        for r in out["reports"]:
+            r["seconds"] = 0
+            for part in (*r["steps"], *r["checks"]):
+                part["seconds"] = 0
+        return out
+    english = document(["check", "softmax.shift-invariance", "--json"])
+    assert document(["check", "softmax.shift-invariance", "--json", "--lang", "ko"]) == english
+    assert english["reports"][0]["verdict"] == "proved"
+
+
+def test_messages_with_numbers_are_translated_by_their_form():
+    assert i18n.translate_message("holds at 32 points (12 special)", "ko") == "32개 점에서 성립 (특수점 12개)"
+    assert i18n.translate_message("estimate 0.25 ± 0.01 (n=20,000) agrees with 0.25", "ko") == \
+        "추정값 0.25 ± 0.01 (n=20,000)가 0.25와 일치"
+    assert i18n.translate_message("holds at 32 points (12 special)", "en") == "holds at 32 points (12 special)"
+    assert i18n.translate_message("a message of no known form", "ko") == "a message of no known form"
+
+
 def test_unknown_language_on_the_command_line(capsys):
     assert main(["show", "softmax.shift-invariance", "--lang", "klingon"]) == 2
     err = capsys.readouterr().err
@@ -350,6 +392,10 @@ $d_{\\text{model}} = 512$, 8 heads: how many weights has attention?
 Four matrices of $512 \\times 512$.
 ```
 
+```{derive-params} lecture-layer
+:no-budget:
+```
+
 ```{exercise} example.exercise-layernorm-constant
 :nonumber:
 
@@ -365,7 +411,8 @@ def _site(root, language):
     src = root / "src"
     src.mkdir(parents=True)
     (src / "conf.py").write_text('extensions = ["myst_parser", "derive"]\nbibtex_bibfiles = []\n'
-                                 'myst_enable_extensions = ["dollarmath"]\n' + f"language = {language!r}\n")
+                                 'myst_enable_extensions = ["dollarmath"]\nnumfig = True\n'
+                                 f"language = {language!r}\n")
     (src / "index.md").write_text("# Softmax\n\n```{derivation} softmax.shift-invariance\n```\n\n" + COURSE
                                   + "```{bibliography}\n```\n")
     proc = subprocess.run([sys.executable, "-m", "sphinx", "-nW", "--keep-going", "-q", "-b", "html", str(src),
@@ -386,7 +433,16 @@ def test_the_sphinx_directive_renders_in_the_sites_language(tmp_path):
     for text in ("스스로 확인하기.", "정답과 해설", "정답은 (b)이다.", "이 사이트에서 증명됨:", "연습 문제 1.",
                  "풀이 (먼저 풀어 보세요)", "상수 벡터 (2, 2, 2, 2)의 레이어 정규화"):
         assert text in korean, text
+    # the quiz script's lines, the parameter table's words, the derivation's number and its entry in the TOC
+    assert 'data-say-right="맞았습니다: ({letter})가 정답입니다."' in korean
+    for text in ("구성 요소", "셀프 어텐션", "레이어 정규화 × 2", "합계", "정확한 합계 3,150,336", "유도 1",
+                 "32개 점에서 성립"):
+        assert text in korean, text
+    assert "self-attention" not in korean and "component" not in korean
     french = _site(tmp_path / "fr", "fr")
+    for text in ('data-say-right="Right: ({letter}) is the answer."', "self-attention", "Exact total 3,150,336",
+                 "Derivation 1", "holds at 32 points"):
+        assert text in french, text
     assert "Softmax is unchanged by adding a constant to every score" in french and "주장." not in french
     assert "Check yourself." in french and "Exercise 1." in french
     # the same verified answer (the build checks 1,048,576 against params.attention in both languages)

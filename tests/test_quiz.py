@@ -90,10 +90,33 @@ How many weights?
 """
 
 
-def _start(root: Path, page: str) -> tuple[subprocess.Popen, Path]:
+#: a Korean catalog of PAGE (key b): the choices translated, the value 1,048,576 kept in the keyed one; KEEP is
+#: replaced by the Korean of choice (b)
+KOREAN = r"""
+msgid ""
+msgstr "Content-Type: text/plain; charset=UTF-8\n"
+
+msgid "With $d_{\\text{model}} = 512$ and 8 heads, what are $d_k$ and the number of attention weights?"
+msgstr "$d_{\\text{model}} = 512$이고 헤드가 8개일 때 $d_k$와 어텐션 가중치의 개수는?"
+
+msgid "(a) $d_k = 64$ and 262,144: only $W^O$ is counted."
+msgstr "(a) $d_k = 64$이고 262,144개: $W^O$만 센다."
+
+msgid "(b) $d_k = 64$ and 1,048,576, the same for any number of heads."
+msgstr "KEEP"
+"""
+
+
+def _start(root: Path, page: str, korean: str | None = None) -> tuple[subprocess.Popen, Path]:
     src, out = root / "src", root / "out"
     src.mkdir(parents=True)
-    (src / "conf.py").write_text(CONF)
+    conf = CONF
+    if korean is not None:  # a Korean site translated by a gettext catalog of the page
+        conf += "language = 'ko'\nlocale_dirs = ['locales']\ngettext_compact = False\n"
+        po = src / "locales" / "ko" / "LC_MESSAGES" / "index.po"
+        po.parent.mkdir(parents=True)
+        po.write_text(textwrap.dedent(KOREAN).replace("KEEP", korean), encoding="utf-8")
+    (src / "conf.py").write_text(conf)
     (src / "index.md").write_text(textwrap.dedent(page))
     proc = subprocess.Popen([sys.executable, "-m", "sphinx", "-nW", "--keep-going", "-q", "-b", "html",
                              str(src), str(out)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -105,7 +128,11 @@ def built(tmp_path_factory) -> dict[str, tuple[int, str, Path]]:
     root = tmp_path_factory.mktemp("quiz")
     started = {"right": _start(root / "right", PAGE.replace("KEY", "b")),
                "wrong": _start(root / "wrong", PAGE.replace("KEY", "a")),
-               "bad": _start(root / "bad", BAD)}
+               "bad": _start(root / "bad", BAD),
+               "ko": _start(root / "ko", PAGE.replace("KEY", "b"),
+                            "(b) $d_k = 64$이고 헤드 수와 관계없이 1,048,576개."),
+               # the translation lost the value and marks itself (a): the build says both
+               "ko-wrong": _start(root / "ko-wrong", PAGE.replace("KEY", "b"), "(a) $d_k = 64$이고 백만 개쯤.")}
     out = {}
     for name, (proc, outdir) in started.items():
         _, err = proc.communicate(timeout=600)
@@ -145,6 +172,25 @@ def test_unknown_derivation_and_misplaced_key_fail(built):
     assert ":answer: given but the quiz has no list of choices" in err
     assert "the key (a) disagrees with params.attention" in err  # a number in the feedback does not count
     assert err.count("[derive.quiz]") == 3
+
+
+def test_choices_are_translated_and_keep_the_verified_answer(built):
+    """On a Korean site the choices come from the page's catalog, lettered as in English, with the script's
+    lines in Korean; the key is checked again on the translated text."""
+    code, err, out = built["ko"]
+    assert code == 0, err
+    html = (out / "index.html").read_text(encoding="utf-8")
+    buttons = re.findall(r'<button[^>]*class="derive-quiz-choice"[^>]*>(.*?)</button>', html, flags=re.S)
+    texts = [re.sub(r"<[^>]+>", "", b).strip() for b in buttons]
+    assert len(texts) == 2 and texts[0].startswith("(a) ") and "만 센다" in texts[0]
+    assert texts[1].startswith("(b) ") and "1,048,576개" in texts[1] and "(b) (b)" not in texts[1]
+    assert 'data-answer="b"' in html and 'data-say-wrong="아쉽습니다: ({letter})는 정답이 아닙니다.' in html
+    assert "어텐션 가중치의 개수" in html
+    code, err, _ = built["ko-wrong"]
+    assert code != 0
+    assert "the item marked (a) is choice (b)" in err
+    assert "the key (b) disagrees with params.attention: its value 1,048,576 is not in the text of choice (b) " \
+           "in its translation" in err
 
 
 def test_parse_spec():

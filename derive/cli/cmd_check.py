@@ -6,7 +6,7 @@ import argparse
 import contextlib
 import time
 
-from .common import add_module_option, load, print_json, stdout_to_stderr
+from .common import add_lang_option, add_module_option, load, print_json, stdout_to_stderr
 
 
 def add_parser(sub: argparse._SubParsersAction) -> None:
@@ -17,7 +17,9 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
     p.add_argument("names", nargs="*", metavar="NAME",
                    help="derivations to check, or glob patterns such as 'params.*' (default: all)")
     add_module_option(p)
-    p.add_argument("--json", action="store_true", help="print the reports as JSON")
+    add_lang_option(p)
+    p.add_argument("--json", action="store_true", help="print the reports as JSON (English keys and values "
+                                                       "whatever --lang says)")
     p.add_argument("--seed", type=int, default=None, help="base seed of every random draw")
     p.add_argument("--budget", type=float, default=None, metavar="SECONDS",
                    help="CPU seconds per step for its symbolic work; the numeric checks get as much again (default 10)")
@@ -76,6 +78,7 @@ def run(args: argparse.Namespace) -> int:
     from ..batch import verify_many
     from ..cache import STATS as cache_stats
     from ..exceptions import InputError
+    from ..i18n import gettext
     from ..numeric import DEFAULT_SEED
     from ..render.text import check_table, failed_checks_text, failure_text, report_text, summary_line
     from ..settings import Settings
@@ -96,10 +99,11 @@ def run(args: argparse.Namespace) -> int:
     hits0, uncached0 = cache_stats.hits, cache_stats.uncached
     from ..citations import closure
 
+    heading = "derive check (" + gettext("seed {seed}").format(seed=seed) + ")"
     served = _served(args, wanted, user, seed, settings)
     if served is not None:  # every report stored and passing: nothing to build or verify
         if not args.json:
-            print(f"derive check (seed {seed})", flush=True)
+            print(heading, flush=True)
             with Progress(len(served)) as progress:
                 for r in served:
                     progress.done(r, cached=True)
@@ -109,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
         # what the named derivations cite is verified too, first; a citation cycle is refused here (exit 2)
         derivations = closure([registry.get(name) for name in wanted])
         if not args.json:
-            print(f"derive check (seed {seed})", flush=True)
+            print(heading, flush=True)
         quiet = stdout_to_stderr() if args.json else contextlib.nullcontext()  # users' checks may print
         with quiet, Progress(0 if args.json else len(derivations)) as progress:
             # --json: nothing but the JSON document on stdout
@@ -127,17 +131,17 @@ def run(args: argparse.Namespace) -> int:
             if args.verbose:
                 print(report_text(r))
             elif not r.ok:
-                print(f"\n{r.name}: FAILED")
+                print(f"\n{r.name}: " + gettext("FAILED"))
                 if not r.symbolic_ok:
                     print(failure_text(derivations[i], r))  # a served report passed: this one was built
                 if not r.numeric_ok:
                     print(failed_checks_text(r))
         print(summary_line(reports, elapsed))
         if args.cache and cache_stats.hits > hits0:
-            print(f"({cache_stats.hits - hits0} unchanged and passing before: served from the cache; "
-                  "--no-cache re-verifies)")
+            print("(" + gettext("{n} unchanged and passing before: served from the cache; --no-cache "
+                                "re-verifies").format(n=cache_stats.hits - hits0) + ")")
         if args.cache and cache_stats.uncached > uncached0:
             why = [f"{n}: {cache_stats.uncached_reasons[n]}" for n in wanted if n in cache_stats.uncached_reasons]
-            print(f"({cache_stats.uncached - uncached0} verified without the cache, their code cannot be pinned "
-                  f"down: {why[0] if why else 'see derive.dependencies'})")
+            print("(" + gettext("{n} verified without the cache, their code cannot be pinned down: {why}").format(
+                n=cache_stats.uncached - uncached0, why=why[0] if why else "see derive.dependencies") + ")")
     return 0 if all(r.ok for r in reports) else 1

@@ -19,7 +19,7 @@ from typing import IO, TYPE_CHECKING
 if TYPE_CHECKING:  # pragma: no cover
     from ..report import Report
 
-#: verdict word -> rich style
+#: verdict word -> rich style (the word is shown in the active language: the labels of derivation pages)
 _STYLES = {"passed": "bold green", "cached": "green", "refuted": "bold red", "undecided": "bold yellow",
            "failed": "bold red"}
 
@@ -86,19 +86,25 @@ class Progress:
     def done(self, report: Report, *, cached: bool = False) -> None:
         """One derivation finished: print its line (and advance the bar)."""
         self.done_count += 1
+        from rich.cells import cell_len
+
+        from ..i18n import gettext, translate
+
         word = verdict_word(report)
+        shown = translate(word)  # in the active language, padded to 10 terminal cells
+        shown += " " * max(0, 10 - cell_len(shown))
         width = len(str(self.total))
         where = f"[{self.done_count:>{width}}/{self.total}]"
-        tail = "(cached)" if cached else f"({report.seconds:.2f} s)"
+        tail = "(" + gettext("cached") + ")" if cached else f"({report.seconds:.2f} s)"
         if self._bar is None or self._console is None:
-            self.stream.write(f"{where} {word:<10} {report.name} {tail}\n")
+            self.stream.write(f"{where} {shown} {report.name} {tail}\n")
             self.stream.flush()
             return
         from rich.text import Text
 
         line = Text()
         line.append(f"{where} ", style="dim")
-        line.append(f"{word:<10}", style=_STYLES["cached" if cached and report.ok else word])
+        line.append(shown, style=_STYLES["cached" if cached and report.ok else word])
         line.append(f" {report.name} ")
         line.append(tail, style="dim")
         self._console.print(line)

@@ -126,9 +126,11 @@ def graph_svg(g: dict, verdicts: dict[str, str] | None = None, urls: dict[str, s
 
 def legend_text() -> str:
     """One line that says how to read the drawing."""
-    return ("An arrow goes from a result to a result it cites; cited results stand to the left. Fill: blue "
-            "proved, orange undecided, vermilion refuted, grey not verified; a dashed border is an instance or "
-            "a worked example, a solid one a law proved at symbolic size.")
+    from ..i18n import gettext
+
+    return gettext("An arrow goes from a result to a result it cites; cited results stand to the left. Fill: blue "
+                   "proved, orange undecided, vermilion refuted, grey not verified; a dashed border is an instance "
+                   "or a worked example, a solid one a law proved at symbolic size.")
 
 
 def verdict_names(reports: Any) -> dict[str, str]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from ..i18n import gettext
 from ..params.summary import Row, percent
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -103,25 +104,27 @@ def budget_rows(b: Budget) -> list[tuple[str, str, str, str]]:
     f, kv = b.flops, b.kv
     ctx = f"n_ctx = {f.context:,}"
     rows = [
-        (f"forward FLOPs per token, exact ({ctx})", "2·(matrix weights) + 4·n_layers·n_ctx·h·d_k",
+        (gettext("forward FLOPs per token, exact ({ctx})").format(ctx=ctx),
+         "2·(matrix weights) + 4·n_layers·n_ctx·h·d_k",
          r"2 W_{\text{mat}} + 4 N n_{\text{ctx}} h d_k", f"{f.forward:,} ({sci(f.forward)})"),
-        ("forward FLOPs per token, Kaplan et al. 2020", "2N + 2·n_layers·n_ctx·d_attn",
+        (gettext("forward FLOPs per token, Kaplan et al. 2020"), "2N + 2·n_layers·n_ctx·d_attn",
          r"2 N_{\text{params}} + 2 N n_{\text{ctx}} d_{\text{attn}}",
          f"{f.kaplan_forward:,} ({sci(f.kaplan_forward)})"),
-        ("training FLOPs per token, exact", "3 × forward", r"3\, C_{\text{forward}}",
+        (gettext("training FLOPs per token, exact"), "3 × forward", r"3\, C_{\text{forward}}",
          f"{f.training:,} ({sci(f.training)})"),
-        ("training FLOPs per token, Kaplan et al. 2020", "6N + 6·n_layers·n_ctx·d_attn",
+        (gettext("training FLOPs per token, Kaplan et al. 2020"), "6N + 6·n_layers·n_ctx·d_attn",
          r"6 N_{\text{params}} + 6 N n_{\text{ctx}} d_{\text{attn}}",
          f"{f.kaplan_training:,} ({sci(f.kaplan_training)})"),
-        (f"KV cache per token ({kv.dtype})", "2·n_layers·n_kv_heads·d_k·b", r"2 N h_{kv} d_k b",
-         f"{kv.per_token:,} B ({human_bytes(kv.per_token)})"),
-        (f"KV cache, batch {kv.batch:,} × {kv.context:,} tokens", "2·B·n_ctx·n_layers·n_kv_heads·d_k·b",
-         r"2 B n_{\text{ctx}} N h_{kv} d_k b", f"{kv.total:,} B ({human_bytes(kv.total)})"),
-        ("training memory, mixed-precision Adam", "(2 + 2 + 4 + 4 + 4)·N_params = 16·N_params",
+        (gettext("KV cache per token ({dtype})").format(dtype=kv.dtype), "2·n_layers·n_kv_heads·d_k·b",
+         r"2 N h_{kv} d_k b", f"{kv.per_token:,} B ({human_bytes(kv.per_token)})"),
+        (gettext("KV cache, batch {batch} × {context} tokens").format(batch=f"{kv.batch:,}", context=f"{kv.context:,}"),
+         "2·B·n_ctx·n_layers·n_kv_heads·d_k·b", r"2 B n_{\text{ctx}} N h_{kv} d_k b",
+         f"{kv.total:,} B ({human_bytes(kv.total)})"),
+        (gettext("training memory, mixed-precision Adam"), "(2 + 2 + 4 + 4 + 4)·N_params = 16·N_params",
          r"16\, N_{\text{params}}", f"{b.training_bytes:,} B ({human_bytes(b.training_bytes)})"),
     ]
     if b.active != b.total:
-        rows.insert(0, ("active parameters per token (mixture of experts)",
+        rows.insert(0, (gettext("active parameters per token (mixture of experts)"),
                         "total − n_layers·(n_exp − k_exp)·(one expert)",
                         r"P - N (n_{\text{exp}} - k_{\text{exp}}) P_{\text{expert}}", f"{b.active:,}"))
     return rows

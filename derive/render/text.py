@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ..core import Derivation
+from ..i18n import N_
 from ..report import CheckState, Report, Verdict, count_checks
 
 _REL = {"=": "=", "<=": "≤", "<": "<", ">=": "≥", ">": ">"}
@@ -362,24 +363,34 @@ def derivation_text(derivation: Derivation, width: int = WIDTH) -> str:
 
 def failure_text(derivation: Derivation, report: Report) -> str:
     """The first failing step: number, justification, both sides, strategies, counterexample."""
+    from ..i18n import gettext, translate
+
     bad = report.first_failure
     if report.error:
-        return f"  error: {report.error}"
+        return "  " + gettext("error: {error}").format(error=report.error)
     if bad is None:
         return ""
     prev = derivation.start if bad.index == 1 else derivation.steps[bad.index - 2].expr
     step = derivation.steps[bad.index - 1]
     lines = [
-        f"  step {bad.index} {bad.verdict}: {step.justification}",
-        f"    previous: {expr_text(prev)}",
-        f"    claimed:  {_REL[step.relation]} {expr_text(step.expr)}",
+        "  " + gettext("step {k} {verdict}: {why}").format(k=bad.index, verdict=verdict_word(bad.verdict),
+                                                           why=translate(step.justification)),
+        "    " + gettext("previous:") + f" {expr_text(prev)}",
+        "    " + gettext("claimed:") + f"  {_REL[step.relation]} {expr_text(step.expr)}",
     ]
     if bad.detail:  # the reason an author can act on (a rule's failed condition), before the strategies tried
-        lines.append(f"    why: {bad.detail}")
-    lines.append(f"    strategy: {bad.strategy}")
+        lines.append("    " + gettext("why:") + f" {bad.detail}")
+    lines.append("    " + gettext("strategy:") + f" {bad.strategy}")
     if bad.counterexample is not None:
-        lines.append(f"    counterexample: {bad.counterexample}")
+        lines.append("    " + gettext("counterexample:") + f" {bad.counterexample}")
     return "\n".join(lines)
+
+
+def verdict_word(verdict: Verdict | str) -> str:
+    """``proved``, ``refuted`` or ``undecided`` in the active language."""
+    from ..i18n import translate
+
+    return translate(str(verdict))
 
 
 def _u(text: str) -> str:
@@ -389,64 +400,95 @@ def _u(text: str) -> str:
     return unicode_text(text)
 
 
+def _name(check: Any) -> str:
+    """A check's name in the active language, math as Unicode (the name stays the key of its result)."""
+    from ..i18n import translate
+
+    return _u(translate(check.name))
+
+
+def _message(check: Any) -> str:
+    """A check's message in the active language (by its form, :func:`derive.i18n.translate_message`)."""
+    from ..i18n import translate_message
+
+    return _u(translate_message(check.message))
+
+
 def failed_checks_text(report: Report) -> str:
     """One line per numeric cross-check that fails the derivation (failed, or required and not evaluated):
     name, message and the seed it drew with."""
+    from ..i18n import gettext
+
     lines = []
     for c in report.checks:
         if not c.ok:
             seed = c.figures.get("seed")
-            what = "failed" if c.evaluated else "not evaluated (required)"
-            lines.append(f"  cross-check {what}: {_u(c.name)}: {_u(c.message)}"
-                         + (f" [seed {seed}]" if seed is not None else ""))
+            line = (gettext("cross-check failed: {name}: {message}") if c.evaluated else
+                    gettext("cross-check not evaluated (required): {name}: {message}"))
+            lines.append("  " + line.format(name=_name(c), message=_message(c))
+                         + (" [" + gettext("seed {seed}").format(seed=seed) + "]" if seed is not None else ""))
     return "\n".join(lines)
 
 
 def report_text(report: Report) -> str:
     """A report in a few lines: per-step verdicts and per-check outcomes."""
-    word = str(report.verdict) if report.ok or report.verdict is not Verdict.PROVED else "cross-check failed"
+    from ..i18n import gettext, translate_message
+
+    word = verdict_word(report.verdict) if report.ok or report.verdict is not Verdict.PROVED else \
+        gettext("cross-check failed")
     lines = [f"{report.name}: {word} ({report.seconds:.2f} s)"]
     for s in report.steps:
         extra = f"  {s.counterexample}" if s.counterexample else (f"  ({s.detail})" if s.detail else "")
-        flag = " [vacuous]" if s.vacuous else ""
+        flag = " [" + gettext("vacuous") + "]" if s.vacuous else ""
+        verdict = verdict_word(s.verdict) + flag
         if s.verdict is Verdict.UNDECIDED and s.detail and not s.counterexample:  # the reason first
-            lines.append(f"  step {s.index}: {s.verdict}{flag}: {s.detail} ({s.strategy})")
+            lines.append("  " + gettext("step {k}: {verdict}: {detail} ({strategy})").format(
+                k=s.index, verdict=verdict, detail=s.detail, strategy=s.strategy))
         else:
-            lines.append(f"  step {s.index}: {s.verdict}{flag} by {s.strategy}{extra}")
+            lines.append("  " + gettext("step {k}: {verdict} by {strategy}").format(
+                k=s.index, verdict=verdict, strategy=s.strategy) + extra)
         if s.witness:
-            lines.append(f"    witness: {s.witness}")
+            lines.append("    " + gettext("witness:") + f" {translate_message(str(s.witness))}")
         if getattr(s, "excluded", ()):
-            lines.append(f"    holds where both sides are defined: {', '.join(s.excluded)}")
+            lines.append("    " + gettext("holds where both sides are defined:") + f" {', '.join(s.excluded)}")
     for c in report.checks:
-        lines.append(f"  check {_CHECK_WORD[c.state]} {_u(c.name)}: {_u(c.message)}")
+        lines.append("  " + gettext("check {outcome} {name}: {message}").format(
+            outcome=gettext(_CHECK_WORD[c.state]), name=_name(c), message=_message(c)))
     return "\n".join(lines)
 
 
 #: a cross-check's state in the terminal
-_CHECK_WORD = {CheckState.PASSED: "ok", CheckState.FAILED: "FAIL", CheckState.NOT_EVALUATED: "NOT EVALUATED"}
+_CHECK_WORD = {CheckState.PASSED: N_("ok"), CheckState.FAILED: N_("FAIL"),
+               CheckState.NOT_EVALUATED: N_("NOT EVALUATED")}
 
 
 def _numeric_cell(report: Report) -> str:
     """``3/3 ok``; ``2/3 ok, 1 not evaluated``: a check that evaluated nothing is never counted as ok."""
+    from ..i18n import gettext
+
     if not report.checks:
-        return "none"
+        return gettext("none")
     counts = count_checks(report.checks)
-    cell = f"{counts[CheckState.PASSED]}/{len(report.checks)} ok"
+    cell = gettext("{ok}/{n} ok").format(ok=counts[CheckState.PASSED], n=len(report.checks))
     if counts[CheckState.NOT_EVALUATED]:
-        cell += f", {counts[CheckState.NOT_EVALUATED]} not evaluated"
+        cell += ", " + gettext("{n} not evaluated").format(n=counts[CheckState.NOT_EVALUATED])
     return cell
 
 
 def check_table(reports: Sequence[Report]) -> str:
-    """The table of ``derive check``: name, symbolic verdict, numeric checks, time."""
-    rows = [("derivation", "symbolic", "steps proved", "numeric", "time")]
+    """The table of ``derive check``: name, symbolic verdict, numeric checks, time (columns by terminal cells)."""
+    from rich.cells import cell_len
+
+    from ..i18n import gettext
+
+    rows = [(gettext("derivation"), gettext("symbolic"), gettext("steps proved"), gettext("numeric"), gettext("time"))]
     for r in reports:
         steps = f"{sum(s.ok for s in r.steps)}/{len(r.steps)}"
-        rows.append((r.name, str(r.verdict), steps, _numeric_cell(r), f"{r.seconds:.2f} s"))
-    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+        rows.append((r.name, verdict_word(r.verdict), steps, _numeric_cell(r), f"{r.seconds:.2f} s"))
+    widths = [max(cell_len(row[i]) for row in rows) for i in range(len(rows[0]))]
     out = []
     for k, row in enumerate(rows):
-        out.append("  ".join(cell.ljust(w) for cell, w in zip(row, widths, strict=False)).rstrip())
+        out.append("  ".join(cell + " " * (w - cell_len(cell)) for cell, w in zip(row, widths, strict=False)).rstrip())
         if k == 0:
             out.append("  ".join("-" * w for w in widths))
     return "\n".join(out)
@@ -454,12 +496,18 @@ def check_table(reports: Sequence[Report]) -> str:
 
 def summary_line(reports: Sequence[Report], seconds: float) -> str:
     """E.g. ``2 derivations: 2 passed, 0 failed (1.23 s)``."""
+    from ..i18n import gettext
+
     passed = sum(r.ok for r in reports)
     refuted = sum(r.verdict is Verdict.REFUTED for r in reports)
     undecided = sum((not r.ok) and r.verdict is not Verdict.REFUTED for r in reports)
-    word = "derivation" if len(reports) == 1 else "derivations"
     unevaluated = sum(not c.evaluated for r in reports for c in r.checks)
-    tail = (f"; {unevaluated} cross-check{'s' if unevaluated != 1 else ''} not evaluated (not counted as passed)"
+    tail = ("; " + (gettext("{n} cross-check not evaluated (not counted as passed)") if unevaluated == 1 else
+                    gettext("{n} cross-checks not evaluated (not counted as passed)")).format(n=unevaluated)
             if unevaluated else "")
-    return (f"{len(reports)} {word}: {passed} passed, {len(reports) - passed} failed "
-            f"({refuted} refuted, {undecided} undecided or failing a cross-check) in {seconds:.2f} s{tail}")
+    line = gettext("{n} derivation: {passed} passed, {failed} failed ({refuted} refuted, {undecided} undecided or "
+                   "failing a cross-check) in {seconds} s") if len(reports) == 1 else \
+        gettext("{n} derivations: {passed} passed, {failed} failed ({refuted} refuted, {undecided} undecided or "
+                "failing a cross-check) in {seconds} s")
+    return line.format(n=len(reports), passed=passed, failed=len(reports) - passed, refuted=refuted,
+                       undecided=undecided, seconds=f"{seconds:.2f}") + tail

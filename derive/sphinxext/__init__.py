@@ -91,7 +91,11 @@ def _step_ref(app: Any, env: Any, node: Any, contnode: Any) -> Any:
         return None
     docname, box_id, k, target = found
     number = env.toc_fignumbers.get(docname, {}).get("derivation", {}).get(box_id)
-    text = f"step {k} of Derivation {'.'.join(map(str, number))}" if number else f"step {k}"
+    from ..i18n import available, gettext, using
+
+    with using(available(app.config.language)):
+        text = gettext("step {k} of Derivation {number}").format(k=k, number=".".join(map(str, number))) \
+            if number else gettext("step {k}").format(k=k)
     uri = app.builder.get_relative_uri(node["refdoc"], docname) + "#" + target
     ref = nodes.reference("", "", internal=True, refuri=uri, classes=["derive-step-ref"])
     ref += nodes.Text(text)
@@ -144,7 +148,10 @@ def _config_inited(app: Any, config: Any) -> None:
     except DeriveError as exc:
         raise ConfigError(f"derive_seed / derive_step_budget in conf.py: {exc}") from None
 
-    config.numfig_format.setdefault("derivation", "Derivation %s")
+    from ..i18n import available, gettext, using
+
+    with using(available(config.language)):  # "Derivation 2.1" in the site's language
+        config.numfig_format.setdefault("derivation", gettext("Derivation %s"))
     if config.derive_bibfile:
         write_if_changed(Path(app.confdir) / config.derive_bibfile, bibtex().encode())
         files = list(config.bibtex_bibfiles or [])

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from docutils import nodes
 
-from ..i18n import N_, gettext, translate
+from ..i18n import N_, gettext, translate, translate_message
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..core import Citation, Derivation
@@ -417,7 +417,8 @@ def checks_table(derivation: Derivation, report: Report) -> nodes.table:
         else:
             cell += paragraph(*figures_nodes(result.figures), classes=("derive-figures",))
             if result.message:
-                cell += paragraph(*with_code_names(_readable(result.message)), classes=("derive-check-message",))
+                cell += paragraph(*with_code_names(_readable(translate_message(result.message))),
+                                  classes=("derive-check-message",))
         row += cell
         body += row
     return table

@@ -56,7 +56,15 @@ def render_graphs(app: Any, doctree: nodes.document, docname: str) -> None:
     found = list(doctree.findall(derive_graph))
     if not found:
         return
+    from ..i18n import available, using
+
+    with using(available(app.config.language)):  # the caption in the site's language
+        _render(app, found, docname)
+
+
+def _render(app: Any, found: list[derive_graph], docname: str) -> None:
     from .. import registry
+    from ..i18n import gettext
     from ..render.graph import graph_svg, legend_text, verdict_names
     from .verification import report_for
 
@@ -65,7 +73,7 @@ def render_graphs(app: Any, doctree: nodes.document, docname: str) -> None:
     for node in found:
         g = _nodes_of(node["names"])
         if not g["nodes"]:
-            node.replace_self(nodes.paragraph("", "No derivation here cites another one yet."))
+            node.replace_self(nodes.paragraph("", gettext("No derivation here cites another one yet.")))
             continue
         reports = [report_for(registry.get(n["name"]), seed=app.config.derive_seed,
                               budget=app.config.derive_step_budget) for n in g["nodes"]]

@@ -124,6 +124,7 @@ def toc_derivations(app: Any, doctree: nodes.document) -> None:
     Sphinx's TOC collector has built ``env.tocs[docname]`` from the sections."""
     from sphinx import addnodes
 
+    from ..i18n import available
     from .content import inline
 
     env = app.env
@@ -137,6 +138,7 @@ def toc_derivations(app: Any, doctree: nodes.document) -> None:
         if ref is not None:
             by_anchor.setdefault(ref.get("anchorname", ""), item)
     first = next(iter(toc.findall(nodes.list_item)), None)
+    language = available(app.config.language)
     added: dict[int, int] = {}
     for box in doctree.findall(derivation_node):
         if not box.get("ids") or not box.get("numbered", True):
@@ -151,7 +153,7 @@ def toc_derivations(app: Any, doctree: nodes.document) -> None:
         if item is None:
             continue
         # the title's math as math (MathJax typesets the sidebar too), so 10000^(2/d_model) is never raw text
-        ref = nodes.reference("", "", *inline(_title_words(box)), internal=True, refuri=docname,
+        ref = nodes.reference("", "", *inline(_title_words(box, language)), internal=True, refuri=docname,
                               anchorname="#" + box["ids"][0], derive_derivation=True)
         entry = nodes.list_item("", addnodes.compact_paragraph("", "", ref), classes=["derive-toc-entry"])
         sub = next((c for c in item.children if isinstance(c, nodes.bullet_list)), None)
@@ -179,12 +181,13 @@ def _precedes(node: nodes.Node, other: nodes.Node) -> bool:
     return False
 
 
-def _title_words(box: derivation_node) -> str:
-    """The derivation's title with its ``$...$`` math (the TOC shows it as Unicode, not as TeX)."""
+def _title_words(box: derivation_node, language: str) -> str:
+    """The derivation's title in ``language``, with its ``$...$`` math (the TOC typesets it, not raw TeX)."""
     from .. import registry
+    from ..i18n import translate
 
     try:
-        return registry.get(box["derivation"]).title
+        return translate(registry.get(box["derivation"]).title, language)
     except Exception:  # noqa: BLE001 - not in the registry (cannot happen for a rendered box): its anchor
         return box["ids"][0]
 

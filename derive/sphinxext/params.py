@@ -29,6 +29,7 @@ from docutils import nodes
 from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
+from ..i18n import N_, available, gettext, translate, using
 from .content import paragraph, scrolling, table_with_head, with_code_names
 
 
@@ -50,13 +51,16 @@ def budget_table(arch: Any, *, context: int | None = None, batch: int = 1) -> li
 
     b = budget(arch, context, batch)
     rows: list[list[nodes.Node | str]] = [[q, paragraph(nodes.math(tex, tex)), v] for q, _, tex, v in budget_rows(b)]
-    where = {"--context": "as given", "max_position_embeddings": "the model's max_position_embeddings",
-             "default": "default"}[b.context_source]
-    line = paragraph(f"Compute and memory at a context of {b.flops.context:,} tokens ({where}); estimates: 2 FLOPs "
-                     "per multiply-add of the matrix products, full context per token, KV cache in bf16, "
-                     "mixed-precision Adam at 16 bytes per parameter before activations.",
+    where = {"--context": gettext("as given"), "max_position_embeddings": gettext("the model's "
+                                                                                "max_position_embeddings"),
+             "default": gettext("default")}[b.context_source]
+    line = paragraph(gettext("Compute and memory at a context of {context} tokens ({where}); estimates: 2 FLOPs "
+                             "per multiply-add of the matrix products, full context per token, KV cache in bf16, "
+                             "mixed-precision Adam at 16 bytes per parameter before activations.").format(
+                                 context=f"{b.flops.context:,}", where=where),
                      classes=("derive-budget-caption",))
-    return [line, _table(("quantity", "formula", "value"), rows, (40, 30, 30), ("derive-budget",))]
+    head = (gettext("quantity"), gettext("formula"), gettext("value"))
+    return [line, _table(head, rows, (40, 30, 30), ("derive-budget",))]
 
 
 def breakdown_table(preset_name: str, *, formulas: bool = True, budget: bool = True, context: int | None = None,
@@ -73,29 +77,30 @@ def breakdown_table(preset_name: str, *, formulas: bool = True, budget: bool = T
     summary = summarize(preset.arch, formulas=formulas)
     rows: list[list[nodes.Node | str]] = []
     for r in summary.rows:
-        cells: list[nodes.Node | str] = [r.component]
+        cells: list[nodes.Node | str] = [translate(r.component)]
         if formulas:
             cells.append(paragraph(nodes.math(r.latex, r.latex)))
         cells += [f"× {r.copies:,}" if r.copies != 1 else "", f"{r.count:,}", f"{percent(r.share)} %"]
         rows.append(cells)
-    total: list[nodes.Node | str] = [paragraph(nodes.strong("total", "total"))]
+    total: list[nodes.Node | str] = [paragraph(nodes.strong(gettext("total"), gettext("total")))]
     if formulas:
         total.append("")
     total += ["", paragraph(nodes.strong(f"{summary.total:,}", f"{summary.total:,}")), "100.0 %"]
     rows.append(total)
-    head = ("component", "formula (one copy)", "copies", "parameters", "share") if formulas else (
-        "component", "copies", "parameters", "share")
+    head = tuple(gettext(h) for h in ((N_("component"), N_("formula (one copy)"), N_("copies"), N_("parameters"),
+                                        N_("share")) if formulas else (N_("component"), N_("copies"),
+                                                                        N_("parameters"), N_("share"))))
     widths = (30, 34, 8, 18, 10) if formulas else (46, 12, 28, 14)
     title = paragraph(nodes.strong(preset.arch.name, preset.arch.name), nodes.Text(" ("),
                       nodes.literal(preset.name, preset.name), nodes.Text(")"), classes=("derive-preset-title",))
     out: list[nodes.Node] = [title, scrolling(_table(head, rows, widths))]
-    line = f"Exact total {summary.total:,} (≈ {human(summary.total)})"
-    if preset.reported:
-        line += f"; the source reports {preset.reported}"
-    line += f". Source: {preset.source}."
+    exact = {"total": f"{summary.total:,}", "short": human(summary.total), "source": preset.source}
+    line = (gettext("Exact total {total} (≈ {short}); the source reports {reported}. Source: {source}.").format(
+        reported=preset.reported, **exact) if preset.reported else
+        gettext("Exact total {total} (≈ {short}). Source: {source}.").format(**exact))
     out.append(paragraph(*with_code_names(line)))
     for note in preset.notes:
-        out.append(paragraph(*with_code_names(note), classes=("derive-preset-note",)))
+        out.append(paragraph(*with_code_names(translate(note)), classes=("derive-preset-note",)))
     if budget:
         out += budget_table(preset.arch, context=context, batch=batch)
     return out
@@ -112,6 +117,10 @@ class ParamsDirective(SphinxDirective):
                                    "fold": directives.unchanged_required}
 
     def run(self) -> list[nodes.Node]:
+        with using(available(self.config.language)):  # the words in the site's language
+            return self._run()
+
+    def _run(self) -> list[nodes.Node]:
         from ..exceptions import InputError
         from ..params import PRESETS
         from . import note_module_dependencies
@@ -129,7 +138,9 @@ class ParamsDirective(SphinxDirective):
         if "fold" in self.options:
             from .quiz import make_fold
 
-            return [make_fold(self.options["fold"], out)]
+            box = make_fold(self.options["fold"], out)
+            self.set_source_info(box.children[0])  # its line is a message of the page's catalog (translated)
+            return [box]
         return out
 
 
@@ -137,6 +148,10 @@ class PresetsDirective(SphinxDirective):
     """``derive-presets``: every preset's exact total beside the reported size."""
 
     def run(self) -> list[nodes.Node]:
+        with using(available(self.config.language)):
+            return self._run()
+
+    def _run(self) -> list[nodes.Node]:
         from ..params import PRESETS, summarize
         from ..params.summary import human
         from . import note_module_dependencies
@@ -147,7 +162,8 @@ class PresetsDirective(SphinxDirective):
             s = summarize(preset.arch, formulas=False)
             rows.append([paragraph(nodes.literal(name, name)), preset.arch.name, f"{s.total:,}", human(s.total),
                          preset.reported or "—", human(s.rule_of_thumb), preset.source])
-        head = ("preset", "model", "exact count", "≈", "reported", "12·d²·layers", "source")
+        head = (gettext("preset"), gettext("model"), gettext("exact count"), "≈", gettext("reported"),
+                gettext("12·d²·layers"), gettext("source"))
         return [scrolling(_table(head, rows, (12, 13, 15, 8, 8, 10, 34), ("derive-presets",)))]
 
 
@@ -157,6 +173,10 @@ class ComputeDirective(SphinxDirective):
     option_spec: ClassVar[dict] = {"context": directives.positive_int}
 
     def run(self) -> list[nodes.Node]:
+        with using(available(self.config.language)):
+            return self._run()
+
+    def _run(self) -> list[nodes.Node]:
         from ..params import PRESETS
         from ..params.budget import budget
         from ..params.summary import human_bytes, sci
@@ -170,10 +190,10 @@ class ComputeDirective(SphinxDirective):
             rows.append([paragraph(nodes.literal(name, name)), f"{f.context:,}", sci(f.forward), sci(f.kaplan_forward),
                          sci(f.training), human_bytes(kv.per_token) if kv.per_token else "—",
                          human_bytes(kv.total) if kv.total else "—", human_bytes(b.training_bytes)])
-        head = ("preset", r"$n_{\text{ctx}}$", "forward FLOPs/token",
-                r"Kaplan $2N + 2 n_{\text{layers}} n_{\text{ctx}} d_{\text{attn}}$", "training FLOPs/token",
-                "KV cache/token (bf16)",
-                r"KV cache, $n_{\text{ctx}}$ tokens", "training memory (Adam, 16 B/param)")
+        head = (gettext("preset"), r"$n_{\text{ctx}}$", gettext("forward FLOPs/token"),
+                r"Kaplan $2N + 2 n_{\text{layers}} n_{\text{ctx}} d_{\text{attn}}$", gettext("training FLOPs/token"),
+                gettext("KV cache/token (bf16)"),
+                gettext(r"KV cache, $n_{\text{ctx}}$ tokens"), gettext("training memory (Adam, 16 B/param)"))
         return [_table(head, rows, (14, 8, 12, 12, 12, 12, 12, 14), ("derive-compute",))]
 
 

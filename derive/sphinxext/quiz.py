@@ -51,6 +51,12 @@ In HTML, each choice is a ``<button>``; a small script
 ``aria-live`` line. A wrong first choice is disabled and the reader gets a
 second try; the explanation, a ``<details>`` element that also works without
 the script, opens after a right choice or after the second try.
+
+On a translated site (``language = "ko"``) a quiz is translated like the rest of the page: the question,
+the choices, their feedback and the explanation are messages of the page's gettext catalog (a choice's
+message is its first paragraph, lead ``(a)`` included), the labels and the script's feedback lines
+come from derive's catalog. The key is checked again on the translated text (``ChoiceLetters``):
+the values of ``:value:`` must be in the keyed choice in every language.
 """
 
 from __future__ import annotations
@@ -64,6 +70,7 @@ from typing import Any, ClassVar
 
 from docutils import nodes
 from docutils.parsers.rst import directives
+from sphinx.transforms import SphinxTransform
 from sphinx.util import logging
 from sphinx.util.docutils import SphinxDirective, SphinxRole
 
@@ -178,7 +185,11 @@ def format_value(value: Any) -> str:
 
 def occurs(value: Any, text: str) -> bool:
     """Whether ``value`` is written in ``text`` as a whole number: ``1,048,576`` or ``1048576``, not ``10485760``."""
-    shown = format_value(value)
+    return shown_in(format_value(value), text)
+
+
+def shown_in(shown: str, text: str) -> bool:
+    """Whether the formatted value ``shown`` (``"1,048,576"``) is in ``text``, with or without separators."""
     for spelling in {shown, shown.replace(",", "")}:
         if re.search(rf"(?<![\d.,]){re.escape(spelling)}(?![\d]|[.,]\d)", text):
             return True
@@ -220,6 +231,8 @@ def _visit_quiz(self: Any, node: quiz_node) -> None:
     attrs = {"CLASS": "derive-quiz"}
     if node["answer"]:
         attrs["data-answer"] = node["answer"]
+        # the script's feedback lines, in the page's language ({letter}: the choice clicked)
+        attrs.update({f"data-say-{key}": text for key, text in node.get("say", {}).items()})
     self.body.append(self.starttag(node, "div", **attrs))
 
 
@@ -373,8 +386,7 @@ class QuizDirective(SphinxDirective):
             box += quiz_feedback("", "")
         elif answer:
             _warn(self, "quiz: :answer: given but the quiz has no list of choices")
-        keyed = items[letters.index(answer)] if items and answer in letters else None
-        answer_text = keyed.children[0].astext() if keyed is not None and keyed.children else ""
+        values: list[tuple[str, str]] = []  # (derivation, value as shown): checked by ChoiceLetters
         for text in filter(None, (s.strip() for s in self.options.get("value", "").split(";"))):
             try:
                 spec = parse_spec(text)
@@ -383,11 +395,13 @@ class QuizDirective(SphinxDirective):
             except QuizError as exc:
                 _warn(self, f"quiz: {exc}")
                 continue
-            if not items:
-                continue
-            if not occurs(value, answer_text):
-                _warn(self, f"quiz: the key ({answer}) disagrees with {spec.name}: its value "
-                      f"{format_value(value)} is not in the text of choice ({answer})")
+            values.append((spec.name, format_value(value)))
+        if items:
+            box["values"] = values
+            box["say"] = {"right": gettext("Right: ({letter}) is the answer."),
+                          "wrong": gettext("Not quite: ({letter}) is not the answer. Try once more."),
+                          "last": gettext("Not quite: ({letter}) is not the answer either. "
+                                          "The answer is ({answer}).")}
         proved: list[str] = []
         for name in self.options.get("proves", "").split():
             try:
@@ -422,17 +436,11 @@ class QuizDirective(SphinxDirective):
         node = quiz_choice(letter=letter, correct=correct)
         parts = list(item.children)
         first = parts[0] if parts else nodes.paragraph()
-        button = quiz_button()
-        button += nodes.strong(f"({letter})", f"({letter})", classes=["derive-quiz-letter"])
-        button += nodes.Text(" ")
-        inline = list(first.children) if isinstance(first, nodes.paragraph) else [first]
-        if inline and isinstance(inline[0], nodes.Text):
-            lead = _LEAD.match(str(inline[0]))
-            if lead:
-                if lead.group(1) != letter:
-                    _warn(self, f"quiz: the item marked ({lead.group(1)}) is choice ({letter})")
-                inline[0] = nodes.Text(str(inline[0])[lead.end():])
-        for child in inline:
+        # the choice's words stay a paragraph of the page's source until the Locale transform has translated
+        # them (gettext catalogs of the site); ChoiceLetters then puts the letter in front
+        button = quiz_button(first.rawsource if isinstance(first, nodes.paragraph) else "")
+        button.source, button.line = first.source, first.line
+        for child in list(first.children) if isinstance(first, nodes.paragraph) else [first]:
             button += child
         node += button
         if len(parts) > 1:
@@ -441,6 +449,46 @@ class QuizDirective(SphinxDirective):
                 why += child
             node += why
         return node
+
+
+class ChoiceLetters(SphinxTransform):
+    """After the Locale transform (the choices in the site's language): each choice starts with its letter
+    (a lead ``(a)`` typed in the text, or in its translation, must match it), and the keyed choice's text
+    holds every value of ``:value:``, so a translation cannot change the verified answer."""
+
+    default_priority = 21  # Sphinx's Locale transform is 20
+
+    def apply(self, **kwargs: Any) -> None:
+        for box in self.document.findall(quiz_node):
+            for item in box.findall(quiz_choice):
+                for button in item.findall(quiz_button):
+                    self.letter(button, item["letter"])
+            keyed = [b for item in box.findall(quiz_choice) if item["correct"] for b in item.findall(quiz_button)]
+            text = keyed[0].astext() if keyed else ""
+            for name, shown in box.get("values", []):
+                if not shown_in(shown, text):
+                    where = " in its translation" if keyed and keyed[0].get("translated") else ""
+                    self.warn(box, f"quiz: the key ({box['answer']}) disagrees with {name}: its value {shown} "
+                                   f"is not in the text of choice ({box['answer']}){where}")
+
+    def letter(self, button: quiz_button, letter: str) -> None:
+        first = button.children[0] if button.children else None
+        if isinstance(first, nodes.Text):
+            lead = _LEAD.match(str(first))
+            if lead:
+                if lead.group(1) != letter:
+                    self.warn(button, f"quiz: the item marked ({lead.group(1)}) is choice ({letter})")
+                rest = str(first)[lead.end():]
+                if rest:
+                    button.replace(first, nodes.Text(rest))
+                else:
+                    button.remove(first)
+        button.insert(0, nodes.Text(" "))
+        button.insert(0, nodes.strong(f"({letter})", f"({letter})", classes=["derive-quiz-letter"]))
+
+    @staticmethod
+    def warn(node: nodes.Node, message: str) -> None:
+        logger.warning("%s", message, location=node, type="derive", subtype="quiz")
 
 
 class ValueRole(SphinxRole):
@@ -475,6 +523,7 @@ def setup(app: Any) -> None:
     for node, visitors in NODES:
         app.add_node(node, **visitors)
     app.add_directive("quiz", QuizDirective)
+    app.add_transform(ChoiceLetters)
     app.add_role("derive-value", ValueRole())
     app.add_js_file("derive-quiz.js", loading_method="defer")
     app.add_css_file("derive-quiz.css")

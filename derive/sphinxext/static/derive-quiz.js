@@ -9,6 +9,11 @@
     var fold = quiz.querySelector("details.derive-fold");
     var buttons = quiz.querySelectorAll("button.derive-quiz-choice");
     var tries = 0;
+    // the lines in the page's language (data-say-* of the quiz, written by the build); English without them
+    function say(key, english, letter) {
+      var text = quiz.getAttribute("data-say-" + key) || english;
+      return text.split("{letter}").join(letter).split("{answer}").join(answer);
+    }
     Array.prototype.forEach.call(buttons, function (button) {
       button.addEventListener("click", function () {
         var letter = button.getAttribute("data-choice");
@@ -29,10 +34,10 @@
         }
         if (feedback) {
           feedback.textContent = right
-            ? "Right: (" + letter + ") is the answer."
+            ? say("right", "Right: ({letter}) is the answer.", letter)
             : settled
-              ? "Not quite: (" + letter + ") is not the answer either. The answer is (" + answer + ")."
-              : "Not quite: (" + letter + ") is not the answer. Try once more.";
+              ? say("last", "Not quite: ({letter}) is not the answer either. The answer is ({answer}).", letter)
+              : say("wrong", "Not quite: ({letter}) is not the answer. Try once more.", letter);
           feedback.className = "derive-quiz-feedback " + (right ? "derive-quiz-right" : "derive-quiz-wrong");
         }
         if (fold && settled) { fold.open = true; }
