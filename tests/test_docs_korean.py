@@ -4,8 +4,10 @@ The English site is built into ``html/`` and the Korean one into ``html/ko/`` (a
 both with ``-nW``. Checked: every catalog of a page the Korean site must translate is complete and has no fuzzy
 entry; the Korean build leaves no paragraph of those pages in English (a stale entry, whose English source
 changed, is left untranslated by Sphinx and marked ``untranslated``); on every chapter page most visible letters
-outside math and code are Hangul; every page's language switch links to an existing page in the other build,
-which links back. Marked ``docs`` (it builds the site twice).
+outside math and code are Hangul (the article as a whole, and the docs' own prose); every keyed quiz keeps its key
+and shows its choices and feedback in Korean; the "on this page" list names derivations in Korean; every page's
+language switch links to an existing page in the other build, which links back. Marked ``docs`` (it builds the
+site twice).
 """
 
 from __future__ import annotations
@@ -74,6 +76,16 @@ def hangul_share(html: str, within: set[str] | None = None) -> float:
     """
     parser = _Letters(within)
     parser.feed(html[html.find("<body"):])
+    return parser.hangul / max(1, parser.hangul + parser.latin)
+
+
+def article_share(html: str) -> float:
+    """:func:`hangul_share` of a page's article (Furo's ``<article>``: the chapter without the menus and the
+    "on this page" list), all of it: the docs' prose, the rendered derivations, quizzes and tables."""
+    start, end = html.find("<article"), html.rfind("</article>")
+    assert start >= 0 and end > start, "no <article> in the page"
+    parser = _Letters(None)
+    parser.feed(html[start:end])
     return parser.hangul / max(1, parser.hangul + parser.latin)
 
 
@@ -192,6 +204,59 @@ def test_chapter_pages_are_mostly_hangul(sites):
         prose = hangul_share(_html(ko, page), PROSE)
         assert prose > 0.6, f"{page}: only {prose:.0%} of the letters of the Korean page's prose are Hangul"
         assert hangul_share(_html(en, page)) < 0.01, page  # the English site stays English (but "한국어")
+
+
+@pytest.mark.docs
+def test_every_chapter_page_is_mostly_hangul_outside_math_and_code(sites):
+    """Issue 23: on every chapter page most visible letters outside math and code are Hangul: the article as a
+    whole (the generated derivations, parameter tables and quizzes too), not only the translated prose."""
+    _, ko = sites
+    shares = {page: article_share(_html(ko, page)) for page in REQUIRED if page.startswith("chapters/")}
+    assert len(shares) >= 13
+    low = {page: f"{share:.0%}" for page, share in shares.items() if share <= 0.5}
+    assert not low, f"chapter pages at most half Hangul: {low}"
+
+
+def _quizzes(html: str) -> list[tuple[str, list[str], dict[str, str]]]:
+    """(key, the text of each choice, the script's lines) of each keyed quiz of a page."""
+    out = []
+    for attrs in re.findall(r'<div class="derive-quiz" data-answer="([^>]*)>', html):
+        key = attrs.split('"')[0]
+        say = dict(re.findall(r'data-say-(\w+)="([^"]*)"', attrs))
+        out.append((key, say))
+    choices = [[re.sub(r"<[^>]+>", "", b).strip() for b in re.findall(r'<button[^>]*class="derive-quiz-choice"'
+                                                                       r'[^>]*>(.*?)</button>', ol, re.S)]
+               for ol in re.findall(r'<ol class="derive-quiz-choices".*?</ol>', html, re.S)]
+    return [(key, texts, say) for (key, say), texts in zip(out, choices, strict=True)]
+
+
+@pytest.mark.docs
+def test_quizzes_are_korean_with_the_same_verified_keys(sites):
+    """Every keyed quiz: the same key (the build checked it on the translated text), each choice in Korean and
+    lettered as in English, the script's feedback lines in Korean."""
+    en, ko = sites
+    seen = 0
+    for page in (p for p in REQUIRED if p.startswith("chapters/")):
+        english, korean = _quizzes(_html(en, page)), _quizzes(_html(ko, page))
+        assert [(k, len(c)) for k, c, _ in korean] == [(k, len(c)) for k, c, _ in english], page
+        for (_, texts, say), (_, originals, _) in zip(korean, english, strict=True):
+            seen += 1
+            for text, original in zip(texts, originals, strict=True):
+                assert text[:4] == original[:4] and re.match(r"\([a-z]\) ", text), (page, text)
+                assert HANGUL.search(text) or not LATIN.search(re.sub(r"\\\(.*?\\\)", "", text)), (page, text)
+            assert set(say) == {"right", "wrong", "last"} and all(HANGUL.search(v) for v in say.values()), page
+    assert seen >= 7
+
+
+@pytest.mark.docs
+def test_on_this_page_lists_the_derivations_by_their_korean_titles(sites):
+    _, ko = sites
+    html = _html(ko, "chapters/softmax")
+    toc = html[html.find('<div class="toc-tree">'):]
+    entries = re.findall(r'<li class="derive-toc-entry">(.*?)</li>', toc, re.S)
+    assert len(entries) >= 5
+    assert all(HANGUL.search(e) for e in entries), [e for e in entries if not HANGUL.search(e)][:2]
+    assert "유도 2." in html and "Derivation 2." not in html
 
 
 @pytest.mark.docs

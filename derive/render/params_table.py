@@ -11,11 +11,19 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from ..i18n import gettext
+from rich.cells import cell_len
+
+from ..i18n import N_, gettext, translate
 from ..params.summary import Row, percent
 
 if TYPE_CHECKING:  # pragma: no cover
     from ..params.budget import Budget
+
+
+def _head() -> list[str]:
+    """The headers of a component table in the active language."""
+    return [gettext(h) for h in (N_("component"), N_("formula (one copy)"), N_("copies"), N_("parameters"),
+                                 N_("share"))]
 
 
 def _total(rows: Sequence[Row]) -> int:
@@ -28,20 +36,21 @@ def _copies(r: Row) -> str:
 
 def text_table(rows: Sequence[Row], *, formulas: bool = True) -> str:
     """Aligned plain-text table: component, formula of one copy, copies, parameters, share."""
-    head = ["component", "formula (one copy)", "copies", "parameters", "share"]
-    body = [[r.component, r.formula, _copies(r), f"{r.count:,}", f"{percent(r.share)} %"] for r in rows]
-    body.append(["total", "", "", f"{_total(rows):,}", "100.0 %"])
+    head = _head()
+    body = [[translate(r.component), r.formula, _copies(r), f"{r.count:,}", f"{percent(r.share)} %"] for r in rows]
+    body.append([gettext("total"), "", "", f"{_total(rows):,}", "100.0 %"])
     if not formulas:
         head.pop(1)
         for line in body:
             line.pop(1)
     cols = list(zip(head, *body, strict=True))
-    widths = [max(len(x) for x in col) for col in cols]
+    widths = [max(cell_len(x) for x in col) for col in cols]  # terminal cells: a Hangul letter takes two
     right = {len(head) - 1, len(head) - 2}
 
     def fmt(line: list[str]) -> str:
-        return "  ".join(x.rjust(w) if k in right else x.ljust(w) for k, (x, w) in enumerate(zip(line, widths,
-                                                                                                   strict=True)))
+        pads = [" " * (w - cell_len(x)) for x, w in zip(line, widths, strict=True)]
+        return "  ".join(pad + x if k in right else x + pad for k, (x, pad) in enumerate(zip(line, pads,
+                                                                                             strict=True)))
 
     rule = "  ".join("-" * w for w in widths)
     return "\n".join([fmt(head), rule, *(fmt(b) for b in body[:-1]), rule, fmt(body[-1])]).rstrip()
@@ -49,10 +58,10 @@ def text_table(rows: Sequence[Row], *, formulas: bool = True) -> str:
 
 def markdown_table(rows: Sequence[Row]) -> str:
     """A GitHub/MyST pipe table with ``$…$`` formulas."""
-    out = ["| component | formula (one copy) | copies | parameters | share |", "| --- | --- | ---: | ---: | ---: |"]
+    out = ["| " + " | ".join(_head()) + " |", "| --- | --- | ---: | ---: | ---: |"]
     for r in rows:
-        out.append(f"| {r.component} | ${r.latex}$ | {r.copies:,} | {r.count:,} | {percent(r.share)} % |")
-    out.append(f"| **total** | | | **{_total(rows):,}** | 100.0 % |")
+        out.append(f"| {translate(r.component)} | ${r.latex}$ | {r.copies:,} | {r.count:,} | {percent(r.share)} % |")
+    out.append(f"| **{gettext('total')}** | | | **{_total(rows):,}** | 100.0 % |")
     return "\n".join(out)
 
 
@@ -73,12 +82,13 @@ def latex_table(rows: Sequence[Row], *, caption: str = "", label: str = "") -> s
     Needs ``\usepackage{booktabs}`` in the preamble.
     """
     lines = [r"\begin{tabular}{llrrr}", r"\toprule",
-             r"Component & Formula (one copy) & Copies & Parameters & Share \\", r"\midrule"]
+             " & ".join(_tex_text(h[:1].upper() + h[1:]) for h in _head()) + r" \\", r"\midrule"]
     for r in rows:
-        lines.append(f"{_tex_text(r.component)} & ${r.latex}$ & {_tex_int(r.copies)} & {_tex_int(r.count)} & "
-                     f"{percent(r.share)}\\,\\% \\\\")
-    lines += [r"\midrule", f"Total & & & {_tex_int(_total(rows))} & 100.0\\,\\% \\\\", r"\bottomrule",
-              r"\end{tabular}"]
+        lines.append(f"{_tex_text(translate(r.component))} & ${r.latex}$ & {_tex_int(r.copies)} & "
+                     f"{_tex_int(r.count)} & {percent(r.share)}\\,\\% \\\\")
+    total = gettext("total")
+    lines += [r"\midrule", f"{total[:1].upper() + total[1:]} & & & {_tex_int(_total(rows))} & 100.0\\,\\% \\\\",
+              r"\bottomrule", r"\end{tabular}"]
     body = "\n".join(lines)
     if not (caption or label):
         return body
@@ -139,14 +149,17 @@ def budget_text_table(b: Budget) -> str:
 
 def budget_markdown_table(b: Budget) -> str:
     """A pipe table: quantity, formula (``$…$``), value."""
-    out = ["| quantity | formula | value |", "| --- | --- | ---: |"]
+    out = ["| " + " | ".join(gettext(h) for h in (N_("quantity"), N_("formula"), N_("value"))) + " |",
+           "| --- | --- | ---: |"]
     out += [f"| {q} | ${tex}$ | {v} |" for q, _, tex, v in budget_rows(b)]
     return "\n".join(out)
 
 
 def budget_latex_table(b: Budget) -> str:
     r"""A booktabs ``tabular`` of the compute and memory figures (needs ``\usepackage{booktabs}``)."""
-    lines = [r"\begin{tabular}{llr}", r"\toprule", r"Quantity & Formula & Value \\", r"\midrule"]
+    head = (gettext(h) for h in (N_("quantity"), N_("formula"), N_("value")))
+    lines = [r"\begin{tabular}{llr}", r"\toprule", " & ".join(h[:1].upper() + h[1:] for h in head) + r" \\",
+             r"\midrule"]
     for q, _, tex, v in budget_rows(b):
         lines.append(f"{_tex_text(q)} & ${tex}$ & {_tex_text(v).replace(',', '{,}')} \\\\")
     lines += [r"\bottomrule", r"\end{tabular}"]
