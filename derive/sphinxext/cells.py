@@ -52,6 +52,7 @@ from docutils.parsers.rst import directives
 from sphinx.util.docutils import SphinxDirective
 from sphinx.util.osutil import relative_uri
 
+from ..i18n import N_
 from .wheel import build_wheel, wheel_name
 
 STATIC = Path(__file__).parent / "static"
@@ -69,8 +70,25 @@ class cell_node(nodes.General, nodes.Element):  # noqa: N801 - docutils naming
     """A runnable cell: ``code``, ``packages``, ``prompt`` nodes as children, the URL in ``pyodide``."""
 
 
+#: the status lines of the cell's script (``static/derive-cells.js``), by key: the page gives them in its language
+SAY = {"loading": N_("Loading the Python runtime (the first run downloads it; a few seconds)…"),
+       "starting": N_("Starting Python…"), "packages": N_("Loading {packages}…"),
+       "installing": N_("Installing derive…"), "running": N_("Running…"), "done": N_("Done."),
+       "error": N_("The code raised an error (shown below).")}
+
+
+def _words(translator: Any) -> Any:
+    """``gettext`` in the language of the page being written."""
+    from ..i18n import available, translate
+
+    language = available(translator.builder.config.language)
+    return lambda text: translate(text, language)
+
+
 def _visit_cell(self: Any, node: cell_node) -> None:
+    say = _words(self)
     attrs = {"CLASS": "derive-cell", "data-pyodide": node["pyodide"], "data-timeout": str(node["timeout"])}
+    attrs.update({f"data-say-{key}": say(text) for key, text in SAY.items() if say(text) != text})
     if node["packages"]:
         attrs["data-packages"] = " ".join(node["packages"])
     if DERIVE in node["packages"]:
@@ -79,14 +97,17 @@ def _visit_cell(self: Any, node: cell_node) -> None:
     self.body.append(self.starttag(node, "div", **attrs))
     code = self.encode(node["code"])
     rows = min(max(node["code"].count("\n") + 2, 3), 30)
+    label = self.attval(say(N_("Python code (editable)")))
     self.body.append(f'<textarea class="derive-cell-code" rows="{rows}" spellcheck="false" wrap="off" '
-                     f'aria-label="Python code (editable)">{code}</textarea>\n')
+                     f'aria-label="{label}">{code}</textarea>\n')
 
 
 def _depart_cell(self: Any, node: cell_node) -> None:
-    self.body.append('<p class="derive-cell-bar"><button type="button" class="derive-cell-run">Run</button> '
-                     '<span class="derive-cell-status" role="status" aria-live="polite">'
-                     'Runs in your browser; the first run downloads the Python runtime.</span></p>\n'
+    say = _words(self)
+    run, status = say(N_("Run")), say(N_("Runs in your browser; the first run downloads the Python runtime."))
+    self.body.append(f'<p class="derive-cell-bar"><button type="button" class="derive-cell-run">{self.encode(run)}'
+                     '</button> <span class="derive-cell-status" role="status" aria-live="polite">'
+                     f'{self.encode(status)}</span></p>\n'
                      '<pre class="derive-cell-output" hidden></pre>\n</div>\n')
 
 
@@ -118,7 +139,9 @@ class CellDirective(SphinxDirective):
         prompt = self.options.get("prompt")
         if prompt:
             text_nodes, messages = self.state.inline_text(prompt, self.lineno)
-            para = nodes.paragraph("", "", *text_nodes, classes=["derive-cell-prompt"])
+            # a message of the page's gettext catalog, like the page's own paragraphs
+            para = nodes.paragraph(prompt, "", *text_nodes, classes=["derive-cell-prompt"])
+            self.set_source_info(para)
             node += para
             node += messages
         return [node]

@@ -106,7 +106,9 @@ def linked(text: str) -> list[nodes.Node]:
 
 
 def paragraph(*children: nodes.Node | str, classes: tuple[str, ...] = ()) -> nodes.paragraph:
-    para = nodes.paragraph(classes=list(classes))
+    """A paragraph of derive's own words (already in the site's language): not a message of the page's gettext
+    catalog, so Sphinx's Locale transform neither looks it up nor marks it ``untranslated``."""
+    para = nodes.paragraph(classes=list(classes), translatable=False)
     for child in children:
         para += nodes.Text(child) if isinstance(child, str) else child
     return para

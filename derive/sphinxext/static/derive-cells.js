@@ -12,7 +12,7 @@
         reject(new Error("The Python runtime did not load within " + timeoutSeconds +
                          " s from " + url + " (no network? a site can self-host it: derive_pyodide_url)."));
       }, timeoutSeconds * 1000);
-      say("Loading the Python runtime (the first run downloads it; a few seconds)…");
+      say("Loading the Python runtime (the first run downloads it; a few seconds)…", "loading");
       var script = document.createElement("script");
       script.src = url + "pyodide.js";
       script.onerror = function () {
@@ -21,7 +21,7 @@
                          " (no network? a site can self-host it: derive_pyodide_url)."));
       };
       script.onload = function () {
-        say("Starting Python…");
+        say("Starting Python…", "starting");
         window.loadPyodide({ indexURL: url }).then(function (py) {
           clearTimeout(timer);
           resolve(py);
@@ -48,7 +48,7 @@
     var todo = names.filter(function (name) { return !py.loadedPackages[name]; });
     var loaded = Promise.resolve();
     if (todo.length) {
-      say("Loading " + todo.join(", ") + "…");
+      say("Loading {packages}…", "packages", { packages: todo.join(", ") });
       var errors = [];
       var note = function (message) { errors.push(message); };
       loaded = py.loadPackage(todo, { messageCallback: function () {}, errorCallback: note })
@@ -66,7 +66,7 @@
     return loaded.then(function () {
       if (!installedDerive) {
         var wheel = new URL(cell.getAttribute("data-derive-wheel"), document.baseURI).href;
-        say("Installing derive…");
+        say("Installing derive…", "installing");
         installedDerive = py.runPythonAsync("import micropip\nawait micropip.install(" + JSON.stringify(wheel) +
                                             ", deps=False)");
         installedDerive.catch(function () { installedDerive = null; });
@@ -86,7 +86,12 @@
     var packages = (cell.getAttribute("data-packages") || "").split(/\s+/).filter(Boolean);
     var timeout = parseInt(cell.getAttribute("data-timeout") || "60", 10);
     var url = cell.getAttribute("data-pyodide");
-    function say(text) { status.textContent = text; }
+    // a status line in the page's language: the cell's data-say-KEY (written by the build), else the English
+    function say(english, key, fields) {
+      var text = (key && cell.getAttribute("data-say-" + key)) || english;
+      Object.keys(fields || {}).forEach(function (name) { text = text.split("{" + name + "}").join(fields[name]); });
+      status.textContent = text;
+    }
     function finish(state) {
       cell.setAttribute("data-state", state); // "done", "error" (the code raised) or "offline"
       button.disabled = false;
@@ -98,19 +103,19 @@
       loadRuntime(url, timeout, say).then(function (py) {
         return loadPackages(py, cell, packages, url, say);
       }).then(function (py) {
-        say("Running…");
+        say("Running…", "running");
         var lines = [];
         py.setStdout({ batched: function (s) { lines.push(s); } });
         py.setStderr({ batched: function (s) { lines.push(s); } });
         return py.runPythonAsync(code.value).then(function () {
           output.textContent = lines.join("\n");
           output.hidden = false;
-          say("Done.");
+          say("Done.", "done");
         }, function (err) {
           output.textContent = lines.concat([String(err.message || err)]).join("\n");
           output.hidden = false;
           state = "error";
-          say("The code raised an error (shown below).");
+          say("The code raised an error (shown below).", "error");
         });
       }).catch(function (err) {
         say(String(err.message || err));
