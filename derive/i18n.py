@@ -44,6 +44,12 @@ LOCALE_DIR = Path(__file__).parent / "locale"
 #: Hangul syllables, jamo and compatibility jamo: the letters of Korean text
 _HANGUL = re.compile("[\u1100-\u11ff\u3130-\u318f\uac00-\ud7a3]")
 
+#: a ``$…$`` math span of a message (a translation keeps each one as it is)
+MATH = re.compile(r"(?<!\\)\$(?:[^$\\]|\\.)+?(?<!\\)\$")
+
+#: a ``{name}`` field of a message outside its math (``{\\text{model}}`` inside ``$…$`` is TeX, not a field)
+_FIELD = re.compile(r"\{([a-z_]+)\}")
+
 _ACTIVE: ContextVar[str | None] = ContextVar("derive_language", default=None)
 _DEFAULT: list[str | None] = [None]
 
@@ -166,7 +172,7 @@ def translate(text: str, lang: str | None = None) -> str:
 
 def translate_message(text: str, lang: str | None = None) -> str:
     """A cross-check's message in ``lang``: translated whole when the catalog has it, else by its form when it
-    has one of :data:`derive.report.MESSAGE_FORMS` (``holds at 32 points (12 special)``: the numbers are kept,
+    has one of the forms of ``derive.report.MESSAGE_FORMS`` (``holds at 32 points (12 special)``: the numbers are kept,
     the words translated), else as it is.
 
     Raises:
@@ -183,15 +189,34 @@ def translate_message(text: str, lang: str | None = None) -> str:
     for form in MESSAGE_FORMS:
         found = _form_pattern(form).fullmatch(text)
         if found:
-            return translate(form, code).format(**found.groupdict())
+            return fill(translate(form, code), **found.groupdict())
     return text
 
 
-@lru_cache(maxsize=32)
+def _outside_math(form: str) -> list[tuple[str, bool]]:
+    """``form`` cut into (piece, is math) in order."""
+    pieces, pos = [], 0
+    for m in MATH.finditer(form):
+        pieces += [(form[pos:m.start()], False), (m.group(), True)]
+        pos = m.end()
+    return [*pieces, (form[pos:], False)]
+
+
+def fill(form: str, **fields: object) -> str:
+    """``form`` with each ``{name}`` outside its ``$…$`` math replaced by ``fields[name]`` (the TeX braces of
+    the math stay): how a check writes a message that :func:`translate_message` can translate."""
+    return "".join(piece if math else _FIELD.sub(lambda m: str(fields[m.group(1)]), piece)
+                   for piece, math in _outside_math(form))
+
+
+@lru_cache(maxsize=64)
 def _form_pattern(form: str) -> re.Pattern[str]:
     """``"holds at {n} points"`` -> a pattern matching ``"holds at 32 points"`` with a group per field."""
-    parts = re.split(r"\{([a-z_]+)\}", form)
-    return re.compile("".join(re.escape(p) if k % 2 == 0 else f"(?P<{p}>.+?)" for k, p in enumerate(parts)))
+    out = []
+    for piece, math in _outside_math(form):
+        parts = [piece] if math else _FIELD.split(piece)
+        out += [re.escape(p) if k % 2 == 0 else f"(?P<{p}>.+?)" for k, p in enumerate(parts)]
+    return re.compile("".join(out), re.S)
 
 
 def gettext(message: str) -> str:

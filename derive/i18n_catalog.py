@@ -33,7 +33,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from .i18n import DEFAULT_LANGUAGE, DOMAIN, LOCALE_DIR, languages
+from .i18n import DEFAULT_LANGUAGE, DOMAIN, LOCALE_DIR, MATH, languages
 
 ROOT = Path(__file__).parent
 
@@ -45,7 +45,7 @@ KEYWORDS = {"_": None, "gettext": None, "N_": None}
 
 TEMPLATE = LOCALE_DIR / f"{DOMAIN}.pot"
 
-_MATH = re.compile(r"(?<!\\)\$(?:[^$\\]|\\.)+?(?<!\\)\$")
+_MATH = MATH
 
 
 @dataclass(frozen=True)
@@ -79,10 +79,6 @@ def label_messages() -> Iterator[Message]:
     from .crosscheck import IdentityCheck
 
     yield Message(IdentityCheck.name, "derive/crosscheck.py", None, "name of the automatic check of a claim")
-    from .report import MESSAGE_FORMS
-
-    for form in MESSAGE_FORMS:
-        yield Message(form, "derive/report.py", None, "a cross-check's message; keep every {field}")
 
     for chapter in (*CHAPTERS, MORE):
         yield Message(chapter.title, "derive.chapters", None, f"title of chapter {chapter.name}")
@@ -109,6 +105,11 @@ def catalog_messages() -> Iterator[Message]:
     for module in registry.CATALOG_MODULES:
         for entry in [e for e in registry._ENTRIES.values() if e.module == module]:
             yield from derivation_messages(entry.build(), f"{module}#{entry.name}")
+    from .report import MESSAGE_FORMS
+
+    for form in MESSAGE_FORMS:  # registered by the catalog's modules as they load (derive.report.message_form)
+        yield Message(form, "derive.report.MESSAGE_FORMS", None, "form of a cross-check's message: keep every "
+                      "{field} outside the math")
 
 
 def derivation_messages(d, where: str) -> Iterator[Message]:  # noqa: ANN001 - a Derivation

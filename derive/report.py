@@ -14,14 +14,24 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-#: the forms of the cross-checks' one-line messages that carry numbers: a surface shows such a message in the
-#: reader's language by its form (:func:`derive.i18n.translate_message`); the checks write them with ``format``,
-#: and ``python -m derive.i18n extract`` puts each form in the catalog
-HOLDS_AT = "holds at {n} points ({special} special)"
-ESTIMATE_AGREES = "estimate {estimate} ± {bound} (n={n}) agrees with {expected}"
+#: the forms of the cross-checks' one-line messages that carry numbers (:func:`message_form`): a surface shows
+#: such a message in the reader's language by its form (:func:`derive.i18n.translate_message`), and
+#: ``python -m derive.i18n extract`` puts each form in the catalog
+MESSAGE_FORMS: list[str] = []
+
+
+def message_form(form: str) -> str:
+    """Register ``form``, a check's message with ``{name}`` fields outside its ``$…$`` math, and return it; the
+    check writes its message with :func:`derive.i18n.fill` (``fill(form, n=32)``)."""
+    if form not in MESSAGE_FORMS:
+        MESSAGE_FORMS.append(form)
+    return form
+
+
+HOLDS_AT = message_form("holds at {n} points ({special} special)")
+ESTIMATE_AGREES = message_form("estimate {estimate} ± {bound} (n={n}) agrees with {expected}")
 #: the proof kernel's witness line (:mod:`derive.kernel.witness` writes it itself: the kernel imports nothing here)
-WITNESS_AGREES = "mpmath agrees at {n} points ({special} special)"
-MESSAGE_FORMS = (HOLDS_AT, ESTIMATE_AGREES, WITNESS_AGREES)
+WITNESS_AGREES = message_form("mpmath agrees at {n} points ({special} special)")
 
 
 class Verdict(enum.StrEnum):

@@ -13,7 +13,25 @@ from __future__ import annotations
 from typing import Any
 
 from ..crosscheck import FunctionCheck
+from ..i18n import fill
+from ..report import message_form
 from .reference import ReferenceDecoder, adam_step_bytes, runs
+
+# the messages of the checks (forms the catalog translates, derive.report.message_form)
+_DECODING = message_form(
+    "{n} decoding steps at {sizes} sizes: the FLOPs counted in the numpy forward pass (the LM head included) = "
+    "this closed form at n_ctx = t (the shape-built count at the GELU sizes) = derive.params.flops.forward_flops")
+_KV_HELD = message_form(
+    "4 sizes (MHA, MQA, GQA): bytes of the fp16 K and V arrays held by a numpy KV-cache decoding loop after "
+    "{tokens} tokens of {batch} sequences = this closed form = derive.params.memory")
+_ADAM = message_form(
+    "4 sizes: one mixed-precision Adam step in numpy holds fp16 weights and gradients, an fp32 master copy and "
+    "fp32 m and v: their bytes = 16 × the parameters, and the parameters = derive.params.shapes.count")
+_BACKWARD = message_form(
+    "{n} sizes, a batch of 2 × 6 tokens: the backward pass (gradients checked against finite differences) counts "
+    "exactly 2× the forward's FLOPs for every product, so a training step is 3× the forward; the weights cost 6N "
+    "per token; the context products cost 12·n_layers·s·d_attn for the token at position s, twice this closed "
+    "form's 6·n_layers·n_ctx·d_attn (Kaplan's row counts qKᵀ only)")
 
 
 def _values(run: Any, **extra: int) -> dict:
@@ -53,9 +71,7 @@ def flops_exact(closed: Any) -> FunctionCheck:
         ok = all(x["counted"] == x["closed_form"] == x["derive_params"] for x in rows)
         sizes = len(runs())
         return ok, {"rows": rows}, (
-            f"{len(rows)} decoding steps at {sizes} sizes: the FLOPs counted in the numpy forward pass (the LM head "
-            "included) = this closed form at n_ctx = t (the shape-built count at the GELU sizes) = "
-            "derive.params.flops.forward_flops" if ok
+            fill(_DECODING, n=len(rows), sizes=sizes) if ok
             else f"disagreement: {[x for x in rows if len(set(list(x.values())[2:])) > 1]}")
 
     return FunctionCheck("checked against the multiply-adds counted in a numpy decoder, every step of a cached "
@@ -102,9 +118,8 @@ def kv_cache(per_token: Any, batch_total: Any | None = None) -> FunctionCheck:
             rows.append(row)
         ok = all(x["held_bytes"] == x["closed_form"] == x["derive_params"] for x in rows)
         return ok, {"rows": rows}, (
-            "4 sizes (MHA, MQA, GQA): bytes of the fp16 K and V arrays held by a numpy KV-cache decoding loop "
-            f"after {', '.join(str(r.n) for r in runs())} tokens of {runs()[0].batch} sequences = this closed form "
-            "= derive.params.memory" if ok else f"disagreement: {rows}")
+            fill(_KV_HELD, tokens=", ".join(str(r.n) for r in runs()), batch=runs()[0].batch) if ok
+            else f"disagreement: {rows}")
 
     return FunctionCheck("checked against the K and V arrays a numpy KV-cache decoding loop holds, four sizes",
                          check)
@@ -127,9 +142,7 @@ def adam_memory(closed: Any) -> FunctionCheck:
                          "parts": parts})
         ok = all(x["parameters"] == x["derive_params_count"] and x["held_bytes"] == x["closed_form"] for x in rows)
         return ok, {"rows": rows}, (
-            "4 sizes: one mixed-precision Adam step in numpy holds fp16 weights and gradients, an fp32 master copy "
-            "and fp32 m and v: their bytes = 16 × the parameters, and the parameters = derive.params.shapes.count"
-            if ok else f"disagreement: {rows}")
+            _ADAM if ok else f"disagreement: {rows}")
 
     return FunctionCheck("checked against the arrays a numpy mixed-precision Adam step holds, four sizes", check)
 
@@ -172,11 +185,7 @@ def flops_training(closed: Any) -> FunctionCheck:
                  and r["weights_per_token"] == r["6N"] and r["counted_context"] == 2 * r["closed_context"]
                  and r["gradient_gap"] < 1e-6 for r in rows)
         return ok, {"rows": rows}, (
-            f"{len(rows)} sizes, a batch of 2 × 6 tokens: the backward pass (gradients checked against finite "
-            "differences) counts exactly 2× the forward's FLOPs for every product, so a training step is 3× the "
-            "forward; the weights cost 6N per token; the context products cost 12·n_layers·s·d_attn for the token "
-            "at position s, twice this closed form's 6·n_layers·n_ctx·d_attn (Kaplan's row counts qKᵀ only)"
-            if ok else f"disagreement: {rows}")
+            fill(_BACKWARD, n=len(rows)) if ok else f"disagreement: {rows}")
 
     return FunctionCheck("checked against the multiply-adds counted in a numpy training step (forward, "
                          "cross-entropy, backward), four sizes", check)

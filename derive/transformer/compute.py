@@ -20,10 +20,15 @@ from __future__ import annotations
 from typing import Any
 
 from ..core import Assumption, Citation, Derivation, Step
+from ..i18n import fill
 from ..params import reference_checks
 from ..params.arch import Architecture
 from ..params.presets import MIXTRAL_8X7B
 from ..registry import metadata, register
+from ..report import message_form
+
+_MODELS_AGREE = message_form("{n} models (4 presets, 6 random): integer count = shape table = per-head arrays = "
+                             "closed form")
 
 KAPLAN_T1 = Citation("kaplan2020", "§2.1, Table 1")
 KAPLAN_21 = Citation("kaplan2020", "§2.1")
@@ -246,8 +251,8 @@ def flops_exact() -> Derivation:
             rows.append((a.name, ctx, forward_flops(a, ctx), shapes, arrays, closed))
         ok = all(r[2] == r[3] == r[4] == r[5] for r in rows)
         return ok, {"rows": [list(r) for r in rows]}, (
-            f"{len(rows)} models (4 presets, 6 random): integer count = shape table = per-head arrays = closed form"
-            if ok else f"disagreement (int, shapes, arrays, closed): {[r for r in rows if len(set(r[2:])) > 1]}")
+            fill(_MODELS_AGREE, n=len(rows)) if ok
+            else f"disagreement (int, shapes, arrays, closed): {[r for r in rows if len(set(r[2:])) > 1]}")
 
     llama = PRESETS["llama-7b"].arch
     return Derivation(

@@ -20,8 +20,10 @@ from dataclasses import replace
 from typing import Any
 
 from ..core import Assumption, Citation, Derivation, Step
+from ..i18n import fill
 from ..params.arch import Architecture, llama_ffn_hidden
 from ..registry import metadata, register
+from ..report import message_form
 
 VASWANI_322 = Citation("vaswani2017", "§3.2.2")
 VASWANI_33 = Citation("vaswani2017", "§3.3")
@@ -92,6 +94,12 @@ def _conditional_identity(start: Any, end: Any, subs: dict, what: str) -> Any:
     return IdentityCheck(start.xreplace(subs), end, name=f"claim at random points with {what}")
 
 
+_ALLOCATED = message_form(r"{n} configurations $(d_{\text{model}}, h, h_{kv}, d_{\text{ff}})$ allocated: sum of "
+                          ".size equals the closed form")
+_RANDOM_MODELS = message_form("{n} random small models of this layout: allocated = counted = closed form; "
+                              "{presets} presets: counted = closed form")
+
+
 def _allocation_check(name: str, build: Any, closed: Any, configs: list[Architecture]) -> Any:
     """FunctionCheck: arrays built per head (allocate.py) have as many scalars as the closed form says."""
     from ..numeric import FunctionCheck
@@ -106,8 +114,7 @@ def _allocation_check(name: str, build: Any, closed: Any, configs: list[Architec
         ok = all(r[4] == r[5] for r in rows)
         bad = [r for r in rows if r[4] != r[5]]
         return ok, {"configs": len(rows), "mismatches": [list(r) for r in bad]}, (
-            (rf"{len(rows)} configurations $(d_{{\text{{model}}}}, h, h_{{kv}}, d_{{\text{{ff}}}})$ allocated: sum of "
-             ".size equals the closed form")
+            fill(_ALLOCATED, n=len(rows))
             if ok else f"allocation differs from the closed form at {bad[:3]}")
 
     return FunctionCheck(name, run)
@@ -604,8 +611,7 @@ def _total_derivation(name: str, preset: str, subs: dict, end: Any,
         presets = [(count(PRESETS[p].arch), int(end.xreplace(symbol_values(PRESETS[p].arch)))) for p, _ in printed]
         ok = all(x == y == z for x, y, z in rows) and all(x == y for x, y in presets)
         return ok, {"rows": [list(r) for r in rows], "presets": [list(r) for r in presets]}, (
-            f"{len(rows)} random small models of this layout: allocated = counted = closed form; "
-            f"{len(presets)} presets: counted = closed form" if ok
+            fill(_RANDOM_MODELS, n=len(rows), presets=len(presets)) if ok
             else f"disagreement (allocated, counted, closed form): {rows}; presets {presets}")
 
     cited, _ = _cited(start, lemmas, _WHY)
