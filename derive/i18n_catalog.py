@@ -107,7 +107,9 @@ def catalog_messages() -> Iterator[Message]:
             yield from derivation_messages(entry.build(), f"{module}#{entry.name}")
     from .report import MESSAGE_FORMS
 
-    for form in MESSAGE_FORMS:  # registered by the catalog's modules as they load (derive.report.message_form)
+    # registered by the catalog's modules as they load (derive.report.message_form), in an order that depends on
+    # what was imported first: sorted, so the template is the same whoever extracts it
+    for form in sorted(MESSAGE_FORMS):
         yield Message(form, "derive.report.MESSAGE_FORMS", None, "form of a cross-check's message: keep every "
                       "{field} outside the math")
 

@@ -9,7 +9,11 @@ from decimal import ROUND_HALF_UP, Decimal
 from typing import Any
 
 from .crosscheck import CrossCheck
-from .report import CheckResult
+from .i18n import fill
+from .report import CheckResult, message_form
+
+#: the message of a passing check of a printed figure (a form the catalog translates)
+ROUNDS_TO = message_form("{exact} = {value} rounds to {rounded}")
 
 _PRINTED_RE = re.compile(r"^[+-]?(\d{1,3}(,\d{3})+|\d+)(\.\d+)?([eE][+-]?\d+)?$")
 
@@ -84,6 +88,6 @@ class ValueCheck(CrossCheck):
                    "rounded": got, "source": self.source}
         shown = sp.sstr(self.exact)
         shown = shown if len(shown) <= 80 else "exact value"
-        msg = f"{shown} = {sp.N(self.exact, 10)} rounds to {got}" + (
+        msg = fill(ROUNDS_TO, exact=shown, value=sp.N(self.exact, 10), rounded=got) + (
             "" if passed else f", not the printed {self.printed}")
         return CheckResult(self.name, passed, figures, msg, time.perf_counter() - t0)

@@ -11,7 +11,9 @@ from functools import lru_cache
 
 import numpy as np
 
+from ..i18n import fill
 from ..numeric import ValueCheck, round_like
+from ..printed import ROUNDS_TO
 from ..report import CheckResult
 
 
@@ -72,7 +74,8 @@ class ValueAt(ValueCheck):
         shown = sp.sstr(self.exact)
         figures = {"exact": shown, "where": where, "value": str(sp.N(value, 15)),
                    "printed": self.printed, "rounded": got, "source": self.source}
-        msg = f"{shown if len(shown) <= 80 else 'exact value'} = {sp.N(value, 10)} rounds to {got}" + (
+        msg = fill(ROUNDS_TO, exact=shown if len(shown) <= 80 else "exact value", value=sp.N(value, 10),
+                   rounded=got) + (
             "" if passed else f", not the printed {self.printed}")
         return CheckResult(self.name, passed, figures, msg, time.perf_counter() - t0)
 
