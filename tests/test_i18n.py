@@ -475,6 +475,19 @@ def test_notebook_reprs_follow_the_language_setting(monkeypatch):
         i18n.set_language("xx")
 
 
+def test_a_reports_notebook_table_follows_the_language():
+    from derive.cache import cached_verify
+
+    registry.load_catalog()
+    report = cached_verify(registry.get("softmax.shift-invariance"))
+    english = report._repr_html_()
+    with i18n.using("ko"):
+        korean = report._repr_html_()
+    for text in ("<td>단계 1</td><td>증명됨</td>", "<td>검증</td><td>통과</td>", "32개 점에서 성립 (특수점 12개)"):
+        assert text in korean, text
+    assert "<td>step 1</td><td>proved</td>" in english and "holds at 32 points (12 special)" in english
+
+
 def test_korean_words_wrap_at_100_terminal_columns(capsys):
     """A Hangul syllable takes two columns: Korean lines of `derive show` are wrapped by cells, not letters."""
     from rich.cells import cell_len

@@ -126,16 +126,28 @@ def derivation_html(derivation: Derivation, report: Report | None = None) -> str
 
 def _verdict(report: Report) -> str:
     """The report's verdict in the words of every surface: proved, refuted, undecided (or a failed cross-check)."""
-    return str(report.verdict) if report.ok or str(report.verdict) != "proved" else "cross-check failed"
+    return translate(str(report.verdict)) if report.ok or str(report.verdict) != "proved" else \
+        gettext("cross-check failed")
+
+
+def _state_word(state: CheckState) -> str:
+    """``FAILED`` for a failed check, else its state (``passed``, ``not evaluated``), in the active language."""
+    return gettext("FAILED") if state is CheckState.FAILED else translate(str(state))
 
 
 def report_html(report: Report) -> str:
-    """A report as an HTML table: one row per step (verdict, strategy) and per cross-check."""
-    rows = [f"<tr><td>step {s.index}</td><td>{html.escape(str(s.verdict))}</td>"
+    """A report as an HTML table: one row per step (verdict, strategy) and per cross-check, in the active
+    language."""
+    from ..i18n import translate_message
+
+    step, check = gettext("step {k}"), html.escape(gettext("check"))
+    rows = [f"<tr><td>{html.escape(step.format(k=s.index))}</td>"
+            f"<td>{html.escape(translate(str(s.verdict)))}</td>"
             f"<td>{html.escape(s.strategy)}{(' — ' + html.escape(str(s.counterexample))) if s.counterexample else ''}"
             "</td></tr>" for s in report.steps]
-    rows += [f"<tr><td>check</td><td>{'FAILED' if c.state is CheckState.FAILED else c.state}</td>"
-             f"<td>{words_html(translate(c.name))}: {words_html(c.message)}</td></tr>" for c in report.checks]
+    rows += [f"<tr><td>{check}</td><td>{html.escape(_state_word(c.state))}</td>"
+             f"<td>{words_html(translate(c.name))}: {words_html(translate_message(c.message))}</td></tr>"
+             for c in report.checks]
     head = (f"<p><code>{html.escape(report.name)}</code>: <b>{html.escape(_verdict(report))}</b> "
             f"({report.seconds:.2f} s)</p>")
     if report.error:
