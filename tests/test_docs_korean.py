@@ -224,8 +224,8 @@ def _quizzes(html: str) -> list[tuple[str, list[str], dict[str, str]]]:
         key = attrs.split('"')[0]
         say = dict(re.findall(r'data-say-(\w+)="([^"]*)"', attrs))
         out.append((key, say))
-    choices = [[re.sub(r"<[^>]+>", "", b).strip() for b in re.findall(r'<button[^>]*class="derive-quiz-choice"'
-                                                                       r'[^>]*>(.*?)</button>', ol, re.S)]
+    button = r'<button[^>]*class="[^"]*\bderive-quiz-choice\b[^"]*"[^>]*>(.*?)</button>'
+    choices = [[re.sub(r"<[^>]+>", "", b).strip() for b in re.findall(button, ol, re.S)]
                for ol in re.findall(r'<ol class="derive-quiz-choices".*?</ol>', html, re.S)]
     return [(key, texts, say) for (key, say), texts in zip(out, choices, strict=True)]
 
