@@ -257,16 +257,24 @@ def example_cross_entropy() -> Derivation:
     import sympy as sp
 
     from ..numeric import FunctionCheck, ValueCheck
-    from ..rules import Evaluate, Substitute
+    from .notation import sym, vec
 
-    zs = sp.symbols("z_1:4", real=True)
-    den_z = sum(sp.exp(v) for v in zs)
-    loss = -sp.log(sp.exp(zs[0]) / den_z)  # y = e_1: only the first term of −Σ y_k log p_k
-    start = sp.ImmutableMatrix([[sp.Derivative(loss, v) for v in zs]])
-    general = sp.ImmutableMatrix([[sp.exp(zs[0]) / den_z - 1, sp.exp(zs[1]) / den_z, sp.exp(zs[2]) / den_z]])
-    point = tuple(zip(zs, (sp.Integer(v) for v in CE_Z), strict=True))
+    n, k, ell = 3, sym("k_class"), sym("l")
+    z = vec("z")
+    S = sp.Sum(sp.exp(z[ell]), (ell, 1, n))
+    m = sp.Symbol("m", integer=True)
+    onehot = sp.Lambda(m, sp.KroneckerDelta(m, 1))  # y = e₁ as a family: y_k = δ_k1
+    soft = sp.Lambda(m, sp.exp(z[m]) / S)  # p_k = softmax(z)_k
+    loss = -sp.Sum(sp.KroneckerDelta(k, 1) * sp.log(sp.exp(z[k]) / S), (k, 1, n))
+    start = sp.ImmutableMatrix([[sp.Derivative(loss, z[c]) for c in (1, 2, 3)]])
+
+    def grad(upto: int, den: Any) -> Any:  # entries 1..upto by the law (p_j − y_j), the others as defined
+        return sp.ImmutableMatrix([[sp.exp(z[c]) / den - sp.KroneckerDelta(c, 1) if c <= upto else start[0, c - 1]
+                                     for c in (1, 2, 3)]])
+    written = sp.Add(*[sp.exp(z[c]) for c in (1, 2, 3)])
+    values = {z[c]: sp.Integer(v) for c, v in enumerate(CE_Z, 1)}
     den, exact = _ce_example_values()
-    at_point = general.xreplace(dict(point))
+    at_point = grad(3, written).xreplace(values)
 
     def float_check(seed: int) -> tuple[bool, dict, str]:
         got = cross_entropy_grad(np.array(CE_Z, dtype=float), np.array([1.0, 0.0, 0.0]))
@@ -278,11 +286,15 @@ def example_cross_entropy() -> Derivation:
         **metadata("gradients.example-cross-entropy"),
         instance="n = 3, z = (2, 0, 1), y = e₁",
         start=start,
-        premises=tuple(sp.Eq(a, b) for a, b in point),
+        premises=tuple(sp.Eq(e, v) for e, v in values.items()),
         steps=(
-            Step(general, "differentiate $-\\log p_1$: $p_1 - 1$ for $z_1$, $p_k$ for the others "
-                          "(gradients.softmax-cross-entropy with $n = 3$)", rule=Evaluate("the derivatives")),
-            Step(at_point, "at $z = (2, 0, 1)$", rule=Substitute(point, "z = (2, 0, 1)")),
+            *(Step(grad(c, S), f"entry {c}: $\\partial L/\\partial z_{c} = p_{c} - y_{c}$ "
+                               f"(gradients.softmax-cross-entropy at $n = 3$, $j = {c}$, $y = e_1$)",
+                   by="gradients.softmax-cross-entropy",
+                   where={"n": sp.Integer(n), "j": sp.Integer(c), "y": onehot, "p": soft}, citation=D2L_CE)
+              for c in (1, 2, 3)),
+            Step(grad(3, written), "write out the sum over the three classes"),
+            Step(at_point, "at $z = (2, 0, 1)$"),
             Step(exact, "common denominator $1 + e + e^2$", citation=D2L_CE),
         ),
         assumptions=(Assumption("n = 3 classes, scores z = (2, 0, 1), target y = e₁ = (1, 0, 0)"),),
