@@ -38,6 +38,11 @@ Side conditions, checked by the kernel on every use (:func:`check`):
    derivation's hypotheses (they speak of the free symbol of the same name): it must follow from the
    binder's range (``j ≤ n`` inside ``Σ_{j=1}^{n}``), else the step is not proved.
 
+One step may use several instances that differ in one or more symbols: a ``where`` image that is a
+``Tuple`` of expressions (``where={i: Tuple(1, 2, 3, 4)}``, several tuples of one length taken together)
+stands for the instances it lists, applied one after the other, each checked as above on the expression
+the previous ones left (a law about entry i of a vector, used for every entry at once).
+
 The substitution avoids capture: a variable bound in the claim that occurs in an image is renamed first.
 An indexed family may be given elementwise, ``z ↦ Lambda(k, body)`` (the family ``z_k = body(k)``), when
 ``body(k)`` keeps z's assumptions for every integer k; not where the claim differentiates with respect to
@@ -350,8 +355,45 @@ _IMPLIES = {"=": ("=", "<=", "<", ">=", ">"), "<=": ("<=", "<"), "<": ("<=", "<"
             ">": (">=", ">")}
 
 
+def each(rule: Lemma) -> list[Lemma]:
+    """The single instances a rule stands for: one per position of its ``Tuple`` images (see the docstring).
+
+    Raises:
+        ValueError: tuples of different lengths, or an empty one.
+    """
+    lengths = {len(v) for _, v in rule.where if isinstance(v, sp.Tuple)}
+    if not lengths:
+        return [rule]
+    if len(lengths) > 1 or 0 in lengths:
+        raise ValueError("the Tuple images of where= must have one length, at least 1")
+    (n,) = lengths
+    return [Lemma(rule.cited, tuple((k, v[m] if isinstance(v, sp.Tuple) else v) for k, v in rule.where))
+            for m in range(n)]
+
+
 def check(rule: Lemma, expr: Any, ctx: Any, prove_equal: Any, relation: str = "=") -> str | None:
-    """The side conditions of a lemma application on ``expr``: ``None`` if they hold, else the reason."""
+    """The side conditions of a lemma application on ``expr``: ``None`` if they hold, else the reason.
+
+    Several instances (``Tuple`` images) are checked one after the other, each on the expression the
+    previous ones left; the reason names the instance that fails.
+    """
+    try:
+        singles = each(rule)
+    except ValueError as exc:
+        return str(exc)
+    if len(singles) == 1:
+        return _check_one(singles[0], expr, ctx, prove_equal, relation)
+    if relation != "=":
+        return "several instances in one step are used only in an equality step"
+    for m, single in enumerate(singles, 1):
+        why = _check_one(single, expr, ctx, prove_equal, "=")
+        if why is not None:
+            return f"instance {m} of {len(singles)}: {why}"
+        expr = _apply_one(single, expr, ctx)
+    return None
+
+
+def _check_one(rule: Lemma, expr: Any, ctx: Any, prove_equal: Any, relation: str = "=") -> str | None:
     d, why = _status(rule, ctx)
     if why is not None:
         return why
@@ -523,7 +565,13 @@ def _families(moments: list) -> str:
 
 
 def apply(rule: Lemma, expr: Any, ctx: Any) -> Any:
-    """The previous expression with the instance rewritten (after :func:`check` passed)."""
+    """The previous expression with the instance (each instance, in order) rewritten (after :func:`check`)."""
+    for single in each(rule):
+        expr = _apply_one(single, expr, ctx)
+    return expr
+
+
+def _apply_one(rule: Lemma, expr: Any, ctx: Any) -> Any:
     d, _ = _status(rule, ctx)
     _, lhs, rhs, lemma_relation = instance(rule, d, expr)
     if lemma_relation == "=":
