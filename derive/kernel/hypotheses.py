@@ -134,7 +134,7 @@ class Hypotheses:
 
     @functools.cached_property
     def _pinned_bases(self) -> frozenset:
-        return frozenset(el.target.base for el in self.eliminations if _pinned(el.target))
+        return frozenset(el.target.base for el in self.eliminations if is_pinned(el.target))
 
     def exprs(self) -> list:
         """Expressions whose symbols a point must give values to (the premises' and the domains')."""
@@ -214,7 +214,7 @@ class Hypotheses:
     def _pin(self, values: dict, point: Point) -> bool:
         """Give each pinned element its value at the point (False: a value is not in its family's domain)."""
         for el in self.eliminations:
-            if _pinned(el.target):
+            if is_pinned(el.target):
                 val = _value(self.reduce(el.value), values, point)
                 if val is None or not _in_domain(val, el.target):
                     return False
@@ -285,7 +285,7 @@ class Hypotheses:
 def _replace(expr: Any, target: Any, value: Any) -> Any:
     if isinstance(target, sp.Symbol):
         return expr.xreplace({target: value}) if isinstance(expr, sp.Basic) else expr
-    if _pinned(target):
+    if is_pinned(target):
         return expr.xreplace({target: value})
     if isinstance(target, sp.Indexed):
         base, idx = target.base, target.indices
@@ -299,7 +299,7 @@ def _replace(expr: Any, target: Any, value: Any) -> Any:
     return expr.xreplace({target: value})
 
 
-def _pinned(t: Any) -> bool:
+def is_pinned(t: Any) -> bool:
     """An element of an indexed family at integer indices (``z[1]``), which a premise may pin to a value."""
     return isinstance(t, sp.Indexed) and all(getattr(i, "is_Integer", False) for i in t.indices)
 
@@ -440,8 +440,8 @@ def build(definitions: tuple, premises: tuple) -> Hypotheses:
                 unusable.append(f"{a} = {b}")
             continue
         if isinstance(p, sp.Equality) and not isinstance(p.lhs, (sp.MatrixBase, sp.MatrixExpr)):
-            el, value = (p.lhs, p.rhs) if _pinned(p.lhs) else (p.rhs, p.lhs)
-            if _pinned(el) and el not in taken and not value.has(el.base):
+            el, value = (p.lhs, p.rhs) if is_pinned(p.lhs) else (p.rhs, p.lhs)
+            if is_pinned(el) and el not in taken and not value.has(el.base):
                 # z[1] = 2: the element is pinned (eliminated, and every point gives it that value)
                 elims.append(Elimination(el, value, True, f"{p.lhs} = {p.rhs}"))
                 taken.add(el)
@@ -489,7 +489,7 @@ def build(definitions: tuple, premises: tuple) -> Hypotheses:
             checks.append((g, kind, str(p)))
     domains = []
     for el in elims:
-        if _pinned(el.target):
+        if is_pinned(el.target):
             val = hyp.reduce(el.value)
             for key in ("integer", "positive", "nonnegative", "negative", "nonpositive", "real"):
                 if el.target.assumptions0.get(key) and getattr(val, f"is_{key}", None) is False:

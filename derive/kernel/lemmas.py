@@ -321,13 +321,30 @@ def _holds(premise: Any, sigma: dict, ctx: Any, prove_equal: Any) -> bool:
             if (new_lhs, new_rhs) == (lhs, rhs):
                 break
             lhs, rhs = new_lhs, new_rhs
-        return False
+        pinned = _pinned(ctx)
+        return pinned is not None and prove_equal(pinned.reduce(p.lhs, True), pinned.reduce(p.rhs, True))
     if isinstance(p, (sp.LessThan, sp.StrictLessThan, sp.GreaterThan, sp.StrictGreaterThan)):
         gap = p.rhs - p.lhs if isinstance(p, (sp.LessThan, sp.StrictLessThan)) else p.lhs - p.rhs
-        if isinstance(p, (sp.StrictLessThan, sp.StrictGreaterThan)):
-            return gap.is_positive is True or any(_same(gap, _gap(q)) and _strict(q) for q in ctx.premises)
-        return ctx.nonnegative(gap)
+        strict = isinstance(p, (sp.StrictLessThan, sp.StrictGreaterThan))
+        if strict and (gap.is_positive is True or any(_same(gap, _gap(q)) and _strict(q) for q in ctx.premises)):
+            return True
+        if not strict and ctx.nonnegative(gap):
+            return True
+        pinned = _pinned(ctx)
+        if pinned is None:
+            return False
+        value = pinned.reduce(gap, True)  # the citing derivation's elements at their pinned values
+        return (value.is_positive if strict else value.is_nonnegative) is True
     return False
+
+
+def _pinned(ctx: Any) -> Any:
+    """The citing derivation's hypotheses when they pin elements of a family (``z[1] = 2``), else ``None``:
+    a premise of the cited derivation about those elements is then read at their values."""
+    from . import hypotheses
+
+    hyps = hypotheses.of(tuple(getattr(ctx, "definitions", ())), tuple(getattr(ctx, "premises", ())))
+    return hyps if any(hypotheses.is_pinned(el.target) for el in hyps.eliminations) else None
 
 
 def _gap(q: Any) -> Any:

@@ -170,12 +170,10 @@ def temperature_float64() -> np.ndarray:
 def temperature_table() -> Derivation:
     import sympy as sp
 
+    from ..kernel.primitives import Substitute
     from ..numeric import FunctionCheck, ValueCheck
     from .exact_ops import RowSoftmax, matmul, softmax_row
-
     from .notation import vec
-
-    from ..kernel.primitives import Substitute
 
     ts = [sp.Rational(t) for t in TEMPERATURES]
     z, j, k = vec("z"), sp.Symbol("j", integer=True, positive=True), sp.Symbol("k", integer=True)

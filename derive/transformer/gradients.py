@@ -358,7 +358,8 @@ def layernorm_jacobian() -> Derivation:
     from ..sums import SiftDelta
     from .softmax import Differentiate
 
-    x, d, i, j, ell, b, eps, mu, s2, s = _norm_symbols()
+    x, d, i, j, ell, b, _, mu, s2, s = _norm_symbols()
+    eps = sp.Symbol("eps", nonnegative=True)  # ε = 0 allowed, as long as σ² + ε > 0 (a premise)
     D = sp.KroneckerDelta
     M = sp.Sum(x[b], (b, 1, d)) / d
     V = sp.Sum((x[ell] - M) ** 2, (ell, 1, d)) / d
@@ -371,7 +372,7 @@ def layernorm_jacobian() -> Derivation:
     return Derivation(
         **metadata("gradients.layernorm-jacobian"),
         start=sp.Derivative((x[i] - M) / root, x[j]),
-        premises=(sp.Le(j, d), sp.Eq(centred, 0)),
+        premises=(sp.Le(j, d), sp.Eq(centred, 0), sp.Gt(V + eps, 0)),
         steps=(
             Step(sp.Derivative(x[i] - M, x[j]) / root - (x[i] - M) * sp.Derivative(V, x[j]) / (2 * root**3),
                  "quotient rule, and $\\partial \\sqrt{u} = \\partial u / (2\\sqrt{u})$ for the denominator"),
@@ -403,8 +404,9 @@ def layernorm_jacobian() -> Derivation:
             Step((D(i, j) - 1 / d - xh_i * xh_j / d) / s, "collect over the common factor $1/s$", citation=BA_2016),
         ),
         assumptions=(Assumption(r"x is one token of any length $d_{\text{model}} \ge 1$; 1 ≤ i, $j \le "
-                                r"d_{\text{model}}$; biased variance $\sigma^2$, $\varepsilon > 0$ inside the square "
-                                r"root; no $\gamma$, $\beta$"),),
+                                r"d_{\text{model}}$; biased variance $\sigma^2$, $\varepsilon \ge 0$ inside the square "
+                                r"root with $\sigma^2 + \varepsilon > 0$ ($\varepsilon = 0$ allowed for a token that "
+                                r"is not constant); no $\gamma$, $\beta$"),),
         definitions=((mu, M), (s2, sp.Sum((x[ell] - mu) ** 2, (ell, 1, d)) / d), (s, sp.sqrt(s2 + eps)),
                      (xh_i, (x[i] - mu) / s), (xh_j, (x[j] - mu) / s)),
         citations=(BA_2016,),
@@ -823,16 +825,22 @@ def example_layernorm_jacobian() -> Derivation:
     from ..numeric import FunctionCheck, ValueCheck
     from ..rules import Substitute
 
-    xs = sp.symbols("x_1:4", real=True)
-    mean = sum(xs) / 3
-    var = sum((v - mean) ** 2 for v in xs) / 3
-    s = sp.sqrt(var)
-    xhat = [(v - mean) / s for v in xs]
-    start = sp.ImmutableMatrix(3, 3, lambda r, c: sp.Derivative((xs[r] - mean) / s, xs[c]))
-    general = sp.ImmutableMatrix(3, 3, lambda r, c: (sp.KroneckerDelta(r, c) - sp.Rational(1, 3)
-                                                     - xhat[r] * xhat[c] / 3) / s)
-    point = tuple(zip(xs, (sp.Integer(v) for v in LN_X), strict=True))
+    x, _, _, _, ell, b, _, _, _, _ = _norm_symbols()
+    n = 3
+    M = sp.Sum(x[b], (b, 1, n)) / n
+    root = sp.sqrt(sp.Sum((x[ell] - M) ** 2, (ell, 1, n)) / n)  # ε = 0
+    start = sp.ImmutableMatrix(n, n, lambda r, c: sp.Derivative((x[r + 1] - M) / root, x[c + 1]))
+
+    def closed(mean: Any, s: Any) -> Any:  # the law's (δ_ij − 1/d − x̂_i x̂_j/d)/s at d = 3
+        xhat = [(x[k] - mean) / s for k in (1, 2, 3)]
+        return sp.ImmutableMatrix(n, n, lambda r, c: (sp.KroneckerDelta(r, c) - sp.Rational(1, 3)
+                                                      - xhat[r] * xhat[c] / 3) / s)
+    general = closed(M, root)
+    mean_w = sp.Add(*[x[k] for k in (1, 2, 3)]) / n
+    written = closed(mean_w, sp.sqrt(sp.Add(*[(x[k] - mean_w) ** 2 for k in (1, 2, 3)]) / n))
+    point = tuple((x[k], sp.Integer(v)) for k, v in enumerate(LN_X, 1))
     exact = sp.sqrt(6) / 12 * sp.ImmutableMatrix([[1, -2, 1], [-2, 4, -2], [1, -2, 1]])
+    entries = [(r, c) for r in (1, 2, 3) for c in (1, 2, 3)]
 
     def float_check(seed: int) -> tuple[bool, dict, str]:
         got = layer_norm_jacobian(np.array(LN_X, dtype=float), eps=0.0)
@@ -848,8 +856,12 @@ def example_layernorm_jacobian() -> Derivation:
         start=start,
         premises=tuple(sp.Eq(a, b) for a, b in point),
         steps=(
-            Step(general, "the general Jacobian (gradients.layernorm-jacobian) at $d_{\\text{model}} = 3$, "
-                          "$\\varepsilon = 0$"),
+            Step(general, "the general Jacobian at $d_{\\text{model}} = 3$, $\\varepsilon = 0$, entry by entry "
+                          "(gradients.layernorm-jacobian; it needs $\\sigma^2 + \\varepsilon > 0$, and here "
+                          "$\\sigma^2 = 2/3$)", by="gradients.layernorm-jacobian",
+                 where={"d_model": sp.Integer(n), "eps": sp.Integer(0), "x": x,
+                        "i": sp.Tuple(*[r for r, _ in entries]), "j": sp.Tuple(*[c for _, c in entries])}),
+            Step(written, "write out the sums over the three components"),
             Step(exact, "at $x = (1, 2, 3)$: $\\mu = 2$, $\\sigma^2 = 2/3$, $\\hat{x} = \\sqrt{3/2}\\,(-1, 0, 1)$ "
                         "and $1/s = \\sqrt{3/2} = \\sqrt{6}/2$",
                  rule=Substitute(point, "x = (1, 2, 3)"), citation=BA_2016),
