@@ -43,6 +43,9 @@ One step may use several instances that differ in one or more symbols: a ``where
 stands for the instances it lists, applied one after the other, each checked as above on the expression
 the previous ones left (a law about entry i of a vector, used for every entry at once).
 
+A claim between explicit matrices (a rotation of a 2 × 1 pair) may also be used entry by entry, when every
+entry of one side occurs in the expression and none is a bare number: equal matrices have equal entries.
+
 The substitution avoids capture: a variable bound in the claim that occurs in an image is renamed first.
 An indexed family may be given elementwise, ``z ↦ Lambda(k, body)`` (the family ``z_k = body(k)``), when
 ``body(k)`` keeps z's assumptions for every integer k; not where the claim differentiates with respect to
@@ -420,15 +423,23 @@ def _check_one(rule: Lemma, expr: Any, ctx: Any, prove_equal: Any, relation: str
         return str(exc)
     if relation not in _IMPLIES[lemma_relation]:
         return f"the cited claim is a {lemma_relation} relation and cannot justify a {relation!r} step"
+    pairs = [(lhs, rhs)]
     if lemma_relation == "=":
-        occurs = _occurs(expr, lhs) or _occurs(expr, rhs) or prove_equal(expr, lhs)
+        occurs = _occurs(expr, lhs) or _occurs(expr, rhs)
+        if not occurs and (found := _entrywise(expr, lhs, rhs)):
+            occurs, pairs = True, found
+        occurs = occurs or prove_equal(expr, lhs)
     else:
         occurs = _same(expr, lhs) or prove_equal(expr, lhs)
     if not occurs:
         return f"the instance {lhs} of {d.name}'s claim does not occur in the expression"
-    captured, by_range = _captured(d, sigma, expr, lhs, rhs, lemma_relation, ctx)
-    if captured:
-        return captured
+    ranges = []  # the premises the binders' ranges prove, at the sites of every part used
+    for part_lhs, part_rhs in pairs:
+        captured, proved = _captured(d, sigma, expr, part_lhs, part_rhs, lemma_relation, ctx)
+        if captured:
+            return captured
+        ranges.append(proved)
+    by_range = set.intersection(*ranges)
     for s, image in sigma.items():
         bad = _keeps(image, s, ctx) or _family(s, image, d)
         if bad is not None:
@@ -596,7 +607,31 @@ def _apply_one(rule: Lemma, expr: Any, ctx: Any) -> Any:
             return _rewrite(expr, lhs, rhs)
         if _occurs(expr, rhs):
             return _rewrite(expr, rhs, lhs)
+        found = _entrywise(expr, lhs, rhs)
+        if found:
+            out = expr
+            for old, new in found:
+                out = _rewrite(out, old, new)
+            return out
     return rhs  # check proved the whole expression equal to the instance's start
+
+
+def _entrywise(expr: Any, lhs: Any, rhs: Any) -> list | None:
+    """A claim between explicit matrices used entry by entry: ``[(entry, its image), …]`` when every entry of one
+    side occurs in ``expr`` (equal matrices have equal entries), else ``None``. An entry that is a bare number
+    (0, 1) would be found anywhere: then the claim is not used entrywise."""
+    if not (getattr(lhs, "is_Matrix", False) and getattr(rhs, "is_Matrix", False)) or lhs.shape != rhs.shape:
+        return None
+    try:
+        left, right = sp.ImmutableMatrix(lhs.as_explicit()), sp.ImmutableMatrix(rhs.as_explicit())
+    except (TypeError, ValueError, AttributeError):
+        return None
+    for old, new in ((left, right), (right, left)):
+        if any(e.is_Number for e in old) or len(set(old)) != len(old):
+            continue
+        if all(_occurs(expr, e) for e in old):
+            return [(a, b) for a, b in zip(old, new, strict=True) if a != b]
+    return None
 
 
 def _canon(e: Any) -> Any:

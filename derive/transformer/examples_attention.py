@@ -308,12 +308,23 @@ def pe_table() -> Derivation:
     start = sp.ImmutableMatrix([row(p, omega) for p in range(4)])
     table = sp.ImmutableMatrix([row(p, [w.doit() for w in omega]) for p in range(4)]).doit()
     src = f"{SOURCE}, step 4"
+    # row 3 from row 2: each (sin, cos) pair turned by its frequency (positional.rotation with k = 1)
+    freqs = [w.doit() for w in omega]
+
+    def turned(w: Any) -> list:
+        return [sp.cos(w) * sp.sin(2 * w) + sp.sin(w) * sp.cos(2 * w),
+                -sp.sin(w) * sp.sin(2 * w) + sp.cos(w) * sp.cos(2 * w)]
+    rotated = sp.ImmutableMatrix([*table.tolist()[:3], [v for w in freqs for v in turned(w)]])
     return Derivation(
         **metadata("example.pe-table"),
         start=start,
         steps=(
             Step(table, "the frequencies are $10000^{-0/4} = 1$ and $10000^{-2/4} = 1/100$; sin 0 = 0, cos 0 = 1",
                  rule=Evaluate("the powers of 10000"), citation=VASWANI_35),
+            Step(rotated, "one position further is a rotation: row 3's fast pair is row 2's turned by 1 radian, its "
+                          "slow pair row 2's turned by 1/100 radian (positional.rotation with k = 1)",
+                 by="positional.rotation", where={"i": sp.Tuple(0, 1), "d_model": sp.Integer(d),
+                                                  "pos": sp.Integer(2), "k": sp.Integer(1)}),
         ),
         assumptions=(Assumption(r"$d_{\text{model}} = 4$, pos = 0, 1, 2, 3; columns (sin, cos) pairs interleaved, "
                                 r"pair i with frequency $10000^{-2i/d_{\text{model}}}$"),),

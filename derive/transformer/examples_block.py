@@ -171,6 +171,19 @@ def pre_ln_attention() -> Derivation:
     def per_head(stage):
         return HStack(*[stage(k) for k in range(N_HEADS)])
 
+    # token 2's scores in head k as a family z_m, m = 1, 2 (a line through the two scores), and its weights
+    # by the definition of softmax, each with its own score subtracted once ``shifted``
+    j, m = sp.Symbol("j", integer=True, positive=True), sp.Symbol("m", integer=True)
+    s2 = [heads[k]["scores"].row(1) for k in range(N_HEADS)]
+    rows = [sp.Lambda(m, s2[k][0] + (m - 1) * (s2[k][1] - s2[k][0])) for k in range(N_HEADS)]
+
+    def weights(k: int, shifted: bool) -> sp.ImmutableMatrix:
+        def w(c: int) -> sp.Expr:
+            own = s2[k][c] if shifted else 0
+            return sp.exp(rows[k](c + 1) - own) / sp.Sum(sp.exp(rows[k](j) - own), (j, 1, 2))
+        return sp.ImmutableMatrix([[1, 0], [w(0), w(1)]])
+    pairs = [(k, c) for k in range(N_HEADS) for c in range(2)]
+
     steps = (
         Step(matadd(x, MultiHead(a, N_HEADS)),
              "LayerNorm of each token (ε = 0, γ = 1, β = 0): token 1 has μ = 1, σ² = 1/2, "
@@ -186,9 +199,18 @@ def pre_ln_attention() -> Derivation:
               r"$-1/\sqrt{5}$")),
         Step(matadd(x, per_head(lambda k: matmul(RowSoftmax(heads[k]["masked"]), cols[k]))),
              "causal mask: token 1 may not look at token 2 (score −∞)"),
+        Step(matadd(x, per_head(lambda k: matmul(weights(k, False), cols[k]))),
+             "softmax of each row; exp(−∞) = 0 gives token 1 the weights (1, 0); token 2's two scores are written "
+             "$z_j$, j = 1, 2"),
+        Step(matadd(x, per_head(lambda k: matmul(weights(k, True), cols[k]))),
+             "token 2's weights in each head: subtract the entry's own score from both scores "
+             "(softmax.shift-invariance at $n = 2$)", by="softmax.shift-invariance",
+             where={"z": sp.Tuple(*[rows[k] for k, _ in pairs]), "n": sp.Integer(2),
+                    "c": sp.Tuple(*[s2[k][c] for k, c in pairs]), "i": sp.Tuple(*[c + 1 for _, c in pairs])},
+             citation=VASWANI_322),
         Step(matadd(x, per_head(lambda k: matmul(heads[k]["weights"], cols[k]))),
-             "softmax of each row; exp(−∞) = 0 gives token 1 the weights (1, 0); token 2's weights "
-             "are written 1/(1 + exp(s₂ − s₁)) and 1/(1 + exp(s₁ − s₂))"),
+             "so token 2's weights are 1/(1 + exp(s₂ − s₁)) and 1/(1 + exp(s₁ − s₂)), logistic functions of the "
+             "score gap"),
         Step(matadd(x, mha), "weights times values, heads side by side"),
         Step(h, "the residual connection adds the input back", citation=XIONG),
     )
