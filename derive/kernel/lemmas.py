@@ -57,6 +57,7 @@ step's relation to the step's expression by the ordinary strategies and witness.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -472,10 +473,10 @@ def _binders(node: Any) -> dict:
     return {}
 
 
-def _sites(expr: Any, part: Any, bound: dict | None = None) -> list:
+def _sites(expr: Any, part: Any, bound: dict | None = None, canon: Any = None) -> list:
     """Every occurrence of ``part`` in ``expr`` with the variables bound around it (and their ranges)."""
     bound = bound or {}
-    canon = _canon(part)
+    canon = _canon(part) if canon is None else canon
     if _like(expr, part, canon):
         return [bound]
     out = [{**bound, **{lim[0]: (lim[1], lim[2]) for lim in expr.limits[m:]}}
@@ -483,7 +484,7 @@ def _sites(expr: Any, part: Any, bound: dict | None = None) -> list:
     inner = {**bound, **_binders(expr)}
     for arg in getattr(expr, "args", ()):
         if isinstance(arg, sp.Basic):
-            out.extend(_sites(arg, part, inner))
+            out.extend(_sites(arg, part, inner, canon))
     return out
 
 
@@ -645,7 +646,21 @@ def _canon(e: Any) -> Any:
 def _like(node: Any, part: Any, canon_part: Any) -> bool:
     if type(node) is not type(part) and type(node) is not type(canon_part):
         return False  # renaming bound indices keeps the head: a node of another kind is not the instance
+    if node == part:
+        return True
+    try:
+        return _like_cached(node, part, canon_part)
+    except TypeError:  # an unhashable node: compared without the cache
+        return _like_uncached(node, part, canon_part)
+
+
+def _like_uncached(node: Any, part: Any, canon_part: Any) -> bool:
     return _same(node, part) or (type(node) is type(canon_part) and _same(_canon(node), canon_part))
+
+
+#: one step's instances are looked for in the same expression several times (occurs, sites, rewrite, and
+#: once per instance of a Tuple): alpha-equivalence of a node and an instance is decided once
+_like_cached = functools.lru_cache(maxsize=1 << 16)(_like_uncached)
 
 
 def _nests(node: Any) -> list:

@@ -257,6 +257,7 @@ def example_cross_entropy() -> Derivation:
     import sympy as sp
 
     from ..numeric import FunctionCheck, ValueCheck
+    from ..rules import Substitute
     from .notation import sym, vec
 
     n, k, ell = 3, sym("k_class"), sym("l")
@@ -294,7 +295,7 @@ def example_cross_entropy() -> Derivation:
                    where={"n": sp.Integer(n), "j": sp.Integer(c), "y": onehot, "p": soft}, citation=D2L_CE)
               for c in (1, 2, 3)),
             Step(grad(3, written), "write out the sum over the three classes"),
-            Step(at_point, "at $z = (2, 0, 1)$"),
+            Step(at_point, "at $z = (2, 0, 1)$", rule=Substitute(tuple(values.items()), "z = (2, 0, 1)")),
             Step(exact, "common denominator $1 + e + e^2$", citation=D2L_CE),
         ),
         assumptions=(Assumption("n = 3 classes, scores z = (2, 0, 1), target y = e₁ = (1, 0, 0)"),),
