@@ -135,7 +135,7 @@ def graph_svg(g: dict, verdicts: dict[str, str] | None = None, urls: dict[str, s
     """The graph drawn with matplotlib as an SVG document; each node links to ``urls[name]`` if given.
 
     Connected parts are drawn side by side and wrap onto new shelves (:func:`layout`), so the drawing is at
-    most :data:`FIT_WIDTH` inches wide unless one part alone is wider.
+    most ``FIT_WIDTH`` inches wide unless one part alone is wider.
 
     Raises:
         ImportError: matplotlib is not installed (it comes with the ``docs`` extra).
