@@ -159,6 +159,12 @@ def test_pinned_elements_are_usable_and_a_right_value_is_proved():
     assert [str(e.target) for e in hyp.eliminations] == ["z[1]", "z[2]", "z[3]"]
     # the sum over the family is written out, then the pinned elements are substituted
     assert hyp.reduce(sp.Sum(sp.exp(_z[_j]), (_j, 1, 3))) == sp.exp(2) + 1 + sp.E
+    # an index bound again inside: the inner sum is its own variable (Σ_j z_j·(z₁ + z₂) = 3·2 = 6)
+    shadowed = sp.Sum(sp.Sum(_z[_j], (_j, 1, 2)) * _z[_j], (_j, 1, 3))
+    assert hyp.reduce(shadowed) == 6
+    n = sp.Symbol("n", integer=True, positive=True)  # an inner sum of symbolic length stays, and so does the outer
+    inner = sp.Sum(sp.Sum(_z[_j], (_j, 1, n)) * _z[_j], (_j, 1, 3))
+    assert hyp.reduce(inner) == inner
     r = _run("t.pinned-right", _SOFTMAX_1, [Step(sp.exp(2) / (sp.exp(2) + 1 + sp.E), "at z = (2, 0, 1)")], _PINS)
     assert r.steps[0].verdict is Verdict.PROVED, r.steps[0]
 

@@ -314,9 +314,13 @@ def _write_out(expr: Any, bases: frozenset) -> Any:
     This is the definition of a finite sum, applied by substitution (no sympy evaluation of the terms), so a
     pinned element ``z[1]`` appears where ``Σ_j z_j`` used it.
     """
+    from .primitives import _bound_symbols
+
     def fits(x: Any) -> bool:
         if not isinstance(x, (sp.Sum, sp.Product)) or not any(x.function.has(b) for b in bases):
             return False
+        if {lim[0] for lim in x.limits} & _bound_symbols(x.function):
+            return False  # an index bound again inside (shadowed): left as it is
         count = 1
         for lim in x.limits:
             if len(lim) != 3 or not (lim[1].is_Integer and lim[2].is_Integer):
