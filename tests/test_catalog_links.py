@@ -19,7 +19,36 @@ LINKS = {
     "example.max-trick": "softmax.shift-invariance",
     "example.exercise-layernorm-constant": "norms.layernorm-constant-input",
     "example.exercise-causal-first-token": "mask.first-token",
+    "example.temperature-table": "softmax.shift-invariance",  # pinned scores z = (2, 0, 1), one row at a time
+    "example.rmsnorm": "norms.rmsnorm-scale-invariance",  # entry by entry (a Tuple of instances)
+    "example.pe-table": "positional.rotation",  # a 2 × 1 matrix claim used entry by entry
+    "example.pre-ln-attention": "softmax.shift-invariance",
+    "example.pre-ln-block": "norms.layernorm-shift-scale-invariance",
+    "gradients.example-cross-entropy": "gradients.softmax-cross-entropy",
+    "gradients.example-layernorm-jacobian": "gradients.layernorm-jacobian",  # ε = 0 with σ² + ε > 0
+    "init.he-variance": "init.relu-second-moment",  # the law uses the normal instance it needs
 }
+
+
+def test_every_worked_example_and_instance_is_linked_to_a_law(catalog):
+    """No exemptions: a worked example cites a law; a derivation proved only for an instance cites a law or
+    is cited by one; the graph of the whole catalog has no cycle and at least 40 edges."""
+    from derive import registry
+    from derive.citations import scope, used_by
+
+    everything = [catalog.get(n) for n in registry.names()]
+    g = graph(everything)  # raises on a cycle
+    assert len(g["edges"]) >= 40
+    laws = {n["name"] for n in g["nodes"] if n["scope"] == "law"}
+    users = used_by()
+    unlinked = []
+    for d in everything:
+        cites_law = any(name in laws for name in uses(d))
+        if scope(d) == "worked example" and not cites_law:
+            unlinked.append(d.name)
+        elif d.instance and not (cites_law or set(users.get(d.name, ())) & laws):
+            unlinked.append(d.name)
+    assert unlinked == []
 
 
 @pytest.mark.parametrize("example, law", sorted(LINKS.items()))
@@ -52,3 +81,18 @@ def test_the_zero_init_law_at_a_wrong_size_is_not_proved(catalog):
     wrong = verify(_with_where(d, 0, d_model=sp.Integer(5)), numeric=False)
     assert wrong.steps[0].verdict is Verdict.UNDECIDED
     assert "at the instance" in wrong.steps[0].detail
+
+
+def test_the_jacobian_example_at_a_constant_token_is_not_proved(catalog):
+    # ε = 0 needs σ² > 0: at x = (2, 2, 2) the law's premise σ² + ε > 0 fails at the instance
+    d = catalog.get("gradients.example-layernorm-jacobian")
+    constant = tuple(sp.Eq(p.lhs, 2) for p in d.premises)
+    wrong = verify(dataclasses.replace(d, premises=constant, checks=()), numeric=False)
+    assert wrong.steps[0].verdict is Verdict.UNDECIDED
+    assert "> 0 of gradients.layernorm-jacobian is not proved at the instance" in wrong.steps[0].detail
+
+
+def test_the_rotation_at_a_wrong_position_is_not_proved(catalog):
+    d = catalog.get("example.pe-table")
+    wrong = verify(_with_where(d, 1, pos=sp.Integer(5)), numeric=False)
+    assert wrong.steps[1].verdict is Verdict.UNDECIDED and "does not occur" in wrong.steps[1].detail

@@ -76,7 +76,21 @@ def test_wrong_cross_entropy_sign_is_refuted(catalog, refute_step):
     d = catalog.get("gradients.example-cross-entropy")
     e = sp.E
     wrong = sp.ImmutableMatrix([[(e + 1) / (e**2 + e + 1), -1 / (e**2 + e + 1), -e / (e**2 + e + 1)]])  # y − p
-    assert refute_step(d, 3, wrong).verdict is Verdict.REFUTED
+    last = len(d.steps)
+    assert refute_step(d, last, wrong).verdict is Verdict.REFUTED
+    # the step at z = (2, 0, 1) reads the premises z₁ = 2, z₂ = 0, z₃ = 1 (pinned elements): a wrong value there
+    # is refuted at a point where they hold, the right one proved
+    at_point = d.steps[last - 2].expr
+    assert refute_step(d, last - 1, at_point.xreplace({sp.E: sp.Integer(3)})).verdict is Verdict.REFUTED
+    assert refute_step(d, last - 1, at_point).verdict is Verdict.PROVED
+
+
+def test_cross_entropy_example_cites_the_law_entry_by_entry(catalog):
+    from derive.citations import uses
+
+    d = catalog.get("gradients.example-cross-entropy")
+    assert uses(d) == ["gradients.softmax-cross-entropy"]
+    assert [s.cites for s in d.steps[:3]] == ["gradients.softmax-cross-entropy"] * 3
 
 
 def test_layernorm_example_is_rank_one_projection(catalog):

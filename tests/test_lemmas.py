@@ -314,3 +314,44 @@ def test_a_matrix_symbol_law_is_cited_at_a_matrix_of_its_shape():
     assert wrong.verdict is Verdict.UNDECIDED and "2 × 4 at the instance" in wrong.detail
     scalar = _one(a * 2, Step(2 * a, "a number is not a matrix", by=law, where={"X": 2 * a}))
     assert scalar.verdict is not Verdict.PROVED
+
+
+# ----------------------------------------------------------------------------
+# several instances in one step, a matrix claim entry by entry, premises read at pinned elements (issue 22)
+# ----------------------------------------------------------------------------
+
+_i = sp.Symbol("i", integer=True, positive=True)
+_v = sp.IndexedBase("v", real=True)
+
+
+def test_a_tuple_image_stands_for_one_instance_per_entry():
+    # the law about entry i used for i = 1, 2 at once: each instance must occur
+    lemma = Derivation(name="lem.twice", title="v_i + v_i = 2 v_i", start=_v[_i] + _v[_i] + x - x,
+                       steps=(Step(2 * _v[_i], "add"),))
+    both = sp.ImmutableMatrix([[2 * _v[1], 2 * _v[2]]])
+    r = _one(both, Step(sp.ImmutableMatrix([[2 * _v[1], 2 * _v[2]]]) * 1, "no-op", by=lemma,
+                        where={"i": sp.Tuple(1, 2)}))
+    assert r.verdict is Verdict.PROVED, r
+    # an instance that does not occur (i = 3) is named in the reason
+    bad = _one(both, Step(both, "no-op", by=lemma, where={"i": sp.Tuple(1, 3)}))
+    assert bad.verdict is Verdict.UNDECIDED and "instance 2 of 2" in bad.detail
+    # tuples of different lengths are refused
+    odd = _one(both, Step(both, "no-op", by=lemma, where={"i": sp.Tuple(1, 2), "x": sp.Tuple(1, 2, 3)}))
+    assert odd.verdict is Verdict.UNDECIDED and "one length" in odd.detail
+
+
+def test_a_matrix_claim_may_be_used_entry_by_entry():
+    w = sp.Symbol("w", positive=True)
+    rot = Derivation(name="lem.pair", title="a pair", start=sp.ImmutableMatrix([[sp.sin(2 * w)], [sp.cos(2 * w)]]),
+                     steps=(Step(sp.ImmutableMatrix([[2 * sp.sin(w) * sp.cos(w)], [sp.cos(w) ** 2 - sp.sin(w) ** 2]]),
+                                 "double angle"),))
+    row = sp.ImmutableMatrix([[sp.sin(6), sp.cos(6), 1]])  # a 1 × 3 row holding the pair at w = 3
+    right = sp.ImmutableMatrix([[2 * sp.sin(3) * sp.cos(3), sp.cos(3) ** 2 - sp.sin(3) ** 2, 1]])
+    r = _one(row, Step(right, "the double angle, entry by entry", by=rot, where={w: 3}))
+    assert r.verdict is Verdict.PROVED, r
+    # at another w the entries do not occur: not proved
+    r2 = _one(row, Step(right, "wrong angle", by=rot, where={w: 2}))
+    assert r2.verdict is Verdict.UNDECIDED and "does not occur" in r2.detail
+    # the entries rewritten, the step must still equal the result: a wrong sign is refuted
+    wrong = sp.ImmutableMatrix([[2 * sp.sin(3) * sp.cos(3), sp.sin(3) ** 2 - sp.cos(3) ** 2, 1]])
+    assert _one(row, Step(wrong, "sign slip", by=rot, where={w: 3})).verdict is Verdict.REFUTED

@@ -141,3 +141,61 @@ def test_an_equation_premise_is_used_without_a_rule():
     r = _run("t.eq-norule", b - x, [Step(sp.Integer(1), "by the premise")], (sp.Eq(b, x + 1),))
     assert r.steps[0].verdict is Verdict.PROVED
     assert r.ok
+
+
+# ----------------------------------------------------------------------------
+# pinned elements: a premise z[1] = 2 on one element of an indexed family (issue 22)
+# ----------------------------------------------------------------------------
+
+_z = sp.IndexedBase("z", real=True)
+_j = sp.Symbol("j", integer=True, positive=True)
+_PINS = (sp.Eq(_z[1], 2), sp.Eq(_z[2], 0), sp.Eq(_z[3], 1))
+_SOFTMAX_1 = sp.exp(_z[1]) / sp.Sum(sp.exp(_z[_j]), (_j, 1, 3))
+
+
+def test_pinned_elements_are_usable_and_a_right_value_is_proved():
+    hyp = hypotheses.of((), _PINS)
+    assert not hyp.unusable and not hyp.contradiction
+    assert [str(e.target) for e in hyp.eliminations] == ["z[1]", "z[2]", "z[3]"]
+    # the sum over the family is written out, then the pinned elements are substituted
+    assert hyp.reduce(sp.Sum(sp.exp(_z[_j]), (_j, 1, 3))) == sp.exp(2) + 1 + sp.E
+    # an index bound again inside: the inner sum is its own variable (Σ_j z_j·(z₁ + z₂) = 3·2 = 6)
+    shadowed = sp.Sum(sp.Sum(_z[_j], (_j, 1, 2)) * _z[_j], (_j, 1, 3))
+    assert hyp.reduce(shadowed) == 6
+    n = sp.Symbol("n", integer=True, positive=True)  # an inner sum of symbolic length stays, and so does the outer
+    inner = sp.Sum(sp.Sum(_z[_j], (_j, 1, n)) * _z[_j], (_j, 1, 3))
+    assert hyp.reduce(inner) == inner
+    r = _run("t.pinned-right", _SOFTMAX_1, [Step(sp.exp(2) / (sp.exp(2) + 1 + sp.E), "at z = (2, 0, 1)")], _PINS)
+    assert r.steps[0].verdict is Verdict.PROVED, r.steps[0]
+
+
+def test_a_wrong_value_under_pinned_elements_is_refuted_at_a_point_where_they_hold():
+    r = _run("t.pinned-wrong", _SOFTMAX_1 + _z[4], [Step(sp.exp(2) / (sp.exp(2) + 2 + sp.E) + _z[4], "wrong")],
+             _PINS)
+    s = r.steps[0]
+    assert s.verdict is Verdict.REFUTED, s
+    # the counterexample gives the free element z[4] a value and keeps the pinned ones
+    assert "z[4]" in s.counterexample.point
+    assert all(s.counterexample.point.get(f"z[{k}]", v) == v for k, v in ((1, "2"), (2, "0"), (3, "1")))
+
+
+def test_a_derivative_with_respect_to_a_pinned_element_is_taken_before_its_value():
+    # d/dz₁ of z₁² is 2·z₁ = 4 at z₁ = 2 (substituting first would give d/d2, or 0)
+    d = sp.Derivative(_z[1] ** 2 + _z[2], _z[1])
+    right = _run("t.pinned-derivative", d, [Step(2 * _z[1], "differentiate"), Step(sp.Integer(4), "at z₁ = 2")],
+                 _PINS)
+    assert [s.verdict for s in right.steps] == [Verdict.PROVED, Verdict.PROVED], right.steps
+    wrong = _run("t.pinned-derivative-wrong", d, [Step(sp.Integer(0), "substituted first")], _PINS)
+    assert wrong.steps[0].verdict is Verdict.REFUTED, wrong.steps[0]
+
+
+def test_pinned_elements_that_disagree_or_leave_the_domain_are_refused():
+    twice = _run("t.pinned-twice", _z[1], [Step(_z[1] + 1, "ex falso")], (sp.Eq(_z[1], 2), sp.Eq(_z[1], 3)))
+    assert twice.steps[0].verdict is Verdict.UNDECIDED
+    assert "inconsistent" in twice.steps[0].detail
+    # sympy itself decides Eq(g[1], -1) for a positive family: a false premise is refused when declared
+    from derive.exceptions import DerivationDefinitionError
+
+    g = sp.IndexedBase("g", positive=True)
+    with pytest.raises(DerivationDefinitionError, match="premise"):
+        _run("t.pinned-false", g[1], [Step(g[1] + 1, "ex falso")], (sp.Eq(g[1], -1),))

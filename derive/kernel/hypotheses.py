@@ -12,6 +12,13 @@ turns them into one object, :class:`Hypotheses`, used so:
   symbol that the others determine. :meth:`Hypotheses.reduce` substitutes
   them; the witness evaluates the reduced sides, so the eliminated symbol has
   the value the hypotheses give it.
+* **Pinned elements.** An equation premise that gives one element of an
+  indexed family a value, ``Eq(z[1], 2)`` (integer indices), pins it: the
+  element is eliminated like a symbol, a finite sum or product over the
+  family with integer bounds is written out term by term first (the
+  definition of the sum, so ``Σ_{j=1}^{3} e^{z_j}`` has ``z_1`` in it), and
+  every point gives the element that value (:meth:`Hypotheses.admit`), so a
+  counterexample is a point where it holds.
 * **Admission of a point.** :meth:`Hypotheses.admit` checks every remaining
   premise at a point, exactly (rationals) or at 50 digits with a margin, and
   the assumptions of every eliminated symbol at its value; a point that fails
@@ -109,6 +116,11 @@ class Hypotheses:
         # point then gives it the value the hypotheses say (see :meth:`admit`)
         bound = _bound_symbols(expr)
         out = expr
+        if self._pinned_bases:
+            out = _write_out(expr, self._pinned_bases)
+            # an element a derivative is taken with respect to stays a variable there; the point pins its value
+            bound |= {v for node in sp.preorder_traversal(out) if isinstance(node, sp.Derivative)
+                      for v in node.variables}
         for _ in range(6):
             new = out
             for el in self.eliminations:
@@ -119,6 +131,10 @@ class Hypotheses:
                 break
             out = new
         return out
+
+    @functools.cached_property
+    def _pinned_bases(self) -> frozenset:
+        return frozenset(el.target.base for el in self.eliminations if is_pinned(el.target))
 
     def exprs(self) -> list:
         """Expressions whose symbols a point must give values to (the premises' and the domains')."""
@@ -179,6 +195,8 @@ class Hypotheses:
             if failed is None:
                 return None  # a premise cannot be decided at this point
             if not failed:
+                if not self._pin(values, point):
+                    return None
                 out = Point(values, point.seed, point.small_elements, point.label, point.elements)
                 self._show_eliminated(out)
                 return out
@@ -192,6 +210,16 @@ class Hypotheses:
             if not moved:
                 return None
         return None
+
+    def _pin(self, values: dict, point: Point) -> bool:
+        """Give each pinned element its value at the point (False: a value is not in its family's domain)."""
+        for el in self.eliminations:
+            if is_pinned(el.target):
+                val = _value(self.reduce(el.value), values, point)
+                if val is None or not _in_domain(val, el.target):
+                    return False
+                point.elements[(el.target.base, tuple(int(i) for i in el.target.indices))] = val
+        return True
 
     def _failing(self, values: dict, point: Point) -> list | None:
         """The premises that fail at ``values`` (``None``: one cannot be decided there)."""
@@ -257,6 +285,8 @@ class Hypotheses:
 def _replace(expr: Any, target: Any, value: Any) -> Any:
     if isinstance(target, sp.Symbol):
         return expr.xreplace({target: value}) if isinstance(expr, sp.Basic) else expr
+    if is_pinned(target):
+        return expr.xreplace({target: value})
     if isinstance(target, sp.Indexed):
         base, idx = target.base, target.indices
 
@@ -267,6 +297,46 @@ def _replace(expr: Any, target: Any, value: Any) -> Any:
     if isinstance(target, AppliedUndef):
         return expr.replace(target.func, sp.Lambda(target.args, value))
     return expr.xreplace({target: value})
+
+
+def is_pinned(t: Any) -> bool:
+    """An element of an indexed family at integer indices (``z[1]``), which a premise may pin to a value."""
+    return isinstance(t, sp.Indexed) and all(getattr(i, "is_Integer", False) for i in t.indices)
+
+
+#: a sum over a pinned family is written out when it has at most this many terms
+_WRITE_OUT = 64
+
+
+def _write_out(expr: Any, bases: frozenset) -> Any:
+    """``expr`` with each sum (product) over one of ``bases`` with integer bounds written out term by term.
+
+    This is the definition of a finite sum, applied by substitution (no sympy evaluation of the terms), so a
+    pinned element ``z[1]`` appears where ``Σ_j z_j`` used it.
+    """
+    from .primitives import _bound_symbols
+
+    def fits(x: Any) -> bool:
+        if not isinstance(x, (sp.Sum, sp.Product)) or not any(x.function.has(b) for b in bases):
+            return False
+        if {lim[0] for lim in x.limits} & _bound_symbols(x.function):
+            return False  # an index bound again inside (shadowed): left as it is
+        count = 1
+        for lim in x.limits:
+            if len(lim) != 3 or not (lim[1].is_Integer and lim[2].is_Integer):
+                return False
+            count *= max(int(lim[2]) - int(lim[1]) + 1, 0)
+        return count <= _WRITE_OUT
+
+    def out(x: Any) -> Any:
+        terms = [x.function]
+        for v, lo, hi in x.limits:  # the first limit is the innermost
+            terms = [t.xreplace({v: sp.Integer(k)}) for k in range(int(lo), int(hi) + 1) for t in terms]
+        return sp.Add(*terms) if isinstance(x, sp.Sum) else sp.Mul(*terms)
+
+    if not isinstance(expr, sp.Basic) or not expr.has(sp.Sum, sp.Product):
+        return expr
+    return expr.replace(fits, out)
 
 
 def _is_bound_free_target(t: Any) -> bool:
@@ -374,6 +444,12 @@ def build(definitions: tuple, premises: tuple) -> Hypotheses:
                 unusable.append(f"{a} = {b}")
             continue
         if isinstance(p, sp.Equality) and not isinstance(p.lhs, (sp.MatrixBase, sp.MatrixExpr)):
+            el, value = (p.lhs, p.rhs) if is_pinned(p.lhs) else (p.rhs, p.lhs)
+            if is_pinned(el) and el not in taken and not value.has(el.base):
+                # z[1] = 2: the element is pinned (eliminated, and every point gives it that value)
+                elims.append(Elimination(el, value, True, f"{p.lhs} = {p.rhs}"))
+                taken.add(el)
+                continue
             if isinstance(p.lhs, sp.Indexed) and _is_bound_free_target(p.lhs) and not p.rhs.has(p.lhs.base):
                 # z[j] = c − u[j], for every j (as Substitute reads it)
                 elims.append(Elimination(p.lhs, p.rhs, True, f"{p.lhs} = {p.rhs}"))
@@ -417,6 +493,11 @@ def build(definitions: tuple, premises: tuple) -> Hypotheses:
             checks.append((g, kind, str(p)))
     domains = []
     for el in elims:
+        if is_pinned(el.target):
+            val = hyp.reduce(el.value)
+            for key in ("integer", "positive", "nonnegative", "negative", "nonpositive", "real"):
+                if el.target.assumptions0.get(key) and getattr(val, f"is_{key}", None) is False:
+                    contradiction = contradiction or f"{el.source} contradicts the assumptions on {el.target.base}"
         if isinstance(el.target, sp.Symbol) and any(v for k, v in el.target.assumptions0.items()
                                                    if k not in ("commutative",) and v):
             domains.append((el.target, hyp.reduce(el.value)))

@@ -38,6 +38,14 @@ Side conditions, checked by the kernel on every use (:func:`check`):
    derivation's hypotheses (they speak of the free symbol of the same name): it must follow from the
    binder's range (``j ≤ n`` inside ``Σ_{j=1}^{n}``), else the step is not proved.
 
+One step may use several instances that differ in one or more symbols: a ``where`` image that is a
+``Tuple`` of expressions (``where={i: Tuple(1, 2, 3, 4)}``, several tuples of one length taken together)
+stands for the instances it lists, applied one after the other, each checked as above on the expression
+the previous ones left (a law about entry i of a vector, used for every entry at once).
+
+A claim between explicit matrices (a rotation of a 2 × 1 pair) may also be used entry by entry, when every
+entry of one side occurs in the expression and none is a bare number: equal matrices have equal entries.
+
 The substitution avoids capture: a variable bound in the claim that occurs in an image is renamed first.
 An indexed family may be given elementwise, ``z ↦ Lambda(k, body)`` (the family ``z_k = body(k)``), when
 ``body(k)`` keeps z's assumptions for every integer k; not where the claim differentiates with respect to
@@ -49,6 +57,7 @@ step's relation to the step's expression by the ordinary strategies and witness.
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 from typing import Any
 
@@ -316,13 +325,30 @@ def _holds(premise: Any, sigma: dict, ctx: Any, prove_equal: Any) -> bool:
             if (new_lhs, new_rhs) == (lhs, rhs):
                 break
             lhs, rhs = new_lhs, new_rhs
-        return False
+        pinned = _pinned(ctx)
+        return pinned is not None and prove_equal(pinned.reduce(p.lhs, True), pinned.reduce(p.rhs, True))
     if isinstance(p, (sp.LessThan, sp.StrictLessThan, sp.GreaterThan, sp.StrictGreaterThan)):
         gap = p.rhs - p.lhs if isinstance(p, (sp.LessThan, sp.StrictLessThan)) else p.lhs - p.rhs
-        if isinstance(p, (sp.StrictLessThan, sp.StrictGreaterThan)):
-            return gap.is_positive is True or any(_same(gap, _gap(q)) and _strict(q) for q in ctx.premises)
-        return ctx.nonnegative(gap)
+        strict = isinstance(p, (sp.StrictLessThan, sp.StrictGreaterThan))
+        if strict and (gap.is_positive is True or any(_same(gap, _gap(q)) and _strict(q) for q in ctx.premises)):
+            return True
+        if not strict and ctx.nonnegative(gap):
+            return True
+        pinned = _pinned(ctx)
+        if pinned is None:
+            return False
+        value = pinned.reduce(gap, True)  # the citing derivation's elements at their pinned values
+        return (value.is_positive if strict else value.is_nonnegative) is True
     return False
+
+
+def _pinned(ctx: Any) -> Any:
+    """The citing derivation's hypotheses when they pin elements of a family (``z[1] = 2``), else ``None``:
+    a premise of the cited derivation about those elements is then read at their values."""
+    from . import hypotheses
+
+    hyps = hypotheses.of(tuple(getattr(ctx, "definitions", ())), tuple(getattr(ctx, "premises", ())))
+    return hyps if any(hypotheses.is_pinned(el.target) for el in hyps.eliminations) else None
 
 
 def _gap(q: Any) -> Any:
@@ -350,8 +376,45 @@ _IMPLIES = {"=": ("=", "<=", "<", ">=", ">"), "<=": ("<=", "<"), "<": ("<=", "<"
             ">": (">=", ">")}
 
 
+def each(rule: Lemma) -> list[Lemma]:
+    """The single instances a rule stands for: one per position of its ``Tuple`` images (see the docstring).
+
+    Raises:
+        ValueError: tuples of different lengths, or an empty one.
+    """
+    lengths = {len(v) for _, v in rule.where if isinstance(v, sp.Tuple)}
+    if not lengths:
+        return [rule]
+    if len(lengths) > 1 or 0 in lengths:
+        raise ValueError("the Tuple images of where= must have one length, at least 1")
+    (n,) = lengths
+    return [Lemma(rule.cited, tuple((k, v[m] if isinstance(v, sp.Tuple) else v) for k, v in rule.where))
+            for m in range(n)]
+
+
 def check(rule: Lemma, expr: Any, ctx: Any, prove_equal: Any, relation: str = "=") -> str | None:
-    """The side conditions of a lemma application on ``expr``: ``None`` if they hold, else the reason."""
+    """The side conditions of a lemma application on ``expr``: ``None`` if they hold, else the reason.
+
+    Several instances (``Tuple`` images) are checked one after the other, each on the expression the
+    previous ones left; the reason names the instance that fails.
+    """
+    try:
+        singles = each(rule)
+    except ValueError as exc:
+        return str(exc)
+    if len(singles) == 1:
+        return _check_one(singles[0], expr, ctx, prove_equal, relation)
+    if relation != "=":
+        return "several instances in one step are used only in an equality step"
+    for m, single in enumerate(singles, 1):
+        why = _check_one(single, expr, ctx, prove_equal, "=")
+        if why is not None:
+            return f"instance {m} of {len(singles)}: {why}"
+        expr = _apply_one(single, expr, ctx)
+    return None
+
+
+def _check_one(rule: Lemma, expr: Any, ctx: Any, prove_equal: Any, relation: str = "=") -> str | None:
     d, why = _status(rule, ctx)
     if why is not None:
         return why
@@ -361,15 +424,23 @@ def check(rule: Lemma, expr: Any, ctx: Any, prove_equal: Any, relation: str = "=
         return str(exc)
     if relation not in _IMPLIES[lemma_relation]:
         return f"the cited claim is a {lemma_relation} relation and cannot justify a {relation!r} step"
+    pairs = [(lhs, rhs)]
     if lemma_relation == "=":
-        occurs = _occurs(expr, lhs) or _occurs(expr, rhs) or prove_equal(expr, lhs)
+        occurs = _occurs(expr, lhs) or _occurs(expr, rhs)
+        if not occurs and (found := _entrywise(expr, lhs, rhs)):
+            occurs, pairs = True, found
+        occurs = occurs or prove_equal(expr, lhs)
     else:
         occurs = _same(expr, lhs) or prove_equal(expr, lhs)
     if not occurs:
         return f"the instance {lhs} of {d.name}'s claim does not occur in the expression"
-    captured, by_range = _captured(d, sigma, expr, lhs, rhs, lemma_relation, ctx)
-    if captured:
-        return captured
+    ranges = []  # the premises the binders' ranges prove, at the sites of every part used
+    for part_lhs, part_rhs in pairs:
+        captured, proved = _captured(d, sigma, expr, part_lhs, part_rhs, lemma_relation, ctx)
+        if captured:
+            return captured
+        ranges.append(proved)
+    by_range = set.intersection(*ranges)
     for s, image in sigma.items():
         bad = _keeps(image, s, ctx) or _family(s, image, d)
         if bad is not None:
@@ -402,10 +473,10 @@ def _binders(node: Any) -> dict:
     return {}
 
 
-def _sites(expr: Any, part: Any, bound: dict | None = None) -> list:
+def _sites(expr: Any, part: Any, bound: dict | None = None, canon: Any = None) -> list:
     """Every occurrence of ``part`` in ``expr`` with the variables bound around it (and their ranges)."""
     bound = bound or {}
-    canon = _canon(part)
+    canon = _canon(part) if canon is None else canon
     if _like(expr, part, canon):
         return [bound]
     out = [{**bound, **{lim[0]: (lim[1], lim[2]) for lim in expr.limits[m:]}}
@@ -413,7 +484,7 @@ def _sites(expr: Any, part: Any, bound: dict | None = None) -> list:
     inner = {**bound, **_binders(expr)}
     for arg in getattr(expr, "args", ()):
         if isinstance(arg, sp.Basic):
-            out.extend(_sites(arg, part, inner))
+            out.extend(_sites(arg, part, inner, canon))
     return out
 
 
@@ -523,7 +594,13 @@ def _families(moments: list) -> str:
 
 
 def apply(rule: Lemma, expr: Any, ctx: Any) -> Any:
-    """The previous expression with the instance rewritten (after :func:`check` passed)."""
+    """The previous expression with the instance (each instance, in order) rewritten (after :func:`check`)."""
+    for single in each(rule):
+        expr = _apply_one(single, expr, ctx)
+    return expr
+
+
+def _apply_one(rule: Lemma, expr: Any, ctx: Any) -> Any:
     d, _ = _status(rule, ctx)
     _, lhs, rhs, lemma_relation = instance(rule, d, expr)
     if lemma_relation == "=":
@@ -531,7 +608,31 @@ def apply(rule: Lemma, expr: Any, ctx: Any) -> Any:
             return _rewrite(expr, lhs, rhs)
         if _occurs(expr, rhs):
             return _rewrite(expr, rhs, lhs)
+        found = _entrywise(expr, lhs, rhs)
+        if found:
+            out = expr
+            for old, new in found:
+                out = _rewrite(out, old, new)
+            return out
     return rhs  # check proved the whole expression equal to the instance's start
+
+
+def _entrywise(expr: Any, lhs: Any, rhs: Any) -> list | None:
+    """A claim between explicit matrices used entry by entry: ``[(entry, its image), …]`` when every entry of one
+    side occurs in ``expr`` (equal matrices have equal entries), else ``None``. An entry that is a bare number
+    (0, 1) would be found anywhere: then the claim is not used entrywise."""
+    if not (getattr(lhs, "is_Matrix", False) and getattr(rhs, "is_Matrix", False)) or lhs.shape != rhs.shape:
+        return None
+    try:
+        left, right = sp.ImmutableMatrix(lhs.as_explicit()), sp.ImmutableMatrix(rhs.as_explicit())
+    except (TypeError, ValueError, AttributeError):
+        return None
+    for old, new in ((left, right), (right, left)):
+        if any(e.is_Number for e in old) or len(set(old)) != len(old):
+            continue
+        if all(_occurs(expr, e) for e in old):
+            return [(a, b) for a, b in zip(old, new, strict=True) if a != b]
+    return None
 
 
 def _canon(e: Any) -> Any:
@@ -545,7 +646,21 @@ def _canon(e: Any) -> Any:
 def _like(node: Any, part: Any, canon_part: Any) -> bool:
     if type(node) is not type(part) and type(node) is not type(canon_part):
         return False  # renaming bound indices keeps the head: a node of another kind is not the instance
+    if node == part:
+        return True
+    try:
+        return _like_cached(node, part, canon_part)
+    except TypeError:  # an unhashable node: compared without the cache
+        return _like_uncached(node, part, canon_part)
+
+
+def _like_uncached(node: Any, part: Any, canon_part: Any) -> bool:
     return _same(node, part) or (type(node) is type(canon_part) and _same(_canon(node), canon_part))
+
+
+#: one step's instances are looked for in the same expression several times (occurs, sites, rewrite, and
+#: once per instance of a Tuple): alpha-equivalence of a node and an instance is decided once
+_like_cached = functools.lru_cache(maxsize=1 << 16)(_like_uncached)
 
 
 def _nests(node: Any) -> list:

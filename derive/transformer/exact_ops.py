@@ -181,8 +181,14 @@ class ReLU(_RowOp):
         return super().__new__(cls, arg, sp.Tuple(*[sp.Tuple(*p) for p in values]))
 
     def compute(self, m: sp.ImmutableMatrix) -> sp.ImmutableMatrix:
-        values = dict(self.args[1])
-        return m.applyfunc(lambda v: relu(v, values))
+        return m.applyfunc(lambda v: _relu_at(v, self.args[1]))
+
+
+@lru_cache(maxsize=4096)
+def _relu_at(v: Any, values: sp.Tuple) -> Any:
+    """:func:`relu` of one entry at ``values`` (pairs), cached: the entries an operator shares between the forms
+    of one chain (a row left unchanged by a step) are decided once."""
+    return relu(v, dict(values))
 
 
 def relu(v: Any, values: dict | None = None) -> Any:

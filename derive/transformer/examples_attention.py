@@ -170,21 +170,45 @@ def temperature_float64() -> np.ndarray:
 def temperature_table() -> Derivation:
     import sympy as sp
 
+    from ..kernel.primitives import Substitute
     from ..numeric import FunctionCheck, ValueCheck
     from .exact_ops import RowSoftmax, matmul, softmax_row
+    from .notation import vec
 
     ts = [sp.Rational(t) for t in TEMPERATURES]
-    z_rows = sp.ImmutableMatrix([list(TEMPERATURE_Z)] * 3)
+    z, j, k = vec("z"), sp.Symbol("j", integer=True, positive=True), sp.Symbol("k", integer=True)
+    values = {z[c]: sp.Integer(v) for c, v in enumerate(TEMPERATURE_Z, 1)}
+    z_rows = sp.ImmutableMatrix([list(values)] * 3)  # z₁, z₂, z₃ in every row
     inv_t = sp.ImmutableMatrix.diag(*[1 / t for t in ts])
     scaled = inv_t * z_rows
-    table_def = sp.ImmutableMatrix([softmax_row(list(scaled.row(r)), "definition") for r in range(3)])
+    table_def = sp.ImmutableMatrix([softmax_row(list(scaled.row(r).xreplace(values)), "definition")
+                                    for r in range(3)])
     src = f"{SOURCE}, step 2"
+    rows = [sp.Lambda(k, z[k] / t) for t in ts]  # the scores of row r as a family: z_k / T_r
+
+    def table(shifted: int) -> Any:  # softmax(z/T) by definition; the largest weight of rows < shifted moved
+        def weight(r: int, c: int) -> Any:
+            c_r = rows[r](1) if c == 0 and r < shifted else 0  # z₁/T is the row's largest score
+            return sp.exp(rows[r](c + 1) - c_r) / sp.Sum(sp.exp(rows[r](j) - c_r), (j, 1, 3))
+        return sp.ImmutableMatrix(3, 3, weight)
     return Derivation(
         **metadata("example.temperature-table"),
         start=RowSoftmax(matmul(inv_t, z_rows)),
+        premises=tuple(sp.Eq(e, v) for e, v in values.items()),
         steps=(
             Step(RowSoftmax(scaled), "divide each row's scores by its temperature: z/0.5, z/1, z/2"),
-            Step(table_def, r"softmax of each row: $\exp (z_i/T)$ over the row's sum", citation=VASWANI_321),
+            Step(table(0), r"softmax of each row: $\exp (z_i/T)$ over the row's sum $\sum_j \exp (z_j/T)$",
+                 citation=VASWANI_321),
+            *(Step(table(r + 1), f"row $T = {TEMPERATURES[r]}$: subtract the largest score $z_1/T$ from every score "
+                                 "(softmax.shift-invariance at $n = 3$): the top weight is 1 over a sum of "
+                                 "$e^{(z_j - z_1)/T} \\le 1$", by="softmax.shift-invariance",
+                   where={"z": rows[r], "n": sp.Integer(3), "c": rows[r](1), "i": sp.Integer(1)},
+                   citation=VASWANI_321)
+              for r in range(3)),
+            Step(table(3).doit(), "write out the sums over the three scores"),
+            Step(table(3).doit().xreplace(values), "at z = (2, 0, 1)", rule=Substitute(tuple(values.items()),
+                                                                                      "z = (2, 0, 1)")),
+            Step(table_def, "multiply the top weights by $e^{z_1/T}$ above and below"),
         ),
         assumptions=(Assumption(r"z = [2, 0, 1]; row t of the table is $\operatorname{softmax}(z / T_t)$, T = 1/2, "
                                  "1, 2"),),
@@ -284,12 +308,23 @@ def pe_table() -> Derivation:
     start = sp.ImmutableMatrix([row(p, omega) for p in range(4)])
     table = sp.ImmutableMatrix([row(p, [w.doit() for w in omega]) for p in range(4)]).doit()
     src = f"{SOURCE}, step 4"
+    # row 3 from row 2: each (sin, cos) pair turned by its frequency (positional.rotation with k = 1)
+    freqs = [w.doit() for w in omega]
+
+    def turned(w: Any) -> list:
+        return [sp.cos(w) * sp.sin(2 * w) + sp.sin(w) * sp.cos(2 * w),
+                -sp.sin(w) * sp.sin(2 * w) + sp.cos(w) * sp.cos(2 * w)]
+    rotated = sp.ImmutableMatrix([*table.tolist()[:3], [v for w in freqs for v in turned(w)]])
     return Derivation(
         **metadata("example.pe-table"),
         start=start,
         steps=(
             Step(table, "the frequencies are $10000^{-0/4} = 1$ and $10000^{-2/4} = 1/100$; sin 0 = 0, cos 0 = 1",
                  rule=Evaluate("the powers of 10000"), citation=VASWANI_35),
+            Step(rotated, "one position further is a rotation: row 3's fast pair is row 2's turned by 1 radian, its "
+                          "slow pair row 2's turned by 1/100 radian (positional.rotation with k = 1)",
+                 by="positional.rotation", where={"i": sp.Tuple(0, 1), "d_model": sp.Integer(d),
+                                                  "pos": sp.Integer(2), "k": sp.Integer(1)}),
         ),
         assumptions=(Assumption(r"$d_{\text{model}} = 4$, pos = 0, 1, 2, 3; columns (sin, cos) pairs interleaved, "
                                 r"pair i with frequency $10000^{-2i/d_{\text{model}}}$"),),

@@ -16,6 +16,8 @@ Sources: Xiong et al. 2020 (Pre-LN); Vaswani et al. 2017 §3.2.1-§3.3.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..core import Assumption, Citation, Derivation, Step
@@ -171,6 +173,19 @@ def pre_ln_attention() -> Derivation:
     def per_head(stage):
         return HStack(*[stage(k) for k in range(N_HEADS)])
 
+    # token 2's scores in head k as a family z_m, m = 1, 2 (a line through the two scores), and its weights
+    # by the definition of softmax, each with its own score subtracted once ``shifted``
+    j, m = sp.Symbol("j", integer=True, positive=True), sp.Symbol("m", integer=True)
+    s2 = [heads[k]["scores"].row(1) for k in range(N_HEADS)]
+    rows = [sp.Lambda(m, s2[k][0] + (m - 1) * (s2[k][1] - s2[k][0])) for k in range(N_HEADS)]
+
+    def weights(k: int, shifted: bool) -> sp.ImmutableMatrix:
+        def w(c: int) -> sp.Expr:
+            own = s2[k][c] if shifted else 0
+            return sp.exp(rows[k](c + 1) - own) / sp.Sum(sp.exp(rows[k](j) - own), (j, 1, 2))
+        return sp.ImmutableMatrix([[1, 0], [w(0), w(1)]])
+    pairs = [(k, c) for k in range(N_HEADS) for c in range(2)]
+
     steps = (
         Step(matadd(x, MultiHead(a, N_HEADS)),
              "LayerNorm of each token (ε = 0, γ = 1, β = 0): token 1 has μ = 1, σ² = 1/2, "
@@ -186,9 +201,18 @@ def pre_ln_attention() -> Derivation:
               r"$-1/\sqrt{5}$")),
         Step(matadd(x, per_head(lambda k: matmul(RowSoftmax(heads[k]["masked"]), cols[k]))),
              "causal mask: token 1 may not look at token 2 (score −∞)"),
+        Step(matadd(x, per_head(lambda k: matmul(weights(k, False), cols[k]))),
+             "softmax of each row; exp(−∞) = 0 gives token 1 the weights (1, 0); token 2's two scores are written "
+             "$z_j$, j = 1, 2"),
+        Step(matadd(x, per_head(lambda k: matmul(weights(k, True), cols[k]))),
+             "token 2's weights in each head: subtract the entry's own score from both scores "
+             "(softmax.shift-invariance at $n = 2$)", by="softmax.shift-invariance",
+             where={"z": sp.Tuple(*[rows[k] for k, _ in pairs]), "n": sp.Integer(2),
+                    "c": sp.Tuple(*[s2[k][c] for k, c in pairs]), "i": sp.Tuple(*[c + 1 for _, c in pairs])},
+             citation=VASWANI_322),
         Step(matadd(x, per_head(lambda k: matmul(heads[k]["weights"], cols[k]))),
-             "softmax of each row; exp(−∞) = 0 gives token 1 the weights (1, 0); token 2's weights "
-             "are written 1/(1 + exp(s₂ − s₁)) and 1/(1 + exp(s₁ − s₂))"),
+             "so token 2's weights are 1/(1 + exp(s₂ − s₁)) and 1/(1 + exp(s₁ − s₂)), logistic functions of the "
+             "score gap"),
         Step(matadd(x, mha), "weights times values, heads side by side"),
         Step(h, "the residual connection adds the input back", citation=XIONG),
     )
@@ -300,10 +324,36 @@ def pre_ln_block() -> Derivation:
     r = ReLU(z, at).doit()
     f = r * w2
     y = (h + f).applyfunc(sp.expand)
+    # token 1's row of H is X₁ + LN(X₁) = (1 + √2)·X₁ − √2: an affine image y = a·x + c of x = X₁, so its
+    # LayerNorm is LN(X₁) (norms.layernorm-shift-scale-invariance); X₁ = (1, 0, 2, 1) as a family x_m
+    from .notation import sym as _sym
+
+    j, k, m = _sym("j"), sp.Symbol("k", integer=True, positive=True), sp.Symbol("m", integer=True)
+    delta = sp.KroneckerDelta
+    xs = sp.Lambda(m, sum(v * delta(m, c) for c, v in enumerate(X_ROWS[0], 1) if v))
+    a_, c_ = 1 + sp.sqrt(2), -sp.sqrt(2)
+
+    def ln_entry(f: Any, i: int) -> Any:  # (f(i) − mean f)/√(mean (f − mean f)²) over the four entries
+        mean = sp.Sum(f(j), (j, 1, 4)) / 4
+        return (f(i) - mean) / sp.sqrt(sp.Sum((f(k) - mean) ** 2, (k, 1, 4)) / 4)
+
+    def ln_rows(f: Any) -> Any:
+        return sp.ImmutableMatrix([[ln_entry(f, i) for i in (1, 2, 3, 4)], list(ln_h.row(1))])
+
+    def block(ln_part: Any) -> Any:
+        return matadd(h, matmul(ReLU(matmul(ln_part, w1), at), w2))
     steps = (
-        Step(matadd(h, matmul(ReLU(matmul(ln_h, w1), at), w2)),
-             "LayerNorm of each row of H (ε = 0, γ = 1, β = 0); token 1's row keeps the shape of LN(X)'s",
+        Step(block(ln_rows(lambda q: a_ * xs(q) + c_)),
+             "LayerNorm of each row of H (ε = 0, γ = 1, β = 0); token 1's row of H is $X_1 + "
+             r"\operatorname{LN}(X_1) = (1 + \sqrt{2})\,x - \sqrt{2}$ with $x = X_1 = (1, 0, 2, 1)$, written "
+             r"$x_m = \delta_{m1} + 2\delta_{m3} + \delta_{m4}$",
              citation=BA),
+        Step(block(ln_rows(xs)),
+             "LayerNorm ignores the shift and the positive scale: token 1's row of LN(H) is LN(X₁) "
+             "(norms.layernorm-shift-scale-invariance with $a = 1 + \\sqrt{2}$, $c = -\\sqrt{2}$, entry by entry)",
+             by="norms.layernorm-shift-scale-invariance",
+             where={"x": xs, "a": a_, "c": c_, "d_model": sp.Integer(4), "i": sp.Tuple(1, 2, 3, 4)}),
+        Step(block(ln_h), "evaluate the sums: LN(X₁) = (0, −√2, √2, 0), as in example.pre-ln-attention"),
         Step(matadd(h, matmul(ReLU(z, at), w2)), (r"multiply by $W_1$ $(d_{\text{model}} \times d_{\text{ff}}, "
                                                   r"d_{\text{ff}} = 4)$"),
              citation=VASWANI_33),
@@ -331,7 +381,7 @@ def pre_ln_block() -> Derivation:
             Assumption(r"$\operatorname{FFN}(x) = \operatorname{ReLU}(x\cdot W_1 + b_1)\cdot W_2 + b_2$ with "
                         r"$d_{\text{ff}} = 4$, the lecture's $W_1$, $W_2 = I/2$, $b_1 = b_2 = 0$"),
         ),
-        definitions=at,
+        definitions=(*at, (sp.IndexedBase("y", real=True)[k], a_ * xs(k) + c_)),
         citations=(XIONG, VASWANI_33),
         checks=(FunctionCheck("float64 recomputation of LN(H), LN(H)W₁, ReLU, FFN and Y",
                               _float_check(("LN(H)", "LN(H)W1", "ReLU", "FFN", "Y"), exact, at)),

@@ -14,6 +14,8 @@ Vaswani et al. 2017 §3.2.3 (masking); He et al. 2016 (residual connections).
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 
 from ..core import Assumption, Citation, Derivation, Step
@@ -41,14 +43,27 @@ RMSNORM_PRINTED = ("0.816", "0", "1.633", "0.816")
 def rmsnorm_example() -> Derivation:
     import sympy as sp
 
+    from ..kernel.primitives import Substitute
     from ..numeric import FunctionCheck, ValueCheck
-    from .exact_ops import RMSNorm, matmul
+    from .exact_ops import RMSNorm
+    from .notation import sym, vec
 
     x = sp.ImmutableMatrix([X_ROWS[0]])
     sum_sq = sp.Add(*[v**2 for v in x])
     rms = sp.sqrt(sum_sq / x.cols)
     out = RMSNorm(x).doit()
     src = f"{SOURCE}, §8"
+    # the token as a vector x₁ … x₄ whose values are premises, so the law about any x applies to it
+    xs, j, d = vec("x"), sym("j"), x.cols
+    values = {xs[c]: sp.Integer(v) for c, v in enumerate(X_ROWS[0], 1)}
+    row = sp.ImmutableMatrix([list(values)])
+    a = 1 / rms  # √6/3: the scale that gives the token RMS 1
+
+    def entries(scale: Any, mean_square: Any) -> Any:
+        return sp.ImmutableMatrix([[scale * xs[c] / sp.sqrt(mean_square) for c in range(1, d + 1)]])
+    ms = sp.Sum(xs[j] ** 2, (j, 1, d)) / d
+    ms_scaled = sp.Sum(a**2 * xs[j] ** 2, (j, 1, d)) / d
+    written = sp.Add(*[a**2 * xs[c] ** 2 for c in range(1, d + 1)]) / d
 
     def float_check(seed: int) -> tuple[bool, dict, str]:
         got = rms_norm(np.array([X_ROWS[0]], dtype=np.float64), eps=0.0)  # (1, 4)
@@ -59,11 +74,21 @@ def rmsnorm_example() -> Derivation:
 
     return Derivation(
         **metadata("example.rmsnorm"),
-        start=RMSNorm(x),
+        start=RMSNorm(row),
+        premises=tuple(sp.Eq(e, v) for e, v in values.items()),
         steps=(
-            Step(matmul(1 / rms, x), "divide by the root mean square √((1² + 0² + 2² + 1²)/4) = √(3/2); "
-                 "no mean is subtracted, γ = 1", citation=ZHANG),
-            Step(out, "multiply out: 1/√(3/2) = √(2/3) = √6/3"),
+            Step(entries(1, ms), r"divide each entry by the root mean square $\sqrt{\sum_j x_j^2/4}$; no mean is "
+                                 "subtracted, γ = 1", citation=ZHANG),
+            Step(entries(a, ms_scaled), r"RMSNorm ignores a positive scale: rescale x by $a = 1/\operatorname{RMS}"
+                                        r"(x) = 1/\sqrt{3/2} = \sqrt{6}/3$ first (norms.rmsnorm-scale-invariance, "
+                                        "entry by entry)", by="norms.rmsnorm-scale-invariance",
+                 where={"a": a, "x": xs, "d_model": sp.Integer(d), "i": sp.Tuple(1, 2, 3, 4)}),
+            Step(entries(a, written), "write out the sum over the four entries"),
+            Step(entries(a, 1), r"at x = (1, 0, 2, 1) the rescaled token has mean square $(2/3)(1 + 0 + 4 + 1)/4 "
+                                "= 1$: RMS 1, nothing left to divide",
+                 rule=Substitute(tuple(values.items()), "x = (1, 0, 2, 1)")),
+            Step(out, "at x = (1, 0, 2, 1): √6/3 times each entry", rule=Substitute(tuple(values.items()),
+                                                                                   "x = (1, 0, 2, 1)")),
         ),
         assumptions=(Assumption("x = (1, 0, 2, 1), token 1 of the block's input; γ = 1, no ε"),),
         citations=(ZHANG,),

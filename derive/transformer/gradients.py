@@ -257,16 +257,25 @@ def example_cross_entropy() -> Derivation:
     import sympy as sp
 
     from ..numeric import FunctionCheck, ValueCheck
-    from ..rules import Evaluate, Substitute
+    from ..rules import Substitute
+    from .notation import sym, vec
 
-    zs = sp.symbols("z_1:4", real=True)
-    den_z = sum(sp.exp(v) for v in zs)
-    loss = -sp.log(sp.exp(zs[0]) / den_z)  # y = e_1: only the first term of −Σ y_k log p_k
-    start = sp.ImmutableMatrix([[sp.Derivative(loss, v) for v in zs]])
-    general = sp.ImmutableMatrix([[sp.exp(zs[0]) / den_z - 1, sp.exp(zs[1]) / den_z, sp.exp(zs[2]) / den_z]])
-    point = tuple(zip(zs, (sp.Integer(v) for v in CE_Z), strict=True))
+    n, k, ell = 3, sym("k_class"), sym("l")
+    z = vec("z")
+    S = sp.Sum(sp.exp(z[ell]), (ell, 1, n))
+    m = sp.Symbol("m", integer=True)
+    onehot = sp.Lambda(m, sp.KroneckerDelta(m, 1))  # y = e₁ as a family: y_k = δ_k1
+    soft = sp.Lambda(m, sp.exp(z[m]) / S)  # p_k = softmax(z)_k
+    loss = -sp.Sum(sp.KroneckerDelta(k, 1) * sp.log(sp.exp(z[k]) / S), (k, 1, n))
+    start = sp.ImmutableMatrix([[sp.Derivative(loss, z[c]) for c in (1, 2, 3)]])
+
+    def grad(upto: int, den: Any) -> Any:  # entries 1..upto by the law (p_j − y_j), the others as defined
+        return sp.ImmutableMatrix([[sp.exp(z[c]) / den - sp.KroneckerDelta(c, 1) if c <= upto else start[0, c - 1]
+                                     for c in (1, 2, 3)]])
+    written = sp.Add(*[sp.exp(z[c]) for c in (1, 2, 3)])
+    values = {z[c]: sp.Integer(v) for c, v in enumerate(CE_Z, 1)}
     den, exact = _ce_example_values()
-    at_point = general.xreplace(dict(point))
+    at_point = grad(3, written).xreplace(values)
 
     def float_check(seed: int) -> tuple[bool, dict, str]:
         got = cross_entropy_grad(np.array(CE_Z, dtype=float), np.array([1.0, 0.0, 0.0]))
@@ -278,11 +287,15 @@ def example_cross_entropy() -> Derivation:
         **metadata("gradients.example-cross-entropy"),
         instance="n = 3, z = (2, 0, 1), y = e₁",
         start=start,
-        premises=tuple(sp.Eq(a, b) for a, b in point),
+        premises=tuple(sp.Eq(e, v) for e, v in values.items()),
         steps=(
-            Step(general, "differentiate $-\\log p_1$: $p_1 - 1$ for $z_1$, $p_k$ for the others "
-                          "(gradients.softmax-cross-entropy with $n = 3$)", rule=Evaluate("the derivatives")),
-            Step(at_point, "at $z = (2, 0, 1)$", rule=Substitute(point, "z = (2, 0, 1)")),
+            *(Step(grad(c, S), f"entry {c}: $\\partial L/\\partial z_{c} = p_{c} - y_{c}$ "
+                               f"(gradients.softmax-cross-entropy at $n = 3$, $j = {c}$, $y = e_1$)",
+                   by="gradients.softmax-cross-entropy",
+                   where={"n": sp.Integer(n), "j": sp.Integer(c), "y": onehot, "p": soft}, citation=D2L_CE)
+              for c in (1, 2, 3)),
+            Step(grad(3, written), "write out the sum over the three classes"),
+            Step(at_point, "at $z = (2, 0, 1)$", rule=Substitute(tuple(values.items()), "z = (2, 0, 1)")),
             Step(exact, "common denominator $1 + e + e^2$", citation=D2L_CE),
         ),
         assumptions=(Assumption("n = 3 classes, scores z = (2, 0, 1), target y = e₁ = (1, 0, 0)"),),
@@ -346,7 +359,8 @@ def layernorm_jacobian() -> Derivation:
     from ..sums import SiftDelta
     from .softmax import Differentiate
 
-    x, d, i, j, ell, b, eps, mu, s2, s = _norm_symbols()
+    x, d, i, j, ell, b, _, mu, s2, s = _norm_symbols()
+    eps = sp.Symbol("eps", nonnegative=True)  # ε = 0 allowed, as long as σ² + ε > 0 (a premise)
     D = sp.KroneckerDelta
     M = sp.Sum(x[b], (b, 1, d)) / d
     V = sp.Sum((x[ell] - M) ** 2, (ell, 1, d)) / d
@@ -359,7 +373,7 @@ def layernorm_jacobian() -> Derivation:
     return Derivation(
         **metadata("gradients.layernorm-jacobian"),
         start=sp.Derivative((x[i] - M) / root, x[j]),
-        premises=(sp.Le(j, d), sp.Eq(centred, 0)),
+        premises=(sp.Le(j, d), sp.Eq(centred, 0), sp.Gt(V + eps, 0)),
         steps=(
             Step(sp.Derivative(x[i] - M, x[j]) / root - (x[i] - M) * sp.Derivative(V, x[j]) / (2 * root**3),
                  "quotient rule, and $\\partial \\sqrt{u} = \\partial u / (2\\sqrt{u})$ for the denominator"),
@@ -391,8 +405,9 @@ def layernorm_jacobian() -> Derivation:
             Step((D(i, j) - 1 / d - xh_i * xh_j / d) / s, "collect over the common factor $1/s$", citation=BA_2016),
         ),
         assumptions=(Assumption(r"x is one token of any length $d_{\text{model}} \ge 1$; 1 ≤ i, $j \le "
-                                r"d_{\text{model}}$; biased variance $\sigma^2$, $\varepsilon > 0$ inside the square "
-                                r"root; no $\gamma$, $\beta$"),),
+                                r"d_{\text{model}}$; biased variance $\sigma^2$, $\varepsilon \ge 0$ inside the square "
+                                r"root with $\sigma^2 + \varepsilon > 0$ ($\varepsilon = 0$ allowed for a token that "
+                                r"is not constant); no $\gamma$, $\beta$"),),
         definitions=((mu, M), (s2, sp.Sum((x[ell] - mu) ** 2, (ell, 1, d)) / d), (s, sp.sqrt(s2 + eps)),
                      (xh_i, (x[i] - mu) / s), (xh_j, (x[j] - mu) / s)),
         citations=(BA_2016,),
@@ -811,16 +826,22 @@ def example_layernorm_jacobian() -> Derivation:
     from ..numeric import FunctionCheck, ValueCheck
     from ..rules import Substitute
 
-    xs = sp.symbols("x_1:4", real=True)
-    mean = sum(xs) / 3
-    var = sum((v - mean) ** 2 for v in xs) / 3
-    s = sp.sqrt(var)
-    xhat = [(v - mean) / s for v in xs]
-    start = sp.ImmutableMatrix(3, 3, lambda r, c: sp.Derivative((xs[r] - mean) / s, xs[c]))
-    general = sp.ImmutableMatrix(3, 3, lambda r, c: (sp.KroneckerDelta(r, c) - sp.Rational(1, 3)
-                                                     - xhat[r] * xhat[c] / 3) / s)
-    point = tuple(zip(xs, (sp.Integer(v) for v in LN_X), strict=True))
+    x, _, _, _, ell, b, _, _, _, _ = _norm_symbols()
+    n = 3
+    M = sp.Sum(x[b], (b, 1, n)) / n
+    root = sp.sqrt(sp.Sum((x[ell] - M) ** 2, (ell, 1, n)) / n)  # ε = 0
+    start = sp.ImmutableMatrix(n, n, lambda r, c: sp.Derivative((x[r + 1] - M) / root, x[c + 1]))
+
+    def closed(mean: Any, s: Any) -> Any:  # the law's (δ_ij − 1/d − x̂_i x̂_j/d)/s at d = 3
+        xhat = [(x[k] - mean) / s for k in (1, 2, 3)]
+        return sp.ImmutableMatrix(n, n, lambda r, c: (sp.KroneckerDelta(r, c) - sp.Rational(1, 3)
+                                                      - xhat[r] * xhat[c] / 3) / s)
+    general = closed(M, root)
+    mean_w = sp.Add(*[x[k] for k in (1, 2, 3)]) / n
+    written = closed(mean_w, sp.sqrt(sp.Add(*[(x[k] - mean_w) ** 2 for k in (1, 2, 3)]) / n))
+    point = tuple((x[k], sp.Integer(v)) for k, v in enumerate(LN_X, 1))
     exact = sp.sqrt(6) / 12 * sp.ImmutableMatrix([[1, -2, 1], [-2, 4, -2], [1, -2, 1]])
+    entries = [(r, c) for r in (1, 2, 3) for c in (1, 2, 3)]
 
     def float_check(seed: int) -> tuple[bool, dict, str]:
         got = layer_norm_jacobian(np.array(LN_X, dtype=float), eps=0.0)
@@ -836,8 +857,12 @@ def example_layernorm_jacobian() -> Derivation:
         start=start,
         premises=tuple(sp.Eq(a, b) for a, b in point),
         steps=(
-            Step(general, "the general Jacobian (gradients.layernorm-jacobian) at $d_{\\text{model}} = 3$, "
-                          "$\\varepsilon = 0$"),
+            Step(general, "the general Jacobian at $d_{\\text{model}} = 3$, $\\varepsilon = 0$, entry by entry "
+                          "(gradients.layernorm-jacobian; it needs $\\sigma^2 + \\varepsilon > 0$, and here "
+                          "$\\sigma^2 = 2/3$)", by="gradients.layernorm-jacobian",
+                 where={"d_model": sp.Integer(n), "eps": sp.Integer(0), "x": x,
+                        "i": sp.Tuple(*[r for r, _ in entries]), "j": sp.Tuple(*[c for _, c in entries])}),
+            Step(written, "write out the sums over the three components"),
             Step(exact, "at $x = (1, 2, 3)$: $\\mu = 2$, $\\sigma^2 = 2/3$, $\\hat{x} = \\sqrt{3/2}\\,(-1, 0, 1)$ "
                         "and $1/s = \\sqrt{3/2} = \\sqrt{6}/2$",
                  rule=Substitute(point, "x = (1, 2, 3)"), citation=BA_2016),

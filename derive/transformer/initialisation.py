@@ -430,18 +430,25 @@ def he_variance() -> Derivation:
     n, sx, mr, sr = sym("fan_in"), sym("sigma_x"), sym("mu_r"), sym("sigma_r")
     vw = 2 / n
     # relu outputs r_i = relu(x_i) with some mean μ_r and standard deviation σ_r; their second moment
-    # σ_r² + μ_r² is σ_x²/2 (init.relu-second-moment), a premise here
+    # σ_r² + μ_r² is the integral of relu² against the normal density (a premise: what r is), whose value
+    # σ_x²/2 the step citing init.relu-second-moment takes from that derivation
     model = RandomModel(((w, sp.Integer(0), vw), (r, mr, sr**2)))
-    second = sp.Eq(sr**2 + mr**2, sx**2 / 2)
+    # E[r²] of r = relu(x), x ~ N(0, σ_x²), as the integral init.relu-second-moment evaluates
+    t = sym("t")
+    phi = sp.exp(-t**2 / (2 * sx**2)) / (sx * sp.sqrt(2 * sp.pi))
+    moment = sp.Integral(((t + sp.Abs(t)) / 2) ** 2 * phi, (t, -sp.oo, sp.oo))
+    second = sp.Eq(sr**2 + mr**2, moment)
     start = Var(sp.Sum(w[i] * r[i], (i, 1, n)))
     steps = (
         Step(sp.Mul(n, vw, sr**2 + mr**2, evaluate=False),
              "a linear layer's output variance $n_{in} \\sigma_w^2 E[r^2]$ (init.linear-variance) with "
              "$\\sigma_w^2 = 2/n_{in}$ and inputs $r_i$ of mean $\\mu_r$ and variance $\\sigma_r^2$",
              by="init.linear-variance", where={"x": r, "sigma_w": sp.sqrt(vw), "mu_x": mr, "sigma_x": sr}),
-        Step(sp.Mul(n, vw, sx**2 / 2, evaluate=False),
-             "$E[r_i^2] = \\sigma_r^2 + \\mu_r^2 = \\sigma_x^2/2$ (init.relu-second-moment)",
-             rule=Substitute(((sr**2 + mr**2, sx**2 / 2),), "E[r²] = σ_x²/2 (premise)")),
+        Step(sp.Mul(n, vw, moment, evaluate=False),
+             "$E[r_i^2] = \\sigma_r^2 + \\mu_r^2$ is the second moment of relu(x) for $x \\sim N(0, \\sigma_x^2)$",
+             rule=Substitute(((sr**2 + mr**2, moment),), "E[r²] = ∫ relu(t)² φ(t) dt (premise)")),
+        Step(sp.Mul(n, vw, sx**2 / 2, evaluate=False), "$E[\\operatorname{relu}(x)^2] = \\sigma_x^2/2$ "
+             "(init.relu-second-moment)", by="init.relu-second-moment", where={"sigma_x": sx}),
         Step(sx**2, "$n_{in} \\cdot \\frac{2}{n_{in}} \\cdot \\frac{\\sigma_x^2}{2} = \\sigma_x^2$",
              citation=HE_22),
     )
@@ -457,9 +464,9 @@ def he_variance() -> Derivation:
         models=(model,),
         assumptions=(Assumption(r"$w_i$ i.i.d., mean 0, $\operatorname{Var}(w) = 2/n_{\text{in}}$ (He); $r_i = "
                                 r"\operatorname{relu}(x_i)$ with $x_i$ i.i.d. $N(0, \sigma_x^2)$, so $r_i$ has some "
-                                r"mean $\mu_r$ and variance $\sigma_r^2$ with $E[r_i^2] = \sigma_r^2 + \mu_r^2 = "
-                                r"\sigma_x^2/2$ "
-                                "(init.relu-second-moment); weights independent of inputs"),),
+                                r"mean $\mu_r$ and variance $\sigma_r^2$, whose second moment $E[r_i^2] = \sigma_r^2 + "
+                                r"\mu_r^2$ is the integral of $\operatorname{relu}(t)^2$ against the normal density "
+                                "(its value comes from init.relu-second-moment); weights independent of inputs"),),
         citations=(HE_22, D2L_542),
         checks=(_mc_linear(r"Var(y), $n_{\text{in}} = 256$, $\sigma_w = \sqrt{2/256}$, r = relu(N(0, "
                            r"1))", 256, np.sqrt(2 / 256),
