@@ -63,6 +63,17 @@ def columns(g: dict) -> dict[str, int]:
     return col
 
 
+#: inches per character of an 8 pt DejaVu Sans label (a little more than its mean advance)
+CHAR_WIDTH = 0.068
+
+
+def label_lines(name: str) -> list[str]:
+    """A node's label: ``softmax.shift-invariance`` on two lines, its chapter ``softmax.`` above the rest, so
+    that the columns of the drawing stay narrow enough for the page's text column."""
+    head, dot, rest = name.partition(".")
+    return [head + dot, rest] if dot and rest else [name]
+
+
 def graph_svg(g: dict, verdicts: dict[str, str] | None = None, urls: dict[str, str] | None = None,
               *, title: str = "") -> str:
     """The graph drawn with matplotlib as an SVG document; each node links to ``urls[name]`` if given.
@@ -84,9 +95,12 @@ def graph_svg(g: dict, verdicts: dict[str, str] | None = None, urls: dict[str, s
     # within a column, keep the nodes that cite the same results together (their order in the catalog)
     rows = max((len(v) for v in by_col.values()), default=1)
     ncols = max(by_col, default=0) + 1
-    longest = max((len(n["name"]) for n in g["nodes"]), default=10)
-    box_w, box_h, gap_x, gap_y = max(1.4, 0.068 * longest + 0.25), 0.36, 0.9, 0.18
-    width, height = ncols * (box_w + gap_x) + 0.2, rows * (box_h + gap_y) + (0.6 if title else 0.2)
+    # each column as wide as its longest label line (the chapter on one line, the rest of the name below)
+    box_w = [max(1.2, CHAR_WIDTH * max((len(line) for name in by_col.get(c, []) for line in label_lines(name)),
+                                       default=10) + 0.25) for c in range(ncols)]
+    box_h, gap_x, gap_y = 0.44, 0.55, 0.16
+    left = [0.1 + sum(box_w[:c]) + c * gap_x for c in range(ncols)]
+    width, height = left[-1] + box_w[-1] + 0.1, rows * (box_h + gap_y) + (0.6 if title else 0.2)
     fig = plt.figure(figsize=(width, height))
     ax = fig.add_axes((0, 0, 1, 1))
     ax.set_xlim(0, width)
@@ -96,30 +110,37 @@ def graph_svg(g: dict, verdicts: dict[str, str] | None = None, urls: dict[str, s
     for c, names in by_col.items():
         top = height - (0.6 if title else 0.2) - (rows - len(names)) * (box_h + gap_y) / 2
         for k, name in enumerate(names):
-            pos[name] = (0.1 + c * (box_w + gap_x), top - (k + 1) * (box_h + gap_y) + gap_y)
+            pos[name] = (left[c], top - (k + 1) * (box_h + gap_y) + gap_y)
     scope = {n["name"]: n["scope"] for n in g["nodes"]}
     for e in g["edges"]:
         (x0, y0), (x1, y1) = pos[e["from"]], pos[e["to"]]
         verdict = verdicts.get(e["to"], "not verified")
-        ax.add_patch(FancyArrowPatch((x0, y0 + box_h / 2), (x1 + box_w, y1 + box_h / 2),
+        ax.add_patch(FancyArrowPatch((x0, y0 + box_h / 2), (x1 + box_w[col[e["to"]]], y1 + box_h / 2),
                                      arrowstyle="-|>", mutation_scale=9, linewidth=0.8,
                                      color=EDGES[verdict], connectionstyle="arc3,rad=0.08", zorder=1))
     for name, (x, y) in pos.items():
-        verdict = verdicts.get(name, "not verified")
-        box = FancyBboxPatch((x, y), box_w, box_h, boxstyle="round,pad=0.02,rounding_size=0.08",
+        verdict, w = verdicts.get(name, "not verified"), box_w[col[name]]
+        box = FancyBboxPatch((x, y), w, box_h, boxstyle="round,pad=0.02,rounding_size=0.08",
                              facecolor=COLOURS[verdict], edgecolor=EDGES[verdict],
                              linewidth=1.6 if scope[name] == "law" else 0.8,
                              linestyle="-" if scope[name] == "law" else "--", zorder=2)
         ax.add_patch(box)
-        text = ax.text(x + box_w / 2, y + box_h / 2, name, ha="center", va="center", fontsize=8, zorder=3,
-                       family="DejaVu Sans")
+        lines = label_lines(name)
+        texts = [ax.text(x + w / 2, y + box_h / 2 + (0.09 if len(lines) > 1 else 0), lines[0], ha="center",
+                         va="center", fontsize=7 if len(lines) > 1 else 8, color="#444" if len(lines) > 1 else "k",
+                         zorder=3, family="DejaVu Sans")]
+        if len(lines) > 1:
+            texts.append(ax.text(x + w / 2, y + box_h / 2 - 0.09, lines[1], ha="center", va="center", fontsize=8,
+                                 zorder=3, family="DejaVu Sans"))
         if name in urls:
             box.set_url(urls[name])
-            text.set_url(urls[name])
+            for text in texts:
+                text.set_url(urls[name])
     if title:
         ax.text(0.1, height - 0.3, title, ha="left", va="center", fontsize=10, weight="bold")
     out = io.StringIO()
-    fig.savefig(out, format="svg", metadata={"Date": None})
+    # no background of its own: the page's box is white, and its scroll shadows show through
+    fig.savefig(out, format="svg", metadata={"Date": None}, transparent=True)
     plt.close(fig)
     return out.getvalue()
 
