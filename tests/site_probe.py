@@ -66,9 +66,28 @@ PROBE_JS = r"""
                    caption: getComputedStyle(box, '::after').content.replace(/"/g, ''),
                    shadow: /radial-gradient/.test(s.backgroundImage), overflow: s.overflowX});
     });
+    // tables: a scroll box that scrolls although its table would fit, and number cells set on more than one line
+    var tables = {boxes: 0, scrolling: 0, needless: 0, broken: []};
+    document.querySelectorAll('div.derive-table-scroll').forEach(function (box) {
+      var t = box.querySelector('table'), sc = box.querySelector('div.table-wrapper') || box;  // the one that scrolls
+      tables.boxes += 1;
+      if (sc.scrollWidth > sc.clientWidth + 1) {
+        tables.scrolling += 1;
+        if (t && t.scrollWidth <= box.clientWidth) tables.needless += 1;
+      }
+      box.querySelectorAll('td').forEach(function (td) {
+        if (!/^[\s\d.,%×+−-]+[A-Za-z]{0,2}$/.test(td.textContent.trim())) return;  // a number (124.4M, 3,150,336)
+        var tops = {}, walk = document.createTreeWalker(td, NodeFilter.SHOW_TEXT), n;
+        while ((n = walk.nextNode())) {  // the lines the number's characters are set on
+          var r = document.createRange(); r.selectNodeContents(n);
+          Array.prototype.forEach.call(r.getClientRects(), function (x) { if (x.width) tops[Math.round(x.top)] = 1; });
+        }
+        if (Object.keys(tops).length > 1) tables.broken.push(td.textContent.trim());
+      });
+    });
     var doc = document.documentElement;
     document.body.setAttribute('data-probe', JSON.stringify({
-      total: all.length, wide: wide, graphs: graphs, page_overflow: doc.scrollWidth - window.innerWidth,
+      total: all.length, wide: wide, graphs: graphs, tables: tables, page_overflow: doc.scrollWidth - window.innerWidth,
       errors: document.querySelectorAll('mjx-merror').length}));
   }
   var tries = 0;
@@ -300,9 +319,12 @@ def main(argv: list[str]) -> int:
             wide += len(r["wide"])
             worst = max((w["ratio"] for w in r["wide"]), default=0)
             cued += sum(not cue_problems(w) for w in r["wide"])
+            t = r["tables"]
             print(f"{page.relative_to(site)}: {len(r['wide'])}/{r['total']} wide (worst {worst}x), "
                   f"{sum(not cue_problems(w) for w in r['wide'])} with a scroll cue, "
-                  f"page overflow {r['page_overflow']} px, errors {r['errors']}")
+                  f"page overflow {r['page_overflow']} px, errors {r['errors']}"
+                  + (f"; tables {t['boxes']}, scrolling {t['scrolling']} (needlessly {t['needless']}), "
+                     f"numbers on 2+ lines {len(t['broken'])}" if t["boxes"] else ""))
             for w in r["wide"]:
                 if cue_problems(w):
                     print(f"    {w['id'] or '(prose)'} {w['ratio']}x: {', '.join(cue_problems(w))}")
