@@ -128,7 +128,7 @@ def test_all_as_a_beamer_deck_and_markdown_decks(tmp_path, capsys, verified_cata
     from derive.chapters import book
 
     assert len(sections) == len(book(registry.names()))
-    assert rf"derivations in {len(sections)} chapters · derive" in text  # the title page's second line
+    assert rf"derivations in {len(sections)} chapters $\cdot$ derive" in text  # the title page's second line
     assert "Scaling arithmetic: C = 6·N·D and the compute-optimal split" in sections  # the outline keeps the ·
     assert not [t for t in re.findall(r"\\frametitle\{(.*)\}$", text, re.M) if "\\_" in t]  # no underscore shown
     assert sections[0].startswith("Scaled dot-product attention") and r"\tableofcontents" in text
