@@ -73,7 +73,14 @@ PROBE_JS = r"""
       tables.boxes += 1;
       if (sc.scrollWidth > sc.clientWidth + 1) {
         tables.scrolling += 1;
-        if (t && t.scrollWidth <= box.clientWidth) tables.needless += 1;
+        if (t) {  // the table at its natural width (its words unbroken), without the phone's minimum width
+          var old = [t.style.minWidth, t.style.width];
+          t.style.minWidth = '0'; t.style.width = 'max-content';
+          var cs = getComputedStyle(sc);
+          var room = sc.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+          if (t.getBoundingClientRect().width <= room) tables.needless += 1;
+          t.style.minWidth = old[0]; t.style.width = old[1];
+        }
       }
       box.querySelectorAll('td').forEach(function (td) {
         if (!/^[\s\d.,%×+−-]+[A-Za-z]{0,2}$/.test(td.textContent.trim())) return;  // a number (124.4M, 3,150,336)

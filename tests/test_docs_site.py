@@ -214,6 +214,13 @@ def _layout_pages(site: Path) -> list[Path]:
                   and p.name not in ("genindex.html", "search.html", "py-modindex.html"))
 
 
+def _tables_fit(measured: dict) -> None:
+    """No table scrolls when it would fit at its natural width, and no number is set on two lines."""
+    needless = {p.name: f["tables"]["needless"] for p, f in measured.items() if f["tables"]["needless"]}
+    broken = {p.name: f["tables"]["broken"][:5] for p, f in measured.items() if f["tables"]["broken"]}
+    assert needless == {} and broken == {}, (needless, broken)
+
+
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium package is not installed")
 def test_no_display_math_is_wider_than_its_column_at_1400_px(site, tmp_path):
     from site_probe import Browser
@@ -228,6 +235,7 @@ def test_no_display_math_is_wider_than_its_column_at_1400_px(site, tmp_path):
             wide[page.name] = found["wide"]
     assert total >= 200, total  # every page was measured after MathJax ran
     assert wide == {}, wide
+    _tables_fit(measured)
     # the citation graph fits the text column: no third column runs past it into the scroll box
     graphs = measured[site / "theory-map.html"]["graphs"]
     assert len(graphs) == 1 and 0 < graphs[0]["width"] <= graphs[0]["column"] + 1, graphs
@@ -254,6 +262,7 @@ def test_on_a_phone_only_the_math_scrolls_never_the_page(site, tmp_path):
             uncued.update({f"{page.name} {w['id'] or '(prose)'} {w['ratio']}x": cue_problems(w)
                            for w in found["wide"] if cue_problems(w)})
     assert overflow == {}, f"pages wider than a 390 px phone (px): {overflow}"
+    _tables_fit(measured)
     assert wide >= 50  # the chapters' matrices do not fit a phone: the cue is measured on many formulas
     assert uncued == {}, uncued
     graphs = measured[site / "theory-map.html"]["graphs"]
