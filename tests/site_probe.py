@@ -63,7 +63,8 @@ PROBE_JS = r"""
       var svg = box.querySelector('svg'), w = svg ? svg.getBoundingClientRect().width : 0, s = getComputedStyle(box);
       graphs.push({width: Math.round(w),
                    column: box.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight),
-                   caption: getComputedStyle(box, '::after').content.replace(/"/g, ''),
+                   caption: [getComputedStyle(box, '::before'), getComputedStyle(box, '::after')].map(function (p) {
+                     return p.display === 'none' ? '' : p.content.replace(/"/g, ''); }).join(' ').trim(),
                    shadow: /radial-gradient/.test(s.backgroundImage), overflow: s.overflowX});
     });
     // tables: a scroll box that scrolls although its table would fit, and number cells set on more than one line

@@ -239,7 +239,7 @@ def test_no_display_math_is_wider_than_its_column_at_1400_px(site, tmp_path):
     # the citation graph fits the text column: no third column runs past it into the scroll box
     graphs = measured[site / "theory-map.html"]["graphs"]
     assert len(graphs) == 1 and 0 < graphs[0]["width"] <= graphs[0]["column"] + 1, graphs
-    assert graphs[0]["caption"] in ("none", "normal", ""), graphs  # no "scroll" caption: nothing to scroll
+    assert "scroll" not in graphs[0]["caption"], graphs  # no "scroll" caption: nothing to scroll
 
 
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium package is not installed")
