@@ -1,4 +1,5 @@
-"""Measure built HTML pages in headless Chromium: display math wider than its column, sideways page scroll.
+"""Measure built HTML pages in headless Chromium: display math wider than its column (and the cue that it
+scrolls), sideways page scroll.
 
 Used by ``tests/test_docs_site.py`` and runnable by hand on a built site::
 
@@ -22,7 +23,8 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--hide-scrollbars", "--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=127.0.0.1:9"]
 
-#: For every display formula: its drawn width against the width of the column it sits in.
+#: For every display formula: its drawn width against the width of the column it sits in; for a wider one, the
+#: box that scrolls it and that box's cue (:func:`cue_problems`).
 PROBE_JS = r"""
 <script>
 (function () {
@@ -30,18 +32,70 @@ PROBE_JS = r"""
     var box = (el.closest('div.math') || el).parentElement, s = getComputedStyle(box);
     return box.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight);
   }
+  // how a wide formula shows that it scrolls: the box that scrolls it (overflow-x auto or scroll, content wider
+  // than the box), the caption under it, the edge shadow of its background, and where its left end is drawn
+  function cue(c, m) {
+    var box = c;
+    while (box && box !== document.body) {
+      var o = getComputedStyle(box).overflowX;
+      if ((o === 'auto' || o === 'scroll') && box.scrollWidth > box.clientWidth) break;
+      box = box.parentElement;
+    }
+    if (!box || box === document.body) return {scroller: '', caption: '', shadow: false, left: null};
+    box.scrollLeft = 0;
+    return {scroller: box.tagName.toLowerCase() + '.' + box.className.split(' ').join('.'),
+            caption: getComputedStyle(box, '::after').content.replace(/"/g, ''),
+            shadow: /radial-gradient/.test(getComputedStyle(box).backgroundImage),
+            left: Math.round(m.getBoundingClientRect().left - box.getBoundingClientRect().left)};
+  }
   function run() {
     var wide = [], all = document.querySelectorAll('mjx-container[display="true"]');
     all.forEach(function (c) {
       var m = c.querySelector('mjx-math'), w = m ? m.getBoundingClientRect().width : 0, col = column(c);
       if (w > col + 1) {
         var d = c.closest('.derive-derivation'), id = d ? (d.id || '') : '';
-        wide.push({ratio: Math.round(100 * w / col) / 100, id: id});
+        wide.push(Object.assign({ratio: Math.round(100 * w / col) / 100, id: id}, cue(c, m)));
       }
+    });
+    // each citation graph: its drawing's width against its box's, and the cue when it scrolls
+    var graphs = [];
+    document.querySelectorAll('.derive-graph-scroll').forEach(function (box) {
+      var svg = box.querySelector('svg'), w = svg ? svg.getBoundingClientRect().width : 0, s = getComputedStyle(box);
+      graphs.push({width: Math.round(w),
+                   column: box.clientWidth - parseFloat(s.paddingLeft) - parseFloat(s.paddingRight),
+                   caption: [getComputedStyle(box, '::before'), getComputedStyle(box, '::after')].map(function (p) {
+                     return p.display === 'none' ? '' : p.content.replace(/"/g, ''); }).join(' ').trim(),
+                   shadow: /radial-gradient/.test(s.backgroundImage), overflow: s.overflowX});
+    });
+    // tables: a scroll box that scrolls although its table would fit, and number cells set on more than one line
+    var tables = {boxes: 0, scrolling: 0, needless: 0, broken: []};
+    document.querySelectorAll('div.derive-table-scroll').forEach(function (box) {
+      var t = box.querySelector('table'), sc = box.querySelector('div.table-wrapper') || box;  // the one that scrolls
+      tables.boxes += 1;
+      if (sc.scrollWidth > sc.clientWidth + 1) {
+        tables.scrolling += 1;
+        if (t) {  // the table at its natural width (its words unbroken), without the phone's minimum width
+          var old = [t.style.minWidth, t.style.width];
+          t.style.minWidth = '0'; t.style.width = 'max-content';
+          var cs = getComputedStyle(sc);
+          var room = sc.clientWidth - parseFloat(cs.paddingLeft) - parseFloat(cs.paddingRight);
+          if (t.getBoundingClientRect().width <= room) tables.needless += 1;
+          t.style.minWidth = old[0]; t.style.width = old[1];
+        }
+      }
+      box.querySelectorAll('td').forEach(function (td) {
+        if (!/^[\s\d.,%×+−-]+[A-Za-z]{0,2}$/.test(td.textContent.trim())) return;  // a number (124.4M, 3,150,336)
+        var tops = {}, walk = document.createTreeWalker(td, NodeFilter.SHOW_TEXT), n;
+        while ((n = walk.nextNode())) {  // the lines the number's characters are set on
+          var r = document.createRange(); r.selectNodeContents(n);
+          Array.prototype.forEach.call(r.getClientRects(), function (x) { if (x.width) tops[Math.round(x.top)] = 1; });
+        }
+        if (Object.keys(tops).length > 1) tables.broken.push(td.textContent.trim());
+      });
     });
     var doc = document.documentElement;
     document.body.setAttribute('data-probe', JSON.stringify({
-      total: all.length, wide: wide, page_overflow: doc.scrollWidth - window.innerWidth,
+      total: all.length, wide: wide, graphs: graphs, tables: tables, page_overflow: doc.scrollWidth - window.innerWidth,
       errors: document.querySelectorAll('mjx-merror').length}));
   }
   var tries = 0;
@@ -54,6 +108,22 @@ PROBE_JS = r"""
 })();
 </script>
 """
+
+
+def cue_problems(wide: dict) -> list[str]:
+    """What a formula wider than its column lacks (``[]``: nothing): a box that scrolls it sideways, the
+    "scroll" caption and the edge shadow that show it does, its left end in view (at most 1 px left of the box
+    and no more than 16 px right of it, so the left-hand side is on screen before any scrolling)."""
+    if not wide.get("scroller"):
+        return ["no box scrolls it"]
+    problems = []
+    if "scroll" not in wide["caption"] and "스크롤" not in wide["caption"]:
+        problems.append("no caption")
+    if not wide["shadow"]:
+        problems.append("no edge shadow")
+    if not -1 <= wide["left"] <= 16:
+        problems.append(f"left end at {wide['left']} px")
+    return problems
 
 
 class Browser:
@@ -92,6 +162,9 @@ class Browser:
         page = next(t for t in targets if t["type"] == "page")
         self._session = self._call("Target.attachToTarget", targetId=page["targetId"], flatten=True)["sessionId"]
         self._call("Page.enable", session=True)
+        # headless Chromium lays a window narrower than 500 px out at 500 px: the page is given the asked width
+        self._call("Emulation.setDeviceMetricsOverride", session=True, width=width, height=height,
+                   deviceScaleFactor=1, mobile=False)
 
     def __enter__(self) -> Browser:
         return self
@@ -179,6 +252,31 @@ class Browser:
         raise RuntimeError(f"{page}: no measurement after {timeout:g} s")
 
 
+    def capture(self, page: Path, script: str, out: Path, timeout: float = 120) -> None:
+        """Open a copy of ``page`` with ``script`` (which sets ``data-shot`` on the body when the page is ready)
+        and write a PNG of the window to ``out``."""
+        import base64
+        import time
+
+        copy = page.with_name(page.stem + ".shot.html")
+        copy.write_text(page.read_text(encoding="utf-8").replace("</body>", script + "</body>"), encoding="utf-8")
+        try:
+            self._call("Page.navigate", session=True, url=copy.as_uri())
+            deadline = time.monotonic() + timeout
+            while time.monotonic() < deadline:
+                ready = self._call("Runtime.evaluate", session=True, returnByValue=True, expression=(
+                    f"document.URL === {json.dumps(copy.as_uri())} && document.body"
+                    " && document.body.getAttribute('data-shot')"))["result"].get("value")
+                if ready:
+                    png = self._call("Page.captureScreenshot", session=True, format="png")["data"]
+                    out.write_bytes(base64.b64decode(png))
+                    return
+                time.sleep(0.1)
+        finally:
+            copy.unlink()
+        raise RuntimeError(f"{page}: not ready for a screenshot after {timeout:g} s")
+
+
 def probe_page(page: Path, width: int, height: int, profile: Path) -> dict:
     """Open ``page`` (an HTML file of a built site) at ``width`` x ``height`` px and measure it."""
     copy = page.with_name(page.stem + ".probe.html")
@@ -198,22 +296,21 @@ def probe_page(page: Path, width: int, height: int, profile: Path) -> dict:
 
 
 def screenshot(page: Path, out: Path, width: int, height: int, profile: Path, anchor: str = "") -> None:
-    """A PNG of a ``width`` x ``height`` px window on ``page``, element ``anchor`` moved to the top of its page."""
+    """A PNG of a ``width`` x ``height`` px window on ``page``, element ``anchor`` moved to the top of its page.
+
+    Taken over the DevTools protocol (:class:`Browser`): ``chromium --screenshot --window-size=390,...`` lays
+    the page out 500 px wide and crops the picture, so it does not show a phone."""
     script = ("<script>window.addEventListener('load', function () { var go = function () {"
-              f"var e = document.getElementById({json.dumps(anchor)}); if (!e) return;"
+              f"var e = document.getElementById({json.dumps(anchor)}); if (e) "
               # drop what precedes the element inside its sections, so it is at the top of the page
               "for (var n = e; n && n.tagName !== 'BODY' && !n.matches('[role=main], .body, article'); "
               "n = n.parentElement) { while (n.previousElementSibling && n.parentElement.tagName === 'SECTION'"
-              " || n.previousElementSibling && n === e) n.parentElement.removeChild(n.previousElementSibling); }};"
+              " || n.previousElementSibling && n === e) n.parentElement.removeChild(n.previousElementSibling); }"
+              # the page's own scripts measure again after a second (derive-scroll.js): then it is ready
+              "setTimeout(function () { document.body.setAttribute('data-shot', '1'); }, 1500); };"
               "if (window.MathJax && MathJax.startup) MathJax.startup.promise.then(go); else go(); });</script>")
-    copy = page.with_name(page.stem + ".shot.html")
-    copy.write_text(page.read_text(encoding="utf-8").replace("</body>", script + "</body>"), encoding="utf-8")
-    try:
-        subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", f"--window-size={width},{height}",
-                        "--virtual-time-budget=30000", f"--screenshot={out}", copy.as_uri()],
-                       capture_output=True, text=True, timeout=180, check=True)
-    finally:
-        copy.unlink()
+    with Browser(width, height, profile) as browser:
+        browser.capture(page, script, out)
 
 
 def main(argv: list[str]) -> int:
@@ -222,16 +319,24 @@ def main(argv: list[str]) -> int:
     site, width = Path(argv[0]), int(argv[1])
     pages = [site / p for p in argv[2:]] or sorted(p for p in site.rglob("*.html")
                                                   if "_static" not in p.parts and "genindex" not in p.name)
-    total = wide = 0
+    total = wide = cued = 0
     with tempfile.TemporaryDirectory() as tmp, Browser(width, 1000 if width > 600 else 844, Path(tmp)) as browser:
         for page in pages:
             r = browser.probe(page)
             total += r["total"]
             wide += len(r["wide"])
             worst = max((w["ratio"] for w in r["wide"]), default=0)
+            cued += sum(not cue_problems(w) for w in r["wide"])
+            t = r["tables"]
             print(f"{page.relative_to(site)}: {len(r['wide'])}/{r['total']} wide (worst {worst}x), "
-                  f"page overflow {r['page_overflow']} px, errors {r['errors']}")
-    print(f"TOTAL at {width} px: {wide}/{total} display equations wider than their column")
+                  f"{sum(not cue_problems(w) for w in r['wide'])} with a scroll cue, "
+                  f"page overflow {r['page_overflow']} px, errors {r['errors']}"
+                  + (f"; tables {t['boxes']}, scrolling {t['scrolling']} (needlessly {t['needless']}), "
+                     f"numbers on 2+ lines {len(t['broken'])}" if t["boxes"] else ""))
+            for w in r["wide"]:
+                if cue_problems(w):
+                    print(f"    {w['id'] or '(prose)'} {w['ratio']}x: {', '.join(cue_problems(w))}")
+    print(f"TOTAL at {width} px: {wide}/{total} display equations wider than their column, {cued} with a scroll cue")
     return 0
 
 

@@ -128,6 +128,9 @@ def test_all_as_a_beamer_deck_and_markdown_decks(tmp_path, capsys, verified_cata
     from derive.chapters import book
 
     assert len(sections) == len(book(registry.names()))
+    assert rf"derivations in {len(sections)} chapters $\cdot$ derive" in text  # the title page's second line
+    assert "Scaling arithmetic: C = 6·N·D and the compute-optimal split" in sections  # the outline keeps the ·
+    assert not [t for t in re.findall(r"\\frametitle\{(.*)\}$", text, re.M) if "\\_" in t]  # no underscore shown
     assert sections[0].startswith("Scaled dot-product attention") and r"\tableofcontents" in text
     order = [c.title for c in CHAPTERS]
     assert text.index("derive-frame: attention.") < text.index("derive-frame: softmax.") < text.index(
@@ -178,7 +181,7 @@ def test_parameter_tables_from_params_table(capsys):
     assert code == 0 and r"\toprule" in out and "124{,}439{,}808" in out
     code, out, _ = run(["export", "--params", "gpt2", "-f", "beamer", "--standalone"], capsys)
     assert code == 0 and out.count(r"\begin{frame}") == 3 and out.rstrip().endswith(r"\end{document}")
-    assert r"\frametitle{Compute and memory of gpt2 (n\_ctx 1,024, estimates)}" in out
+    assert r"\frametitle{Compute and memory of gpt2 (1,024 tokens of context, estimates)}" in out
     assert r"KV cache per token (bf16) & $2 N h_{kv} d_k b$ & 36{,}864 B (36.00 KiB) \\" in out
     code, _, err = run(["export", "--params", "gpt-9", "-f", "latex"], capsys)
     assert code == 2 and err.startswith("derive: error: unknown preset 'gpt-9'; presets: ")

@@ -214,6 +214,13 @@ def _layout_pages(site: Path) -> list[Path]:
                   and p.name not in ("genindex.html", "search.html", "py-modindex.html"))
 
 
+def _tables_fit(measured: dict) -> None:
+    """No table scrolls when it would fit at its natural width, and no number is set on two lines."""
+    needless = {p.name: f["tables"]["needless"] for p, f in measured.items() if f["tables"]["needless"]}
+    broken = {p.name: f["tables"]["broken"][:5] for p, f in measured.items() if f["tables"]["broken"]}
+    assert needless == {} and broken == {}, (needless, broken)
+
+
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium package is not installed")
 def test_no_display_math_is_wider_than_its_column_at_1400_px(site, tmp_path):
     from site_probe import Browser
@@ -228,19 +235,39 @@ def test_no_display_math_is_wider_than_its_column_at_1400_px(site, tmp_path):
             wide[page.name] = found["wide"]
     assert total >= 200, total  # every page was measured after MathJax ran
     assert wide == {}, wide
+    _tables_fit(measured)
+    # the citation graph fits the text column: no third column runs past it into the scroll box
+    graphs = measured[site / "theory-map.html"]["graphs"]
+    assert len(graphs) == 1 and 0 < graphs[0]["width"] <= graphs[0]["column"] + 1, graphs
+    assert "scroll" not in graphs[0]["caption"], graphs  # no "scroll" caption: nothing to scroll
 
 
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium package is not installed")
 def test_on_a_phone_only_the_math_scrolls_never_the_page(site, tmp_path):
-    from site_probe import Browser
+    """At 390 px (the page laid out that wide, not a 500 px layout cropped): no page scrolls sideways; every
+    display formula wider than its column, in a derivation or in a chapter's prose, scrolls in its own box
+    with a visible cue (the "scroll" caption and the edge shadow) and its left end in view; the citation graph
+    scrolls in its box with the same cue."""
+    from site_probe import Browser, cue_problems
 
-    overflow = {}
+    overflow, uncued, wide = {}, {}, 0
     with Browser(390, 844, tmp_path / "profile") as browser:  # one Chromium for every page
         measured = {page: browser.probe(page) for page in _layout_pages(site)}
     for page, found in measured.items():
+        assert found["errors"] == 0, f"{page.name}: MathJax could not typeset {found['errors']} formulas"
         if found["page_overflow"] > 0:
             overflow[page.name] = found["page_overflow"]
+        if page.parent.name == "chapters":
+            wide += len(found["wide"])
+            uncued.update({f"{page.name} {w['id'] or '(prose)'} {w['ratio']}x": cue_problems(w)
+                           for w in found["wide"] if cue_problems(w)})
     assert overflow == {}, f"pages wider than a 390 px phone (px): {overflow}"
+    _tables_fit(measured)
+    assert wide >= 50  # the chapters' matrices do not fit a phone: the cue is measured on many formulas
+    assert uncued == {}, uncued
+    graphs = measured[site / "theory-map.html"]["graphs"]
+    assert len(graphs) == 1 and graphs[0]["width"] > graphs[0]["column"], graphs  # drawn at its own size
+    assert graphs[0]["overflow"] == "auto" and graphs[0]["shadow"] and "scroll" in graphs[0]["caption"], graphs
 
 
 def test_theme_has_previous_next_links_and_folded_checks(site):

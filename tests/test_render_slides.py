@@ -369,6 +369,13 @@ def test_catalog_deck_is_not_shrunk_below_seventy_percent(tmp_path, catalog):
     frames = log.count("derive-frame: example.pre-ln-block ")
     assert frames > 5 and "derive-frame: example.pre-ln-block where 1" in log  # named once, listed after
     assert len(pdf.pages) < 6.5 * len(names)  # 359 pages for 70 derivations, 706 for 118, when this was written
+    if shutil.which("pdftotext"):  # no page shows its frame title alone (or with its Source line)
+        text = subprocess.run(["pdftotext", "-layout", str(tmp_path / "deck.pdf"), "-"], capture_output=True,
+                              text=True, check=True).stdout
+        shown = [[line for line in page.splitlines() if line.strip() and not line.strip().startswith("Source")]
+                 for page in text.split("\f")[:len(pdf.pages)]]
+        bare = [k for k, lines in enumerate(shown, 1) if len(lines) < 2]
+        assert bare == [], bare  # the title page was one line: it now says what the deck holds
 
 
 def test_wide_matrices_and_repeats_are_named_once(catalog):

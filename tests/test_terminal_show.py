@@ -32,7 +32,9 @@ INTERNAL = {"helper index": r"b_row|c_col|k_hidden|i_pair|[A-Za-z]\[b_\w", "s_le
             "sigma2 as σ₂": r"σ₂|sigma2", "eps": r"\beps\b",
             "LayerNorm's settings": r"LayerNorm\((?!x\))|LN\([^)]*, 0\)",
             "ReLU's value tuple": r"ReLU\([^)]*\(\(", "E²(…) for E[X]²": r"\bE²\(",
-            "two minus signs": r"(?<=\w) - (?=\w)"}
+            "two minus signs": r"(?<=\w) - (?=\w)", "TeX or sympy brackets": r"\b[lr](?:ceil|floor)\b|\bceiling\(",
+            "a word subscript in parentheses": r"_\([A-Za-z_]+\)", "operator words glued": r"[a-z](?:cos|sin) ",
+            "a developer's file": r"\b[A-Z_]+\.md\b"}
 
 
 def test_show_uses_the_readers_names_and_fits_100_columns(shown):

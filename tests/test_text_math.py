@@ -23,6 +23,11 @@ from derive.render.textmath import unicode_text
     (r"$J = (\sqrt{6}/12)\cdot \begin{bmatrix}1 & -2 \\ -2 & 4\end{bmatrix}$", "J = (√6/12)·[1 −2; −2 4]"),
     (r"$(\operatorname{PE}_{2i}, \operatorname{PE}_{2i+1})$", "(PE₂ᵢ, PE₂ᵢ₊₁)"),
     (r"$z \in \mathbb{R}^n$, $\mathtt{softmax\_numeric}$", "z ∈ ℝⁿ, softmax_numeric"),
+    # no Unicode subscript letter: UnicodeMath's linear form, a word never in parentheses, more than a word in them
+    (r"$T_c = N/B_c$, $n_{\text{kv\_heads}} d_k$, $x_{\pi(j)}$", "T_c = N/B_c, n_kv_heads dₖ, x_(π(j))"),
+    # operator words stay words: a space between them and a letter, a Greek letter, another operator word
+    (r"$\cos a\cos b + \sin a\sin b$, $\cos\varphi + i\sin\varphi$", "cos a cos b + sin a sin b, cos φ + i sin φ"),
+    (r"$g = \lceil i h_{kv}/h \rceil = \lfloor (i-1)/G \rfloor + 1$", "g = ⌈i hₖᵥ/h⌉ = ⌊(i−1)/G⌋ + 1"),
 ])
 def test_terminal_shows_math_as_unicode(text, shown):
     assert unicode_text(text) == shown

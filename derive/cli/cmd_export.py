@@ -63,7 +63,7 @@ def _params_tables(fmt: str, presets: list[str]) -> list[str]:
         rows = breakdown(preset.arch)
         b = budget(preset.arch)
         title = f"Parameters of {preset.name}"
-        title2 = f"Compute and memory of {preset.name} (n_ctx {b.flops.context:,}, estimates)"
+        title2 = f"Compute and memory of {preset.name} ({b.flops.context:,} tokens of context, estimates)"
         if fmt == "latex":
             out.append(latex_table(rows, caption=f"{title} ({preset.source})"))
             out.append(budget_latex_table(b))

@@ -348,12 +348,12 @@ def _where_frames(derivation: Derivation, s: BeamerSettings) -> list[str]:
     return out
 
 
-def _document(frames: list[str], title: str, s: BeamerSettings, sections: bool = False) -> str:
-    head = [rf"\documentclass[aspectratio={s.aspectratio}]{{beamer}}", *korean_preamble(title + "".join(frames)),
-            rf"\usetheme{{{s.theme}}}",
+def _document(frames: list[str], title: str, s: BeamerSettings, sections: bool = False, subtitle: str = "") -> str:
+    head = [rf"\documentclass[aspectratio={s.aspectratio}]{{beamer}}",
+            *korean_preamble(title + subtitle + "".join(frames)), rf"\usetheme{{{s.theme}}}",
             r"\usepackage{amsmath,amssymb,booktabs}",
             r"\setbeamertemplate{navigation symbols}{}", rf"\title{{{escape_text(title)}}}",
-            r"\date{}"]
+            *([rf"\subtitle{{{escape_text(subtitle)}}}"] if subtitle else []), r"\date{}"]
     if sections:  # a section frame opens each chapter: the agenda with the chapter in bold
         head += [r"\usepackage{multicol}",
                  r"\AtBeginSection[]{\begin{frame}\frametitle{\insertsectionhead}" + _toc("currentsection,")
@@ -393,9 +393,10 @@ def _section(title: str) -> str:
 
     from ..i18n import is_hangul
 
-    plain = "".join(ch if ord(ch) < 128 or is_hangul(ch) else
+    # "·" (Latin-1) goes into a bookmark as it is: the outline reads "C = 6·N·D" as the chapter's heading does
+    plain = "".join(ch if ord(ch) < 128 or is_hangul(ch) or ch == "·" else
                     (unicodedata.normalize("NFKD", ch).encode("ascii", "ignore").decode()
-                     or {"·": "*", "−": "-", "√": "sqrt"}.get(ch, " ")) for ch in title)
+                     or {"−": "-", "√": "sqrt"}.get(ch, " ")) for ch in title)
     plain = plain.replace("$", "").replace("\\", "").replace("{", "").replace("}", "")
     plain = re.sub(r"[#%&_^~]", " ", plain)
     return rf"\section{{\texorpdfstring{{{escape_text(title)}}}{{{plain}}}}}"
@@ -428,4 +429,18 @@ def beamer_deck(derivations: Sequence[Derivation], extra_frames: Sequence[str] =
         frames.append(_section(name))
         frames += [frame(d, s) for d in members]
     frames += [frame(d, s) for d in derivations] + list(extra_frames)
-    return _document(frames, title, s, sections=bool(chapters))
+    return _document(frames, title, s, sections=bool(chapters), subtitle=_what_is_in(derivations, chapters))
+
+
+def _what_is_in(derivations: Sequence[Derivation], chapters: Sequence[tuple[str, Sequence[Derivation]]]) -> str:
+    """The title page's second line: how many derivations (in how many chapters), and derive's version."""
+    from .. import __version__
+
+    count = len(derivations) + sum(len(ds) for _, ds in chapters)
+    if chapters:
+        text = gettext("{count} derivations in {chapters} chapters · derive {version}")
+    elif count == 1:
+        text = gettext("1 derivation · derive {version}")
+    else:
+        text = gettext("{count} derivations · derive {version}")
+    return text.format(count=count, chapters=len(chapters), version=__version__)

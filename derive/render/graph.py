@@ -3,8 +3,7 @@
 The graph comes from :func:`derive.citations.graph` (generated from the steps that cite a derivation, never
 typed by hand). Here it is only drawn: nodes are derivations coloured by verdict, an arrow goes from a
 derivation to each one it cites, and the cited results stand to the left of the results that use them
-(each node's column is the length of the longest chain of citations below it); the connected parts of the graph
-are packed side by side into shelves as wide as the site's content column.
+(each node's column is the length of the longest chain of citations below it).
 """
 
 from __future__ import annotations
@@ -64,78 +63,20 @@ def columns(g: dict) -> dict[str, int]:
     return col
 
 
-#: the width the drawing fits (inches; 72 pt each): the site's content column at 1400 px is 736 px = 552 pt
-FIT_WIDTH = 7.6
+#: inches per character of an 8 pt DejaVu Sans label (a little more than its mean advance)
+CHAR_WIDTH = 0.068
 
 
-def _label(name: str) -> str:
-    """A node's label on two lines, the chapter prefix above the rest (``gradients.`` / ``layernorm-jacobian``)."""
-    head, dot, tail = name.partition(".")
-    return f"{head}{dot}\n{tail}" if dot and tail else name
-
-
-def components(g: dict) -> list[list[str]]:
-    """The weakly connected parts of the graph, largest first (ties by first name), each in catalog order."""
-    names = [n["name"] for n in g["nodes"]]
-    parent = {n: n for n in names}
-
-    def root(n: str) -> str:
-        while parent[n] != n:
-            parent[n] = parent[parent[n]]
-            n = parent[n]
-        return n
-
-    for e in g["edges"]:
-        a, b = root(e["from"]), root(e["to"])
-        if a != b:
-            parent[max(a, b)] = min(a, b)
-    parts: dict[str, list[str]] = {}
-    for n in names:
-        parts.setdefault(root(n), []).append(n)
-    return sorted(parts.values(), key=lambda p: (-len(p), min(p)))
-
-
-def layout(g: dict, box_w: float, box_h: float, gap_x: float, gap_y: float,
-           fit: float = FIT_WIDTH) -> tuple[dict[str, tuple[float, float]], float, float]:
-    """Node positions (lower-left corners, inches from the top-left) and the drawing's width and height.
-
-    Each connected part is drawn on its own, cited results to the left (:func:`columns`); the parts are
-    packed into shelves no wider than ``fit`` (a part wider than that gets a shelf of its own), so the
-    drawing fits the site's content column instead of running past it.
-    """
-    col = columns(g)
-    placed: list[tuple[list[str], float, float]] = []
-    for part in components(g):
-        by_col: dict[int, list[str]] = {}
-        for name in part:
-            by_col.setdefault(col[name], []).append(name)
-        ncols, rows = max(by_col) + 1, max(len(v) for v in by_col.values())
-        placed.append((part, ncols * box_w + (ncols - 1) * gap_x, rows * box_h + (rows - 1) * gap_y))
-    pos: dict[str, tuple[float, float]] = {}
-    x = y = shelf_h = 0.0
-    width = 0.0
-    for part, w, h in placed:
-        if x > 0 and x + w > fit:
-            x, y, shelf_h = 0.0, y + shelf_h + 2 * gap_y, 0.0
-        by_col = {}
-        for name in part:
-            by_col.setdefault(col[name], []).append(name)
-        rows = max(len(v) for v in by_col.values())
-        for c, names in by_col.items():
-            top = y + (rows - len(names)) * (box_h + gap_y) / 2
-            for k, name in enumerate(names):
-                pos[name] = (x + c * (box_w + gap_x), top + k * (box_h + gap_y))
-        width = max(width, x + w)
-        x, shelf_h = x + w + 1.5 * gap_x, max(shelf_h, h)
-    return pos, width, y + shelf_h
+def label_lines(name: str) -> list[str]:
+    """A node's label: ``softmax.shift-invariance`` on two lines, its chapter ``softmax.`` above the rest, so
+    that the columns of the drawing stay narrow enough for the page's text column."""
+    head, dot, rest = name.partition(".")
+    return [head + dot, rest] if dot and rest else [name]
 
 
 def graph_svg(g: dict, verdicts: dict[str, str] | None = None, urls: dict[str, str] | None = None,
               *, title: str = "") -> str:
     """The graph drawn with matplotlib as an SVG document; each node links to ``urls[name]`` if given.
-
-    Connected parts are drawn side by side and wrap onto new shelves (:func:`layout`), so the drawing is at
-    most ``FIT_WIDTH`` inches wide unless one part alone is wider.
 
     Raises:
         ImportError: matplotlib is not installed (it comes with the ``docs`` extra).
@@ -147,42 +88,59 @@ def graph_svg(g: dict, verdicts: dict[str, str] | None = None, urls: dict[str, s
     from matplotlib.patches import FancyArrowPatch, FancyBboxPatch
 
     verdicts, urls = verdicts or {}, urls or {}
-    lines = [line for n in g["nodes"] for line in _label(n["name"]).split("\n")]
-    longest = max((len(t) for t in lines), default=10)
-    box_w, box_h, gap_x, gap_y = max(1.1, 0.058 * longest + 0.2), 0.42, 0.42, 0.16
-    pos, inner_w, inner_h = layout(g, box_w, box_h, gap_x, gap_y)
-    margin, head = 0.08, (0.4 if title else 0.0)
-    width, height = inner_w + 2 * margin, inner_h + 2 * margin + head
+    col = columns(g)
+    by_col: dict[int, list[str]] = {}
+    for n in g["nodes"]:
+        by_col.setdefault(col[n["name"]], []).append(n["name"])
+    # within a column, keep the nodes that cite the same results together (their order in the catalog)
+    rows = max((len(v) for v in by_col.values()), default=1)
+    ncols = max(by_col, default=0) + 1
+    # each column as wide as its longest label line (the chapter on one line, the rest of the name below)
+    box_w = [max(1.2, CHAR_WIDTH * max((len(line) for name in by_col.get(c, []) for line in label_lines(name)),
+                                       default=10) + 0.25) for c in range(ncols)]
+    box_h, gap_x, gap_y = 0.44, 0.55, 0.16
+    left = [0.1 + sum(box_w[:c]) + c * gap_x for c in range(ncols)]
+    width, height = left[-1] + box_w[-1] + 0.1, rows * (box_h + gap_y) + (0.6 if title else 0.2)
     fig = plt.figure(figsize=(width, height))
     ax = fig.add_axes((0, 0, 1, 1))
     ax.set_xlim(0, width)
     ax.set_ylim(0, height)
     ax.axis("off")
-    # from the top-left layout to matplotlib's bottom-left axes
-    corner = {n: (margin + x, height - margin - head - y - box_h) for n, (x, y) in pos.items()}
+    pos: dict[str, tuple[float, float]] = {}
+    for c, names in by_col.items():
+        top = height - (0.6 if title else 0.2) - (rows - len(names)) * (box_h + gap_y) / 2
+        for k, name in enumerate(names):
+            pos[name] = (left[c], top - (k + 1) * (box_h + gap_y) + gap_y)
     scope = {n["name"]: n["scope"] for n in g["nodes"]}
     for e in g["edges"]:
-        (x0, y0), (x1, y1) = corner[e["from"]], corner[e["to"]]
+        (x0, y0), (x1, y1) = pos[e["from"]], pos[e["to"]]
         verdict = verdicts.get(e["to"], "not verified")
-        ax.add_patch(FancyArrowPatch((x0, y0 + box_h / 2), (x1 + box_w, y1 + box_h / 2),
+        ax.add_patch(FancyArrowPatch((x0, y0 + box_h / 2), (x1 + box_w[col[e["to"]]], y1 + box_h / 2),
                                      arrowstyle="-|>", mutation_scale=9, linewidth=0.8,
                                      color=EDGES[verdict], connectionstyle="arc3,rad=0.08", zorder=1))
-    for name, (x, y) in corner.items():
-        verdict = verdicts.get(name, "not verified")
-        box = FancyBboxPatch((x, y), box_w, box_h, boxstyle="round,pad=0.02,rounding_size=0.08",
+    for name, (x, y) in pos.items():
+        verdict, w = verdicts.get(name, "not verified"), box_w[col[name]]
+        box = FancyBboxPatch((x, y), w, box_h, boxstyle="round,pad=0.02,rounding_size=0.08",
                              facecolor=COLOURS[verdict], edgecolor=EDGES[verdict],
                              linewidth=1.6 if scope[name] == "law" else 0.8,
                              linestyle="-" if scope[name] == "law" else "--", zorder=2)
         ax.add_patch(box)
-        text = ax.text(x + box_w / 2, y + box_h / 2, _label(name), ha="center", va="center", fontsize=7.5,
-                       zorder=3, family="DejaVu Sans", linespacing=1.15)
+        lines = label_lines(name)
+        texts = [ax.text(x + w / 2, y + box_h / 2 + (0.09 if len(lines) > 1 else 0), lines[0], ha="center",
+                         va="center", fontsize=7 if len(lines) > 1 else 8, color="#444" if len(lines) > 1 else "k",
+                         zorder=3, family="DejaVu Sans")]
+        if len(lines) > 1:
+            texts.append(ax.text(x + w / 2, y + box_h / 2 - 0.09, lines[1], ha="center", va="center", fontsize=8,
+                                 zorder=3, family="DejaVu Sans"))
         if name in urls:
             box.set_url(urls[name])
-            text.set_url(urls[name])
+            for text in texts:
+                text.set_url(urls[name])
     if title:
-        ax.text(margin, height - 0.25, title, ha="left", va="center", fontsize=10, weight="bold")
+        ax.text(0.1, height - 0.3, title, ha="left", va="center", fontsize=10, weight="bold")
     out = io.StringIO()
-    fig.savefig(out, format="svg", metadata={"Date": None})
+    # no background of its own: the page's box is white, and its scroll shadows show through
+    fig.savefig(out, format="svg", metadata={"Date": None}, transparent=True)
     plt.close(fig)
     return out.getvalue()
 

@@ -60,6 +60,11 @@ def readable(text: str) -> str:
 
     text = re.sub(r"\*\*(-?\d+)", lambda m: m.group(1).translate(_SUPERSCRIPT), text)
     text = re.sub(r"\*\*\(([^()]*)\)", r"^(\1)", text).replace("**", "^")
+    # sympy's ceiling(x), floor(x) as the brackets the site shows: ⌈x⌉, ⌊x⌋ (one level of parentheses inside)
+    for name, (left, right) in (("ceiling", "⌈⌉"), ("floor", "⌊⌋")):
+        text = re.sub(rf"(?<![A-Za-z]){name}\(((?:[^()]|\([^()]*\))*)\)", rf"{left}\1{right}", text)
+    # a Kronecker delta whose first index is such a bracket: δ_(⌈…⌉, l), not δ_⌈…⌉l
+    text = re.sub(r"δ_([⌈⌊][^⌉⌋]*[⌉⌋])(\w)", r"δ_(\1, \2)", text)
     return re.sub(r"(?<=\S)\*(?=\S)", "⋅", text)
 
 

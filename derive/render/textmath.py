@@ -35,7 +35,7 @@ _SYMBOLS = {"cdot": "·", "times": "×", "le": "≤", "leq": "≤", "ge": "≥",
             "det": "det", "lim": "lim", "arg": "arg", "colon": ":", "lbrace": "{", "rbrace": "}",
             "triangleq": "≜", "equiv": "≡", "vert": "|", "Vert": "‖", "setminus": "∖", "subset": "⊂",
             "varnothing": "∅", "emptyset": "∅", "mapsto": "↦", "star": "⋆", "ast": "∗", "neg": "¬",
-            "gg": "≫", "ll": "≪"}
+            "gg": "≫", "ll": "≪", "lceil": "⌈", "rceil": "⌉", "lfloor": "⌊", "rfloor": "⌋"}
 #: operator names written as words: a space after them separates them from their argument (max z)
 _FUNCTIONS = {"max", "min", "exp", "log", "ln", "sin", "cos", "tan", "tanh", "det", "lim", "arg", "sup", "inf",
               "operatorname", "text", "mathrm"}
@@ -121,8 +121,9 @@ def tex_unicode(tex: str) -> str:
             m = re.compile(r"\\([A-Za-z]+|.)").match(tex, i)
             name, i = m.group(1), m.end()
             if (name.isalpha() and tex[i:i + 1] == " " and (m.start() == 0 or tex[m.start() - 1] != " ")
-                    and name not in _FUNCTIONS):
-                i += 1  # the space ending a control word: q\cdot k is q·k, a \cdot b stays a · b, \max z stays
+                    and name not in _FUNCTIONS and not re.match(r" [-+=<>]", tex[i:i + 2])):
+                i += 1  # the space ending a control word: q\cdot k is q·k, a \cdot b stays a · b, \max z stays,
+                # \varphi + i stays φ + i
             if name in ("frac", "dfrac", "tfrac"):
                 a, i = _group(tex, i)
                 b, i = _group(tex, i)
@@ -152,10 +153,12 @@ def tex_unicode(tex: str) -> str:
                 rows = [r for r in re.split(r"\\\\", body) if r.strip()]
                 out.append("[" + "; ".join(" ".join(tex_unicode(c).strip() for c in r.split("&")) for r in rows)
                            + "]")
-            elif name in _GREEK:
-                out.append(_GREEK[name])
+            elif name in _GREEK:  # after an operator word, a space: cos φ, not cosφ
+                out.append((" " if out and out[-1].strip() in _FUNCTIONS else "") + _GREEK[name])
             elif name in _SYMBOLS:
-                out.append(_SYMBOLS[name])
+                word = _SYMBOLS[name]
+                # an operator word after a letter or digit: a space between (cos a cos b, not cos acos b)
+                out.append(" " + word if word.isalpha() and out and out[-1][-1:].isalnum() else word)
             elif name in "{}_%&$#":
                 out.append(name)
             else:
@@ -173,7 +176,9 @@ def tex_unicode(tex: str) -> str:
             if plain and all(c in _SUB for c in plain):
                 out.append("".join(_SUB[c] for c in plain))
             else:
-                out.append(f"_{plain}" if plain.replace(",", "").isalnum() else f"_({plain})")
+                # UnicodeMath's linear form where Unicode has no subscript letter: T_c, n_ctx, n_kv_heads, δ_ab,
+                # and a subscript that is more than a word between parentheses: x_(π(j))
+                out.append(f"_{plain}" if re.fullmatch(r"[\w,]+", plain) else f"_({plain})")
         elif ch in "{}":
             i += 1
         elif ch == "-":
@@ -185,7 +190,7 @@ def tex_unicode(tex: str) -> str:
         else:
             out.append(ch)
             i += 1
-    return re.sub(r" {2,}", " ", "".join(out))
+    return re.sub(r" +(?=[⌉⌋])|(?<=[⌈⌊]) +", "", re.sub(r" {2,}", " ", "".join(out)))
 
 
 def unicode_text(text: str) -> str:

@@ -347,8 +347,8 @@ def moe_active() -> Derivation:
 
 @register(
     "params.kv-cache-token",
-    title=r"KV cache per token: $2\cdot n_{\text{layers}}\cdot n_{\text{kv\_heads}}\cdot d_k\cdot b$ bytes",
-    summary=r"Every layer keeps one key and one value row of $n_{\text{kv\_heads}}\cdot d_k$ numbers per token; GQA "
+    title=r"KV cache per token: $2\cdot n_{\text{layers}}\cdot h_{kv}\cdot d_k\cdot b$ bytes",
+    summary=r"Every layer keeps one key and one value row of $h_{kv}\cdot d_k$ numbers per token; GQA "
             r"and MQA shrink it by $h/h_{kv}$.",
 )
 def kv_cache_token() -> Derivation:
@@ -400,7 +400,7 @@ def kv_cache_token() -> Derivation:
 @register(
     "params.kv-cache",
     title=(r"KV cache of a batch: $2\cdot B\cdot n_{\text{ctx}}\cdot n_{\text{layers}}\cdot "
-           r"n_{\text{kv\_heads}}\cdot d_k\cdot b$ bytes"),
+           r"h_{kv}\cdot d_k\cdot b$ bytes"),
     summary=r"B sequences of $n_{\text{ctx}}$ cached tokens, each token's K and V rows in every layer.",
 )
 def kv_cache() -> Derivation:

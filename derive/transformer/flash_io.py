@@ -104,9 +104,12 @@ def _loop_check(seed: int) -> tuple[bool, dict, str]:
 
 @register(
     "efficient.standard-attention-io",
-    title="Standard attention reads and writes 4·N·d + 4·N² elements of HBM, for any N and d",
-    summary="Load Q, K (2Nd), write S (N²), read S and write P (2N²), read P and V (N² + Nd), write O (Nd): "
-            "$\\Theta(Nd + N^2)$, for symbolic N and d.",
+    title="Standard attention reads and writes $4 n_{\\text{ctx}} d_k + 4 n_{\\text{ctx}}^2$ elements of HBM, for any "
+          "sizes",
+    summary="Load Q, K ($2 n_{\\text{ctx}} d_k$), write S ($n_{\\text{ctx}}^2$), read S and write P "
+            "($2 n_{\\text{ctx}}^2$), read P and V ($n_{\\text{ctx}}^2 + n_{\\text{ctx}} d_k$), write O "
+            "($n_{\\text{ctx}} d_k$): $\\Theta(n_{\\text{ctx}} d_k + n_{\\text{ctx}}^2)$, for symbolic "
+            "$n_{\\text{ctx}}$ and $d_k$.",
 )
 def standard_attention_io_derivation() -> Derivation:
     import sympy as sp
@@ -123,8 +126,8 @@ def standard_attention_io_derivation() -> Derivation:
         steps=(Step(4 * N * d + 4 * N**2, "collect: four matrices of size N × d and four of size N × N cross "
                     "the memory bus", citation=DAO_ALG0),),
         assumptions=(Assumption("Algorithm 0 of Dao et al. 2022: $S = QK^\\top$ is written to HBM, read back for "
-                                "the softmax, $P$ written and read back for $O = PV$; Q, K, V, O are N × d; "
-                                "counts in elements"),),
+                                "the softmax, $P$ written and read back for $O = PV$; Q, K, V, O are "
+                                "$n_{\\text{ctx}} \\times d_k$ (the paper's N × d); counts in elements"),),
         citations=(DAO_ALG0, DAO_THM2),
         checks=(ValueCheck("N = 1024, d = 64 (a GPT-2 head)", (4 * N * d + 4 * N**2).subs({N: 1024, d: 64}),
                            "4456448", "derived"),),
@@ -135,9 +138,12 @@ def standard_attention_io_derivation() -> Derivation:
 
 @register(
     "efficient.flash-attention-io",
-    title="FlashAttention's tiled loops move 2·N·d + 4·N²·d·(3d + 4)/M elements of HBM: Θ(N²d²/M), for any sizes",
-    summary="$T_c = 4Nd/M$ outer iterations each load one K, V block ($M/2$ elements) and sweep all of Q, O, ℓ, m "
-            "($N(3d + 4)$ elements): $2Nd + 4N^2 d(3d + 4)/M$, for symbolic N, d, M, $B_r$.",
+    title="FlashAttention's tiled loops move $2 n_{\\text{ctx}} d_k + 4 n_{\\text{ctx}}^2 d_k (3 d_k + 4)/M$ "
+          "elements of HBM, for any sizes",
+    summary="$T_c = 4 n_{\\text{ctx}} d_k/M$ outer iterations each load one K, V block ($M/2$ elements) and sweep "
+            "all of Q, O, ℓ, m ($n_{\\text{ctx}}(3 d_k + 4)$ elements): "
+            "$2 n_{\\text{ctx}} d_k + 4 n_{\\text{ctx}}^2 d_k (3 d_k + 4)/M$, for symbolic $n_{\\text{ctx}}$, "
+            "$d_k$, M, $B_r$.",
 )
 def flash_attention_io_derivation() -> Derivation:
     import sympy as sp
@@ -154,15 +160,17 @@ def flash_attention_io_derivation() -> Derivation:
         start=start,
         steps=(
             Step(T_c * (M / 2 + N * (3 * d + 4)),
-                 "one K, V block is $2 B_c d = M/2$ elements; the inner loop's $T_r = N/B_r$ blocks of "
-                 "$3 B_r d + 4 B_r$ (read $Q_i, O_i, \\ell_i, m_i$, write $O_i, \\ell_i, m_i$) add up to "
-                 "$N(3d + 4)$, whatever $B_r$", citation=DAO_ALG1),
-            Step(end, "$T_c = N/B_c = 4Nd/M$ outer iterations; multiply out", citation=DAO_C),
+                 "one K, V block is $2 B_c d_k = M/2$ elements; the inner loop's $T_r = n_{\\text{ctx}}/B_r$ "
+                 "blocks of $3 B_r d_k + 4 B_r$ (read $Q_i, O_i, \\ell_i, m_i$, write $O_i, \\ell_i, m_i$) add up "
+                 "to $n_{\\text{ctx}}(3 d_k + 4)$, whatever $B_r$", citation=DAO_ALG1),
+            Step(end, "$T_c = n_{\\text{ctx}}/B_c = 4 n_{\\text{ctx}} d_k/M$ outer iterations; multiply out",
+                 citation=DAO_C),
         ),
-        assumptions=(Assumption("Algorithm 1 of Dao et al. 2022 (forward pass, one head): SRAM of M elements, "
-                                "$B_c = M/(4d)$ rows of K and V per outer iteration, $B_r$ rows of Q and O per inner "
-                                "iteration; the blocks divide N evenly; the running statistics ℓ, m are one "
-                                "number per row; counts in elements"),),
+        assumptions=(Assumption("Algorithm 1 of Dao et al. 2022 (forward pass, one head; its sequence length N "
+                                "and head width d are $n_{\\text{ctx}}$ and $d_k$ here): SRAM of M elements, "
+                                "$B_c = M/(4d_k)$ rows of K and V per outer iteration, $B_r$ rows of Q and O per inner "
+                                "iteration; the blocks divide $n_{\\text{ctx}}$ evenly; the running statistics ℓ, m "
+                                "are one number per row; counts in elements"),),
         citations=(DAO_ALG1, DAO_THM2, DAO_C),
         checks=(FunctionCheck("the closed form against Algorithm 1's loops walked element by element", _loop_check),
                 ValueCheck("N = 1024, d = 64, M = 98304 (192 KB of SRAM in 16-bit)",

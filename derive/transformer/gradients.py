@@ -1064,7 +1064,7 @@ def attention_ds() -> Derivation:
         notes=(r"This is softmax.jacobian applied to each row: $dS_i = (\operatorname{diag}(A_i) - A_i "
                r"A_i^\top)\cdot dA_i$. FlashAttention computes $\sum_b A_{ib} dA_{ib}$ as $D_i = \sum_c dO_{ic} "
                r"O_{ic}$, which needs no $n \times n$ matrix; that exchange of two sums is checked numerically here, "
-               r"not proved (see $\mathtt{KERNEL\_REQUESTS}$.md).",),
+               r"not proved as a step of this derivation.",),
     )
 
 

@@ -229,7 +229,7 @@ def attention_bias() -> Derivation:
 
 @register(
     "params.gqa-attention",
-    title=r"Grouped-query attention: K and V shrink to $2\cdot d_{\text{model}}\cdot (n_{\text{kv\_heads}}\cdot d_k)$",
+    title=r"Grouped-query attention: K and V shrink to $2\cdot d_{\text{model}}\cdot (h_{kv}\cdot d_k)$",
     summary=(r"$W_Q$ and $W_O$ keep $d_{\text{model}}^2$ each; $W_K$ and $W_V$ have $d_{\text{model}}^2\cdot "
              r"h_{kv}/h$ each."),
 )

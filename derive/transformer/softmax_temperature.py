@@ -301,5 +301,5 @@ def saturation() -> Derivation:
                r"large $\lambda$: the softmax saturates and its Jacobian, through which every gradient passes, "
                r"shrinks. Dividing by $\sqrt{d_k}$ keeps the scores at unit variance.",
                "The unique maximum is needed: tied scores (0, 0) give s = (½, ½) at every scale, and the Jacobian "
-               r"stays $\begin{bmatrix}\end{bmatrix}$, [−¼, ¼]]."),
+               r"stays $\begin{bmatrix} 1/4 & -1/4 \\ -1/4 & 1/4 \end{bmatrix}$."),
     )
