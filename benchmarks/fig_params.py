@@ -12,6 +12,8 @@ from .models import CONFIGS, total
 
 #: The numpy baseline commits float32 weights; only models that fit in this many bytes are allocated.
 ALLOC_LIMIT = 4 * 2**30
+#: timeit repeats of each count (best of them is reported); a quick run takes 2
+REPEATS = [5]
 
 
 def _derive_count(name: str) -> tuple[int, float] | None:
@@ -22,7 +24,7 @@ def _derive_count(name: str) -> tuple[int, float] | None:
     arch = get_preset(name).arch
     timer = timeit.Timer(lambda: count(arch))
     loops, _ = timer.autorange()
-    seconds = min(timer.repeat(5, loops)) / loops
+    seconds = min(timer.repeat(REPEATS[0], loops)) / loops
     return int(count(arch)), seconds
 
 
@@ -51,7 +53,7 @@ def _derive_config(path: Path) -> tuple[int, int, float] | None:
 
     timer = timeit.Timer(once)
     loops, _ = timer.autorange()
-    seconds = min(timer.repeat(5, loops)) / loops
+    seconds = min(timer.repeat(REPEATS[0], loops)) / loops
     b = once()
     return b.total, b.flops.forward, seconds
 
@@ -81,7 +83,8 @@ def _configs(fig: Figure) -> None:
     fig.target("counting a config.json: parameters, FLOPs and memory (slowest file)", worst, CONFIG_LIMIT)
     fig.notes += [
         "config rows: `budget(from_dict(json).arch)` — map the parsed config.json, count every component, FLOPs "
-        "per token at the model's context, KV cache and training memory — best of 5 timeit repeats. Baseline: "
+        "per token at the model's context, KV cache and training memory — best of 5 timeit repeats (2 in a "
+        "quick run). Baseline: "
         "the class in `architectures` built by transformers under `torch.device('meta')` and `numel` summed "
         "(best of 3 builds in a fresh process, import excluded). transformers 5 ties T5 v1.1's head whatever "
         "the file says, hence its smaller count on those rows.",
@@ -89,6 +92,7 @@ def _configs(fig: Figure) -> None:
 
 
 def run(quick: bool) -> Figure:
+    REPEATS[0] = 2 if quick else 5
     fig = Figure("params", "Parameter counting vs instantiation",
                  columns=["model", "derive count", "time", "numpy allocation (float32)", "ratio",
                           "torch meta device", "ratio"])
@@ -127,7 +131,8 @@ def run(quick: bool) -> Figure:
         fig.notes.append("derive side not available yet: `derive.params` is not on this checkout.")
     _configs(fig)
     fig.notes += [
-        "derive: `derive.params.count(get_preset(name).arch)`, an exact Python int, best of 5 timeit repeats.",
+        "derive: `derive.params.count(get_preset(name).arch)`, an exact Python int, best of 5 timeit repeats "
+        "(2 in a quick run).",
         "numpy: every weight allocated as float32 with `np.ones` (pages committed, as a loaded model's are), "
         "then `.size` summed, in a fresh process. GPT-2 small needs 0.5 GB; LLaMA-7B would need 25 GiB and "
         "GPT-3 175B 650 GiB, more than this 24 GiB machine has, so those rows are not allocated: that is the "
