@@ -63,6 +63,9 @@ def columns(g: dict) -> dict[str, int]:
     return col
 
 
+#: the width the drawing keeps within (inches): Furo's text column at a 1400 px window, about 730 px
+FIT_WIDTH = 7.6
+
 #: inches per character of an 8 pt DejaVu Sans label (a little more than its mean advance)
 CHAR_WIDTH = 0.068
 
@@ -98,7 +101,9 @@ def graph_svg(g: dict, verdicts: dict[str, str] | None = None, urls: dict[str, s
     # each column as wide as its longest label line (the chapter on one line, the rest of the name below)
     box_w = [max(1.2, CHAR_WIDTH * max((len(line) for name in by_col.get(c, []) for line in label_lines(name)),
                                        default=10) + 0.25) for c in range(ncols)]
-    box_h, gap_x, gap_y = 0.44, 0.55, 0.16
+    # the gaps between columns shrink (down to a short arrow) before the drawing gets wider than the text column
+    room = (FIT_WIDTH - 0.2 - sum(box_w)) / max(ncols - 1, 1)
+    box_h, gap_x, gap_y = 0.44, min(0.55, max(0.25, room)), 0.16
     left = [0.1 + sum(box_w[:c]) + c * gap_x for c in range(ncols)]
     width, height = left[-1] + box_w[-1] + 0.1, rows * (box_h + gap_y) + (0.6 if title else 0.2)
     fig = plt.figure(figsize=(width, height))

@@ -604,8 +604,8 @@ def name_repeats(exprs: list[Any], min_width: float = 10.0, limit: int = 6,
 def _name_entries(current: list[Any], names: list[tuple[Any, Any]], entry_width: float | None,
                   printer: Any, budget: float | None = None) -> tuple[list[Any], list[tuple[Any, Any]]]:
     """Name the matrix entries of ``current`` (and of the named values) wider than ``entry_width`` em and,
-    in a formula wider than ``budget``, wider than their matrix's share of the line per column; in the order
-    they appear."""
+    in a formula wider than ``budget``, wider than their share of the line per column (the columns of every
+    matrix in the same term of a sum count); in the order they appear."""
     import sympy as sp
 
     wide: list[Any] = []
@@ -613,11 +613,14 @@ def _name_entries(current: list[Any], names: list[tuple[Any, Any]], entry_width:
         if not isinstance(e, sp.Basic):
             continue
         too_wide = budget is not None and tex_width(printer.doprint(e)) > budget
-        for node in sp.preorder_traversal(e):
-            if isinstance(node, sp.MatrixBase):
+        # a line holds one term of a sum: matrices side by side in one term (ReLU(A·B)·C) share its width
+        for term in (e.args if isinstance(e, (sp.Add, sp.MatAdd)) else (e,)):
+            mats = [n for n in sp.preorder_traversal(term) if isinstance(n, sp.MatrixBase)]
+            columns = sum(m.cols for m in mats)
+            for node in mats:
                 most = float("inf") if entry_width is None else entry_width
                 if too_wide:
-                    most = min(most, max((budget - 2.0) / max(node.cols, 1) - 1.2, 2.0))
+                    most = min(most, max((budget - 2.0) / max(columns, 1) - 1.2, 2.0))
                 wide += [x for x in node if x not in wide and tex_width(printer.doprint(x)) > most]
     if not wide:
         return current, names

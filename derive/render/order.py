@@ -151,7 +151,11 @@ def reader_name(symbol: Any) -> str | None:
             _READER.update(_reader_names())
         except Exception:  # noqa: BLE001 - without the catalog's notation: sympy's own spelling
             _READER[None] = ""
-    return _READER.get(symbol)
+    shown = _READER.get(symbol)
+    if shown is None and getattr(symbol, "is_Symbol", False):
+        # the same catalog name with other assumptions (ε ≥ 0 where the notation says ε > 0) reads the same
+        shown = next((text for s, text in _READER.items() if s is not None and s.name == symbol.name), None)
+    return shown
 
 
 def reader_names() -> dict[str, str]:
