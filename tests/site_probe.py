@@ -230,12 +230,12 @@ class Browser:
                     raise RuntimeError(f"{method}: {answer['error']}")
                 return answer.get("result", {})
 
-    def probe(self, page: Path, timeout: float = 180) -> dict:
-        """Open ``page`` (a copy with :data:`PROBE_JS`) and return its measurements, as :func:`probe_page`."""
+    def _open_until(self, page: Path, script: str, suffix: str, attribute: str, timeout: float) -> str:
+        """Open a copy of ``page`` with ``script`` added and wait until its body has ``attribute``; its value."""
         import time
 
-        copy = page.with_name(page.stem + ".probe.html")
-        copy.write_text(page.read_text(encoding="utf-8").replace("</body>", PROBE_JS + "</body>"), encoding="utf-8")
+        copy = page.with_name(page.stem + suffix)
+        copy.write_text(page.read_text(encoding="utf-8").replace("</body>", script + "</body>"), encoding="utf-8")
         try:
             self._call("Page.navigate", session=True, url=copy.as_uri())
             deadline = time.monotonic() + timeout
@@ -243,38 +243,26 @@ class Browser:
                 # the copy's own document (not the previous page's, still shown while the new one loads)
                 got = self._call("Runtime.evaluate", session=True, returnByValue=True, expression=(
                     f"document.URL === {json.dumps(copy.as_uri())} && document.body"
-                    " && document.body.getAttribute('data-probe')"))["result"].get("value")
+                    f" && document.body.getAttribute({json.dumps(attribute)})"))["result"].get("value")
                 if got:
-                    return json.loads(got)
+                    return got
                 time.sleep(0.1)
         finally:
             copy.unlink()
-        raise RuntimeError(f"{page}: no measurement after {timeout:g} s")
+        raise RuntimeError(f"{page}: not ready ({attribute}) after {timeout:g} s")
 
+    def probe(self, page: Path, timeout: float = 180) -> dict:
+        """Open ``page`` (a copy with :data:`PROBE_JS`) and return its measurements, as :func:`probe_page`."""
+        return json.loads(self._open_until(page, PROBE_JS, ".probe.html", "data-probe", timeout))
 
     def capture(self, page: Path, script: str, out: Path, timeout: float = 120) -> None:
         """Open a copy of ``page`` with ``script`` (which sets ``data-shot`` on the body when the page is ready)
         and write a PNG of the window to ``out``."""
         import base64
-        import time
 
-        copy = page.with_name(page.stem + ".shot.html")
-        copy.write_text(page.read_text(encoding="utf-8").replace("</body>", script + "</body>"), encoding="utf-8")
-        try:
-            self._call("Page.navigate", session=True, url=copy.as_uri())
-            deadline = time.monotonic() + timeout
-            while time.monotonic() < deadline:
-                ready = self._call("Runtime.evaluate", session=True, returnByValue=True, expression=(
-                    f"document.URL === {json.dumps(copy.as_uri())} && document.body"
-                    " && document.body.getAttribute('data-shot')"))["result"].get("value")
-                if ready:
-                    png = self._call("Page.captureScreenshot", session=True, format="png")["data"]
-                    out.write_bytes(base64.b64decode(png))
-                    return
-                time.sleep(0.1)
-        finally:
-            copy.unlink()
-        raise RuntimeError(f"{page}: not ready for a screenshot after {timeout:g} s")
+        self._open_until(page, script, ".shot.html", "data-shot", timeout)
+        png = self._call("Page.captureScreenshot", session=True, format="png")["data"]
+        out.write_bytes(base64.b64decode(png))
 
 
 def probe_page(page: Path, width: int, height: int, profile: Path) -> dict:
