@@ -595,7 +595,7 @@ def name_repeats(exprs: list[Any], min_width: float = 10.0, limit: int = 6,
         with sp.evaluate(False):
             current = [_tidy(e.xreplace({best: name})) if isinstance(e, sp.Basic) else e for e in current]
             names = [(n, _tidy(v.xreplace({best: name}))) for n, v in names]
-        names.append((name, _tidy(best)))
+        names.append((name, best))
     if entry_width is not None or budget is not None:
         current, names = _name_entries(current, names, entry_width, printer, budget)
     # a sum rebuilt under evaluate(False) keeps the 1 of its orientation (Sum(1·f)): drop it from the named
@@ -630,9 +630,9 @@ def _name_entries(current: list[Any], names: list[tuple[Any, Any]], entry_width:
     k = sum(not isinstance(n, sp.MatrixSymbol) for n, _ in names)
     new = {x: sp.Symbol(f"xi_{k + j}") for j, x in enumerate(wide, 1)}
     with sp.evaluate(False):
-        current = [_tidy(e.xreplace(new)) if isinstance(e, sp.Basic) else e for e in current]
-        names = [(n, _tidy(v.xreplace(new)) if isinstance(v, sp.Basic) else v) for n, v in names]
-    return current, names + [(name, _tidy(x)) for x, name in new.items()]
+        current = [e.xreplace(new) if isinstance(e, sp.Basic) else e for e in current]
+        names = [(n, v.xreplace(new) if isinstance(v, sp.Basic) else v) for n, v in names]
+    return current, names + [(name, x) for x, name in new.items()]
 
 
 def _tidy(expr: Any) -> Any:
@@ -643,11 +643,4 @@ def _tidy(expr: Any) -> Any:
         factors = [a for a in e.args if a != 1]
         return factors[0] if len(factors) == 1 else sp.Mul(*factors, evaluate=False)
 
-    # xreplace, not replace: under sympy's evaluate(False) (where the names are put in) replace keeps the 1s
-    for _ in range(8):
-        ones = {e: one_free(e) for e in sp.preorder_traversal(expr)
-                if isinstance(e, sp.Mul) and any(a == 1 for a in e.args)}
-        if not ones:
-            break
-        expr = expr.xreplace(ones)
-    return expr
+    return expr.replace(lambda e: isinstance(e, sp.Mul) and any(a == 1 for a in e.args), one_free)

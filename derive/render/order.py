@@ -30,6 +30,7 @@ core model has it) is printed as it is, in its own order.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from sympy import Add, Mul, S
@@ -154,10 +155,11 @@ def reader_name(symbol: Any) -> str | None:
     shown = _READER.get(symbol)
     if shown is None and getattr(symbol, "is_Symbol", False):
         # the same catalog name with other assumptions (ε ≥ 0 where the notation says ε > 0) reads the same
-        shown = next((text for s, text in _READER.items() if s is not None and s.name == symbol.name), None)
+        shown = reader_names().get(symbol.name)
     return shown
 
 
+@functools.cache
 def reader_names() -> dict[str, str]:
     """Symbol name -> the Unicode name a reader knows it by (see :func:`reader_name`)."""
     reader_name(None)
