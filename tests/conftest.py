@@ -216,7 +216,9 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
     log = config.stash.get(MUTATIONS, {})
     if log:
         rejected = sum(v != "proved" for v in log.values())
-        terminalreporter.write_line(f"mutation rejection: {rejected}/{len(log)} ({100 * rejected // len(log)} %)")
+        refuted = sum(v == "refuted" for v in log.values())
+        terminalreporter.write_line(f"mutation rejection: {rejected}/{len(log)} ({100 * rejected // len(log)} %): "
+                                    f"{refuted} refuted, {rejected - refuted} undecided")
         missed = sorted(key for key, v in log.items() if v == "proved")
         if missed:
             terminalreporter.write_line("mutants proved (engine accepted a false claim): " + ", ".join(missed))
