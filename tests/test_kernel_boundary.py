@@ -59,3 +59,18 @@ def test_a_subclass_of_a_primitive_inherits_no_trust():
     # as a proposer it is re-proved: x = 0 is false as an identity
     assert verify(d, numeric=False).steps[0].verdict is not Verdict.PROVED
     assert len(PRIMITIVES) == 17
+
+
+def test_a_limit_false_only_where_its_denominator_vanishes_is_not_proved():
+    """lim_{x→0⁺} x/(x + y − 5) is 0 except at y = 5, where it is 1: neither the one-step claim nor a chain of two
+    steps that each hold almost everywhere may be proved (the breakpoints include y = 5; a held-out breaker)."""
+    from derive.verify import verify
+
+    x, y = sp.symbols("x y", real=True)
+    c = y - sp.Rational(7, 3)
+    one = Derivation(name="t.limit-pole-one", title="t", start=sp.Limit(x / (x + y - 5), x, 0, "+"),
+                     steps=(Step(sp.Integer(0), "the limit"),))
+    two = Derivation(name="t.limit-pole-two", title="t", start=sp.Limit(x / (x + c), x, 0, "+"),
+                     steps=(Step(sp.Limit(x, x, 0, "+") / c, "quotient"), Step(sp.Integer(0), "lim x = 0")))
+    for d in (one, two):
+        assert verify(d).verdict is not Verdict.PROVED, d.name

@@ -164,7 +164,22 @@ def _kinks(exprs: list) -> list:
                 for _, cond in node.args:
                     for rel in cond.atoms(sp.core.relational.Relational):
                         out.append((rel.lhs - rel.rhs, False))
+            elif name == "Limit":
+                out += [(g, False) for g in _limit_poles(node)]
     return out[:12]
+
+
+def _limit_poles(node: Any) -> list:
+    """Where a limit's value can jump: a denominator of its function that vanishes at the limit point for some
+    value of the other symbols (lim_{x→0} x/(x + y − 5) is 0 except at y = 5, where it is 1)."""
+    f, var, x0 = node.args[0], node.args[1], node.args[2]
+    if not x0.is_finite or sp.count_ops(f) > 60:
+        return []
+    try:
+        den = f.as_numer_denom()[1].xreplace({var: x0})
+    except Exception:  # noqa: BLE001 - no denominator to read: no breakpoint
+        return []
+    return [den] if den.free_symbols and not den.is_number else []
 
 
 def _free(exprs: list) -> list:
