@@ -183,7 +183,8 @@ def expr_latex(expr: Any, symbol_names: dict | None = None) -> str:
         names.update(symbol_names)
     # bound symbols too (summation indices such as the pair index i_pair), not only free ones
     present = expr.atoms(sp.Symbol) if isinstance(expr, sp.Basic) else set()
-    used = {s: n for s, n in names.items() if s in present}
+    spelled = {getattr(s, "name", None) for s in present}  # by name too: see DisplayLatexPrinter._print_Symbol
+    used = {s: n for s, n in names.items() if s in present or getattr(s, "name", None) in spelled}
     from .layout import fold_exponent_fractions
     from .order import display_latex
 

@@ -106,6 +106,16 @@ class DisplayLatexPrinter(_AuthorOrder, LatexPrinter):
 
     printmethod = "_latex"
 
+    def _print_Symbol(self, expr: Any, style: str = "plain") -> str:
+        """A symbol by its spelling in ``symbol_names``; a symbol missing there whose name is spelled there (the
+        catalog's ε with other assumptions: ε ≥ 0 where the notation says ε > 0) reads the same."""
+        names = self._settings["symbol_names"]
+        if expr not in names:
+            same = next((tex for s, tex in names.items() if getattr(s, "name", None) == expr.name), None)
+            if same is not None:
+                return same
+        return super()._print_Symbol(expr, style)
+
     def _print_Mul(self, expr: Any) -> str:
         split = fraction_times_sum(expr)
         if split is not None:
