@@ -395,18 +395,8 @@ def remember_catalog(entries: dict[str, tuple[str, list[str]]], settings: tuple,
     except (OSError, ValueError):
         known = {}
     known.update({name: {"key": key, "cites": cites} for name, (key, cites) in entries.items()})
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(known, fh)
-            os.replace(tmp, path)
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
-    except OSError:
-        pass  # no manifest: the next check builds the derivations, nothing else changes
+    # unwritable: no manifest, so the next check builds the derivations; nothing else changes
+    _write_atomic(path, json.dumps(known).encode("utf-8"))
 
 
 def catalog_reports(names: list[str], settings: tuple,
@@ -464,22 +454,48 @@ def load(key: str, directory: Path | None = None) -> Report | None:
 
 def store(key: str, report: Report, directory: Path | None = None) -> bool:
     """Write ``report`` under ``key`` atomically; return False if it could not be written."""
-    path = _path(key, directory)
     try:
         text = json.dumps({"key": key, "env": environment_fingerprint(), "report": report.to_dict()},
                           default=_jsonable, ensure_ascii=False)
+    except (TypeError, ValueError):
+        return False
+    return _write_atomic(_path(key, directory), text.encode("utf-8"))
+
+
+def _write_atomic(path: Path, data: bytes) -> bool:
+    """Write ``data`` to ``path`` through a temporary file and a rename; False if it could not be written."""
+    try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=".json")
+        fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=".tmp-", suffix=path.suffix)
         try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(text)
+            with os.fdopen(fd, "wb") as fh:
+                fh.write(data)
             os.replace(tmp, path)
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise
-    except (OSError, TypeError, ValueError):
+    except OSError:
         return False
     return True
+
+
+def remember_bytes(kind: str, parts: tuple[str, ...], make: Any, directory: Path | None = None) -> bytes:
+    """``make()`` (bytes), stored under ``kind`` and served while derive's environment and ``parts`` are unchanged.
+
+    For generated files that depend on derive's own source alone (the site's figures): the key is
+    :func:`environment_fingerprint` (derive's source hash, library versions) plus ``parts`` (what else the
+    bytes depend on, e.g. a figure's name, its resolution, matplotlib's version). A missing, unreadable
+    or unwritable entry just means ``make()`` runs.
+    """
+    text = json.dumps({"env": environment_fingerprint(), "parts": list(parts)}, sort_keys=True)
+    path = (directory or cache_dir()) / kind / f"{hashlib.sha256(text.encode()).hexdigest()}.bin"
+    try:
+        return path.read_bytes()
+    except OSError:
+        pass
+    data = make()
+    _write_atomic(path, data)
+    return data
 
 
 def cached_verify(

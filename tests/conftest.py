@@ -6,6 +6,9 @@ from pathlib import Path
 
 import pytest
 
+#: the repository's root
+ROOT = Path(__file__).resolve().parents[1]
+
 
 @pytest.fixture
 def catalog():
@@ -255,3 +258,42 @@ def pytest_collection_modifyitems(config, items):
         if item.nodeid in known:
             item.add_marker(pytest.mark.xfail(reason="known open defect (tests/known_failures.txt says why)",
                                               strict=False))
+
+
+@pytest.fixture(scope="session")
+def built_sites(pytestconfig, verified_catalog):
+    """The real site, English in ``html/`` and Korean in ``html/ko/`` (both ``-nW --keep-going``), built once per run.
+
+    The first worker that asks builds both under a file lock in the run's cache directory, after the catalog
+    is verified (``verified_catalog``: the builds find every report in the run's cache and still fail on any
+    derivation that does not pass); a worker that asks later reuses them. A failed build is recorded, so every
+    test that needs the site fails with its message. Returns ``(en, ko)`` directories.
+    """
+    import fcntl
+    import json
+    import subprocess
+    import sys
+
+    root = pytestconfig.stash[RUN_CACHE_DIR] / "sites"
+    root.mkdir(exist_ok=True)
+    outcome = root / "outcome.json"
+    with open(root / "build.lock", "w") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            if not outcome.exists():
+                errors = {}
+                for language, extra, html in (("en", ["-j", "auto"], root / "html"),
+                                              ("ko", [], root / "html" / "ko")):
+                    proc = subprocess.run([sys.executable, "-m", "sphinx", "-nW", "--keep-going", "-q", *extra,
+                                           "-D", f"language={language}", "-d", str(root / f"doctrees-{language}"),
+                                           str(ROOT / "docs"), str(html)], capture_output=True, text=True,
+                                          timeout=1800)
+                    # -W: any Sphinx warning fails the build (stderr may hold other tools' notes, e.g. a font cache)
+                    if proc.returncode != 0:
+                        errors[language] = proc.stderr[-6000:]
+                outcome.write_text(json.dumps(errors))
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)
+    errors = json.loads(outcome.read_text())
+    assert not errors, "\n".join(f"{language}: {text}" for language, text in errors.items())
+    return root / "html", root / "html" / "ko"

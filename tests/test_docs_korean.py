@@ -174,15 +174,9 @@ def test_a_stale_or_fuzzy_translation_is_left_untranslated_and_found(tmp_path):
 
 
 @pytest.fixture(scope="module")
-def sites(tmp_path_factory):
+def sites(built_sites):
     """The English site in ``html/`` and the Korean one in ``html/ko/``, both ``-nW``; returns (en, ko)."""
-    out = tmp_path_factory.mktemp("sites")
-    for language, html in (("ko", out / "html" / "ko"), ("en", out / "html")):
-        proc = subprocess.run([sys.executable, "-m", "sphinx", "-nW", "--keep-going", "-q", "-D",
-                               f"language={language}", "-d", str(out / f"doctrees-{language}"),
-                               str(ROOT / "docs"), str(html)], capture_output=True, text=True, timeout=1800)
-        assert proc.returncode == 0, f"{language}: {proc.stderr}"
-    return out / "html", out / "html" / "ko"
+    return built_sites
 
 
 def _html(root: Path, page: str) -> str:

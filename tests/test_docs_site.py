@@ -11,7 +11,6 @@ from __future__ import annotations
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -25,18 +24,9 @@ CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
 
 
 @pytest.fixture(scope="session")
-def site(tmp_path_factory, verified_catalog):
-    """Build the docs once (parallel read, warnings are errors); return the HTML directory.
-
-    The catalog is verified first, once per run (``verified_catalog``): the build finds its reports in the
-    run's cache and still fails on any derivation that does not pass."""
-    out = tmp_path_factory.mktemp("site")
-    proc = subprocess.run([sys.executable, "-m", "sphinx", "-nW", "--keep-going", "-q", "-j", "auto",
-                           "-d", str(out / "doctrees"), str(ROOT / "docs"), str(out / "html")],
-                          capture_output=True, text=True, timeout=900)
-    # -W: any Sphinx warning fails the build (stderr may hold other tools' notes, e.g. matplotlib's font cache)
-    assert proc.returncode == 0, proc.stderr
-    return out / "html"
+def site(built_sites):
+    """The English site, built once per run with the Korean one (``built_sites`` in conftest.py)."""
+    return built_sites[0]
 
 
 def _pages(site: Path) -> dict[str, str]:

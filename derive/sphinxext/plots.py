@@ -180,7 +180,19 @@ PLOTS.update(MORE_PLOTS)
 
 
 def png_bytes(name: str, dpi: int = 110) -> bytes:
-    """The PNG of figure ``name`` (no timestamp or software metadata, so the bytes are stable)."""
+    """The PNG of figure ``name`` (no timestamp or software metadata, so the bytes are stable).
+
+    Drawn once per version of derive's source and of matplotlib: later builds (the Korean edition, a
+    fresh output directory) read it from the verification cache (:func:`derive.cache.remember_bytes`).
+    """
+    import matplotlib
+
+    from ..cache import remember_bytes
+
+    return remember_bytes("plots", (name, str(dpi), matplotlib.__version__), lambda: _draw(name, dpi))
+
+
+def _draw(name: str, dpi: int) -> bytes:
     import matplotlib.pyplot as plt
 
     fig = PLOTS[name]()
