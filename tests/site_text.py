@@ -60,10 +60,19 @@ def raw_math(html: str) -> list[str]:
     return parser.found
 
 
+#: editions built inside the English site's directory (``html/ko/``): pages of another edition, not of this one
+EDITIONS = ("ko",)
+
+
+def edition_pages(site: Path) -> list[Path]:
+    """Every HTML page of the site in ``site``, leaving out the other editions built inside it (``ko/``)."""
+    return sorted(p for p in site.rglob("*.html") if p.relative_to(site).parts[0] not in EDITIONS)
+
+
 def site_raw_math(site: Path) -> dict[str, list[str]]:
     """Page (relative path) -> snippets, for every page with raw ASCII math (``_sources`` and search left out)."""
     out = {}
-    for page in sorted(site.rglob("*.html")):
+    for page in edition_pages(site):
         rel = str(page.relative_to(site))
         if rel.startswith(("_", "search", "genindex", "py-modindex")):
             continue

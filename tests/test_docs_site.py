@@ -30,7 +30,9 @@ def site(built_sites):
 
 
 def _pages(site: Path) -> dict[str, str]:
-    return {str(p.relative_to(site)): p.read_text() for p in site.rglob("*.html")}
+    from site_text import edition_pages
+
+    return {str(p.relative_to(site)): p.read_text() for p in edition_pages(site)}
 
 
 def test_every_registered_derivation_is_on_a_numbered_page(site):
@@ -200,7 +202,9 @@ def test_three_practice_cells_with_prompts(site):
 
 
 def _layout_pages(site: Path) -> list[Path]:
-    return sorted(p for p in site.rglob("*.html") if "_static" not in p.parts
+    from site_text import edition_pages
+
+    return sorted(p for p in edition_pages(site) if "_static" not in p.parts
                   and p.name not in ("genindex.html", "search.html", "py-modindex.html"))
 
 
