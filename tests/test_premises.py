@@ -241,3 +241,26 @@ def test_a_definition_of_a_family_holds_at_every_index():
     # read at every index: z[1] = c − u[1] follows from it
     one = _run("t.family-definition-one", _z[1], [Step(c - u[1], "the definition at j = 1")], definitions=defs)
     assert one.steps[0].verdict is Verdict.PROVED, one.steps[0]
+
+
+# ----------------------------------------------------------------------------
+# a step's witness finds points on the region its definitions define (issue 19)
+# ----------------------------------------------------------------------------
+
+
+def test_online_softmax_merge_steps_have_a_numeric_witness(monkeypatch):
+    # ℓ₁ := Σ_{j≤k}, ℓ₂ := Σ_{j>k} are positive: only 1 ≤ k < n is admissible, which random lengths often miss
+    from derive import registry
+    from derive.kernel import witness
+
+    registry.load_catalog()
+    d = registry.get("efficient.online-softmax-merge")
+    r = verify(d, numeric=False)
+    assert [s.verdict for s in r.steps] == [Verdict.PROVED] * 3, r.steps
+    assert all(s.witness.startswith("mpmath agrees at") for s in r.steps), [s.witness for s in r.steps]
+    # without the extra candidates no point of step 2's witness is admissible: undecided, with the reason
+    monkeypatch.setattr(witness, "MORE_CANDIDATES", 0)
+    bare = verify(d, numeric=False)
+    step = bare.steps[1]
+    assert step.verdict is Verdict.UNDECIDED, step
+    assert step.strategy.endswith("(no admissible point)") and "satisfied the premises and definitions" in step.detail

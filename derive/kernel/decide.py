@@ -277,6 +277,13 @@ def _decide(before: Any, step: Any, budget: float, seed: int, ctx: primitives.Co
                                 f"({again.reason or again.status}); not proved"),
                         witness=w.summary(), vacuous=vacuous)
         summary = w.summary()
+        if not w.evaluated and w.outside and w.not_evaluable.startswith(witness.NO_ADMISSIBLE_POINT):
+            # the derivation's hypotheses are satisfiable, but no point of this step's witness satisfied them:
+            # the proof is unchecked on the region the step is about
+            return done(Verdict.UNDECIDED, strategy + " (no admissible point)",
+                        detail=(f"sympy closed the step by {proof.strategy}, but none of the {w.outside} points of its "
+                                "witness satisfied the premises and definitions, so the proof could not be checked "
+                                "numerically; not proved"), witness=summary, vacuous=vacuous)
         if took_limit and w.doubtful:
             # sympy's limit holds for generic values; at a special point the numeric limit disagrees with it:
             # not proved, and the counterexample search below may refute the step at that point
