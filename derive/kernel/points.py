@@ -9,13 +9,13 @@ is not declared real, and the breakpoints of ``floor``, ``ceiling``, ``Min``,
 expressions, and where a limit's denominator vanishes at its point (``solve``
 proposes them; values in the symbol's domain are used, a rational one first,
 else a real irrational one such as √2 or log 2, carried as an
-:class:`ExactReal`). Symbols that bound a sum or a product (symbolic
+``ExactReal``). Symbols that bound a sum or a product (symbolic
 lengths) take small integers, the empty range included when the domain allows.
 Elements of indexed families (``z[1]``, ``z[2]``…) get their own values, drawn
 when first used; some points draw them from {0, 1, 2} so that ties occur.
 
 Every point is exact (``Fraction``) except the complex ones (mpmath ``mpc``) and
-irrational breakpoints (:class:`ExactReal`: mpmath at :data:`EXACT_DIGITS` digits that
+irrational breakpoints (``ExactReal``: mpmath at ``EXACT_DIGITS`` digits that
 remembers its exact sympy value, so sympy's limit at the point can use it).
 """
 
@@ -49,7 +49,7 @@ EXACT_DIGITS = 200
 
 
 class ExactReal(mpmath.mpf):
-    """A real irrational value of a point (a breakpoint such as √2): mpmath at :data:`EXACT_DIGITS` digits.
+    """A real irrational value of a point (a breakpoint such as √2): mpmath at ``EXACT_DIGITS`` digits.
 
     Attributes:
         exact: the sympy number it approximates (``sqrt(2)``), shown in reports and used by sympy's
@@ -60,7 +60,7 @@ class ExactReal(mpmath.mpf):
 
 
 def exact_real(value: Any) -> ExactReal | None:
-    """``value`` (a real, finite, irrational sympy number) as an :class:`ExactReal`, else ``None``."""
+    """``value`` (a real, finite, irrational sympy number) as an ``ExactReal``, else ``None``."""
     if not isinstance(value, sp.Expr) or value.free_symbols or value.is_real is not True \
             or value.is_finite is not True or value.is_rational is not False:
         return None
