@@ -214,6 +214,7 @@ class Witness:
         premises: the hypotheses the points were checked against, as one line ("" when none).
         doubtful: unknown points where a numeric limit disagreed with the other side (a heuristic, so no
             refutation, but no confirmation of a closed form either).
+        doubted_at: the first of those points (the caller may search it with sympy's limit at the point).
     """
 
     agreed: int
@@ -225,6 +226,7 @@ class Witness:
     outside: int = 0
     premises: str = ""
     doubtful: int = 0
+    doubted_at: Point | None = None
 
     def summary(self) -> str:
         """One line for reports, e.g. ``"mpmath agrees at 12 points (8 special)"``."""
@@ -262,6 +264,7 @@ def run(lhs: Any, rhs: Any, relation: str, seed: int, *, digits: tuple[int, ...]
     extra = hyps.exprs()
     outside = 0
     agreed = evaluated = unknown = special = doubtful = 0
+    doubted_at = None
     reason = ""
     differ = None
     constant = not any(e.free_symbols or e.atoms(sp.Indexed, sp.MatrixSymbol) for e in exprs)
@@ -303,7 +306,9 @@ def run(lhs: Any, rhs: Any, relation: str, seed: int, *, digits: tuple[int, ...]
             continue
         if res.status == "unknown":
             unknown += 1
-            doubtful += res.reason.startswith("a numeric limit disagrees")
+            if res.reason.startswith("a numeric limit disagrees"):
+                doubtful += 1
+                doubted_at = doubted_at or point
             continue
         evaluated += 1
         if res.status == "agree":
@@ -319,7 +324,8 @@ def run(lhs: Any, rhs: Any, relation: str, seed: int, *, digits: tuple[int, ...]
                 break
     if not evaluated and outside and not reason:
         reason = f"{NO_ADMISSIBLE_POINT} ({outside} points violated them)"
-    return Witness(agreed, evaluated, differ, reason, unknown, special, outside, hyps.describe(), doubtful)
+    return Witness(agreed, evaluated, differ, reason, unknown, special, outside, hyps.describe(), doubtful,
+                   doubted_at)
 
 
 #: random candidates drawn again when no point of a run satisfied the hypotheses
