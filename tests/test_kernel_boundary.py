@@ -74,3 +74,24 @@ def test_a_limit_false_only_where_its_denominator_vanishes_is_not_proved():
                      steps=(Step(sp.Limit(x, x, 0, "+") / c, "quotient"), Step(sp.Integer(0), "lim x = 0")))
     for d in (one, two):
         assert verify(d).verdict is not Verdict.PROVED, d.name
+
+
+def test_a_limit_false_only_at_an_irrational_value_is_not_proved():
+    """lim_{x→0⁺} x/(x + y² − 2) is 1 at y = ±√2 and lim x/(x + e^y − 2) is 1 at y = log 2, 0 elsewhere: the
+    breakpoints are irrational, so the witness evaluates there too (an ExactReal point): neither is proved, and
+    each is refuted at that point."""
+    from derive.kernel.points import ExactReal, _limit_poles, generate
+    from derive.verify import verify
+
+    x, y = sp.symbols("x y", real=True)
+    for den, where in ((x + y**2 - 2, {sp.sqrt(2), -sp.sqrt(2)}), (x + sp.exp(y) - 2, {sp.log(2)})):
+        lim = sp.Limit(x / den, x, 0, "+")
+        assert _limit_poles(lim) == [den.xreplace({x: 0})]
+        breaks = [p.values[y] for p in generate([lim], 0, 0, 0, 2) if p.label.startswith("breakpoint")]
+        assert breaks and all(isinstance(v, ExactReal) and v.exact in where for v in breaks), breaks
+        d = Derivation(name="t.limit-pole-irrational", title="t", start=lim, steps=(Step(sp.Integer(0), "the limit"),))
+        step = verify(d).steps[0]
+        # refuted there: sympy's limit at the exact point and the numeric limit agree (1), the step says 0
+        assert step.verdict is Verdict.REFUTED, step
+        assert step.counterexample.point["y"] in {str(w) for w in where}
+        assert step.counterexample.lhs.startswith("1.0") and step.counterexample.rhs.startswith("0")

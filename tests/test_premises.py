@@ -199,3 +199,68 @@ def test_pinned_elements_that_disagree_or_leave_the_domain_are_refused():
     g = sp.IndexedBase("g", positive=True)
     with pytest.raises(DerivationDefinitionError, match="premise"):
         _run("t.pinned-false", g[1], [Step(g[1] + 1, "ex falso")], (sp.Eq(g[1], -1),))
+
+
+# ----------------------------------------------------------------------------
+# an element at a symbolic index: a premise z[j] = 2 holds at its own j only (issue 19)
+# ----------------------------------------------------------------------------
+
+
+def test_a_premise_at_a_symbolic_index_is_not_read_at_every_index():
+    prem = (sp.Eq(_z[_j], 2),)
+    # z[1] = 2 does not follow: the counterexample has z at its j equal to 2 and z[1] not
+    other = _run("t.symbolic-index-other", _z[1], [Step(sp.Integer(2), "not at this index")], prem)
+    s = other.steps[0]
+    assert s.verdict is Verdict.REFUTED, s
+    at = s.counterexample.point
+    assert at["j"] != "1" and at[f"z[{at['j']}]"] == "2" and at["z[1]"] != "2"
+    # nor a sum over j (the premise says nothing about the other terms), even with Substitute
+    n = sp.Symbol("n", integer=True, positive=True)
+    total = _run("t.symbolic-index-sum", sp.Sum(_z[_j], (_j, 1, n)),
+                 [Step(2 * n, "every term is 2", rule=Substitute(((_z[_j], sp.Integer(2)),)))], prem)
+    assert total.steps[0].verdict is not Verdict.PROVED, total.steps[0]
+    assert "bound inside the expression" in total.steps[0].detail
+    # z[j] = 2 itself, and what follows from it at that j, are proved
+    same = _run("t.symbolic-index-same", _z[_j] + 1, [Step(sp.Integer(3), "by the premise")], prem)
+    assert same.steps[0].verdict is Verdict.PROVED, same.steps[0]
+    assert same.ok, (same.error, same.checks)
+    hyp = hypotheses.of((), prem)
+    assert hyp.reduce(_z[_j] * _z[1]) == 2 * _z[1]
+    assert hyp.reduce(sp.Sum(_z[_j], (_j, 1, n))) == sp.Sum(_z[_j], (_j, 1, n))
+
+
+def test_a_definition_of_a_family_holds_at_every_index():
+    u = sp.IndexedBase("u", nonnegative=True)
+    c, n = sp.Symbol("c", real=True), sp.Symbol("n", integer=True, positive=True)
+    defs = ((_z[_j], c - u[_j]),)
+    r = _run("t.family-definition", sp.Sum(sp.exp(_z[_j] - c), (_j, 1, n)),
+             [Step(sp.Sum(sp.exp(-u[_j]), (_j, 1, n)), "z_j = c − u_j",
+                   rule=Substitute(((_z[_j], c - u[_j]),)))], definitions=defs)
+    assert r.steps[0].verdict is Verdict.PROVED, r.steps[0]
+    assert r.ok, (r.error, r.checks)
+    # read at every index: z[1] = c − u[1] follows from it
+    one = _run("t.family-definition-one", _z[1], [Step(c - u[1], "the definition at j = 1")], definitions=defs)
+    assert one.steps[0].verdict is Verdict.PROVED, one.steps[0]
+
+
+# ----------------------------------------------------------------------------
+# a step's witness finds points on the region its definitions define (issue 19)
+# ----------------------------------------------------------------------------
+
+
+def test_online_softmax_merge_steps_have_a_numeric_witness(monkeypatch):
+    # ℓ₁ := Σ_{j≤k}, ℓ₂ := Σ_{j>k} are positive: only 1 ≤ k < n is admissible, which random lengths often miss
+    from derive import registry
+    from derive.kernel import witness
+
+    registry.load_catalog()
+    d = registry.get("efficient.online-softmax-merge")
+    r = verify(d, numeric=False)
+    assert [s.verdict for s in r.steps] == [Verdict.PROVED] * 3, r.steps
+    assert all(s.witness.startswith("mpmath agrees at") for s in r.steps), [s.witness for s in r.steps]
+    # without the extra candidates no point of step 2's witness is admissible: undecided, with the reason
+    monkeypatch.setattr(witness, "MORE_CANDIDATES", 0)
+    bare = verify(d, numeric=False)
+    step = bare.steps[1]
+    assert step.verdict is Verdict.UNDECIDED, step
+    assert step.strategy.endswith("(no admissible point)") and "satisfied the premises and definitions" in step.detail

@@ -277,9 +277,27 @@ def _decide(before: Any, step: Any, budget: float, seed: int, ctx: primitives.Co
                                 f"({again.reason or again.status}); not proved"),
                         witness=w.summary(), vacuous=vacuous)
         summary = w.summary()
+        if not w.evaluated and w.outside and w.not_evaluable.startswith(witness.NO_ADMISSIBLE_POINT):
+            # the derivation's hypotheses are satisfiable, but no point of this step's witness satisfied them:
+            # the proof is unchecked on the region the step is about
+            return done(Verdict.UNDECIDED, strategy + " (no admissible point)",
+                        detail=(f"sympy closed the step by {proof.strategy}, but none of the {w.outside} points of its "
+                                "witness satisfied the premises and definitions, so the proof could not be checked "
+                                "numerically; not proved"), witness=summary, vacuous=vacuous)
         if took_limit and w.doubtful:
             # sympy's limit holds for generic values; at a special point the numeric limit disagrees with it:
-            # not proved, and the counterexample search below may refute the step at that point
+            # not proved. That point first, as the counterexample search would (sympy's limit at the exact
+            # point must agree with the numeric one, and the gap be stable from 60 to 120 digits)
+            phase[0] = "re-checking a doubted point"
+            again = witness.compare_at(lhs_for_witness, claimed, relation, w.doubted_at, witness.SEARCH_DIGITS,
+                                       limits_allowed=False, hyps=hyps) if w.doubted_at is not None else None
+            if again is not None and again.status == "differ" and not hyps.unusable:
+                return done(Verdict.REFUTED, strategy + " (refuted where the witness doubted it)",
+                            counterexample=_cex(again), witness=w.summary(), vacuous=vacuous,
+                            detail=(f"sympy closed the step by {proof.strategy}, a limit for generic values; at this "
+                                    "point sympy's own limit and the numeric one agree with each other and not "
+                                    "with the step"))
+            phase[0] = "the numeric witness"
             notes.append(f"sympy closed the step by {proof.strategy}, but at {w.doubtful} special point(s) the "
                          "numeric limit disagrees with its closed form")
             strategy += " (doubted by the witness)"

@@ -39,6 +39,7 @@ import mpmath
 import sympy as sp
 
 from . import limits
+from .points import ExactReal
 
 #: Most terms summed one by one; beyond, a finite sum is not evaluated.
 MAX_TERMS = 20_000
@@ -850,6 +851,9 @@ def _sympy_limit_at(e: Any, env: dict, ev: Evaluator) -> Any:
         if not isinstance(s, sp.Symbol):
             continue  # an indexed element: below
         v = env.get(s)
+        if isinstance(v, ExactReal):  # an irrational breakpoint (√2): its exact value
+            subs[s] = v.exact
+            continue
         if not isinstance(v, Fraction):
             return None
         subs[s] = sp.Rational(v.numerator, v.denominator)

@@ -19,6 +19,12 @@ turns them into one object, :class:`Hypotheses`, used so:
   definition of the sum, so ``Σ_{j=1}^{3} e^{z_j}`` has ``z_1`` in it), and
   every point gives the element that value (:meth:`Hypotheses.admit`), so a
   counterexample is a point where it holds.
+* **Elements at a symbolic index.** A definition ``z[j] := c − u[j]`` holds at
+  every index. An equation premise ``Eq(z[j], 2)`` at a symbolic ``j`` holds at
+  that ``j`` only (hypotheses are read once for all values of their free
+  symbols): it replaces exactly the term ``z[j]``, never where ``j`` is bound
+  (a sum over ``j``, a derivative), and every point gives ``z`` at the drawn
+  ``j`` the value (:meth:`Hypotheses.admit`), so ``z[1] = 2`` does not follow.
 * **Admission of a point.** :meth:`Hypotheses.admit` checks every remaining
   premise at a point, exactly (rationals) or at 50 digits with a margin, and
   the assumptions of every eliminated symbol at its value; a point that fails
@@ -68,6 +74,9 @@ class Elimination:
     value: Any
     exact: bool
     source: str
+    #: a premise about one element at a symbolic index (``z[j] = 2``): it holds for that ``j`` only, so it
+    #: replaces exactly the term ``z[j]`` where ``j`` is free, and each point gives ``z`` at the drawn ``j`` the value
+    term: bool = False
 
 
 @dataclass
@@ -126,6 +135,15 @@ class Hypotheses:
             for el in self.eliminations:
                 if (exact_only and not el.exact) or el.target in bound:
                     continue
+                if el.term:
+                    # z[j] = 2 says nothing about z at another index: where j is bound (a sum over j, or an
+                    # index a definition brought in) the element is another one, so nothing is replaced there
+                    if el.target.free_symbols & (bound | _bound_symbols(new)) or any(
+                            isinstance(n, sp.Derivative) and el.target in n.variables
+                            for n in sp.preorder_traversal(new)):
+                        continue
+                    new = new.xreplace({el.target: el.value})
+                    continue
                 new = _replace(new, el.target, el.value)
             if new == out:
                 break
@@ -140,6 +158,7 @@ class Hypotheses:
         """Expressions whose symbols a point must give values to (the premises' and the domains')."""
         out = [g for g, _, _ in self.checks]
         out += [v for _, v in self.domains]
+        out += [el.target - el.value for el in self.eliminations if el.term]
         return [e for e in out if isinstance(e, sp.Basic)]
 
     def specialise(self, expr: Any) -> Any:
@@ -191,6 +210,8 @@ class Hypotheses:
             return None  # no point satisfies inconsistent hypotheses
         values = dict(point.values)
         for _ in range(3):
+            if not self._pin_terms(values, point):
+                return None
             failed = self._failing(values, point)
             if failed is None:
                 return None  # a premise cannot be decided at this point
@@ -219,6 +240,27 @@ class Hypotheses:
                 if val is None or not _in_domain(val, el.target):
                     return False
                 point.elements[(el.target.base, tuple(int(i) for i in el.target.indices))] = val
+        return True
+
+    def _pin_terms(self, values: dict, point: Point) -> bool:
+        """Give ``z`` at the drawn ``j`` the value of each premise ``z[j] = v`` (False: no index or value there,
+        a value outside the family's domain, or two such premises that disagree at this point)."""
+        terms = [el for el in self.eliminations if el.term]
+        if not terms:
+            return True
+        for el in terms:
+            idx = [_value(i, values, point) for i in el.target.indices]
+            if not all(isinstance(i, Fraction) and i.denominator == 1 for i in idx):
+                return False
+            val = _value(self.reduce(el.value), values, point)
+            if val is None or not _in_domain(val, el.target):
+                return False
+            point.elements[(el.target.base, tuple(int(i) for i in idx))] = val
+        for el in terms:  # two premises about one element (j = m at this point) must agree
+            g = sp.Add(el.target, -self.reduce(el.value), evaluate=False)
+            got = _value(g, values, point)
+            if got is None or _decide(got, "=") is not True:
+                return False
         return True
 
     def _failing(self, values: dict, point: Point) -> list | None:
@@ -450,10 +492,14 @@ def build(definitions: tuple, premises: tuple) -> Hypotheses:
                 elims.append(Elimination(el, value, True, f"{p.lhs} = {p.rhs}"))
                 taken.add(el)
                 continue
-            if isinstance(p.lhs, sp.Indexed) and _is_bound_free_target(p.lhs) and not p.rhs.has(p.lhs.base):
-                # z[j] = c − u[j], for every j (as Substitute reads it)
-                elims.append(Elimination(p.lhs, p.rhs, True, f"{p.lhs} = {p.rhs}"))
-                taken.add(p.lhs)
+            el, value = (p.lhs, p.rhs) if isinstance(p.lhs, sp.Indexed) else (p.rhs, p.lhs)
+            if (isinstance(el, sp.Indexed) and el not in taken and not value.has(el.base)
+                    and not any(isinstance(i, sp.Indexed) for i in el.indices)):
+                # z[j] = 2 at a symbolic j: a premise about that one element, read universally over j once
+                # (so not "z at every index is 2", which would prove z[1] = 2); a family defined at every
+                # index is declared among the definitions (z[j] := c − u[j])
+                elims.append(Elimination(el, value, True, f"{p.lhs} = {p.rhs}", term=True))
+                taken.add(el)
                 continue
             so_far = Hypotheses(eliminations=tuple(elims))
             lhs, rhs = so_far.reduce(p.lhs), so_far.reduce(p.rhs)
@@ -493,7 +539,7 @@ def build(definitions: tuple, premises: tuple) -> Hypotheses:
             checks.append((g, kind, str(p)))
     domains = []
     for el in elims:
-        if is_pinned(el.target):
+        if is_pinned(el.target) or el.term:
             val = hyp.reduce(el.value)
             for key in ("integer", "positive", "nonnegative", "negative", "nonpositive", "real"):
                 if el.target.assumptions0.get(key) and getattr(val, f"is_{key}", None) is False:

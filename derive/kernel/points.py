@@ -6,17 +6,22 @@ symbol also takes, one at a time, the special values of its domain: 0, ±1,
 ±2, ±1/2, 3/2, magnitudes from 10⁻¹² to 10¹², complex values when the symbol
 is not declared real, and the breakpoints of ``floor``, ``ceiling``, ``Min``,
 ``Max``, ``Abs``, ``sign``, ``Heaviside`` and ``Piecewise`` found in the
-expressions (``solve`` proposes them; only exact rational values in the
-symbol's domain are used). Symbols that bound a sum or a product (symbolic
+expressions, and where a limit's denominator vanishes at its point (``solve``
+proposes them; values in the symbol's domain are used, a rational one first,
+else a real irrational one such as √2 or log 2, carried as an
+``ExactReal``). Symbols that bound a sum or a product (symbolic
 lengths) take small integers, the empty range included when the domain allows.
 Elements of indexed families (``z[1]``, ``z[2]``…) get their own values, drawn
 when first used; some points draw them from {0, 1, 2} so that ties occur.
 
-Every point is exact (``Fraction``) except the complex ones (mpmath ``mpc``).
+Every point is exact (``Fraction``) except the complex ones (mpmath ``mpc``) and
+irrational breakpoints (``ExactReal``: mpmath at ``EXACT_DIGITS`` digits that
+remembers its exact sympy value, so sympy's limit at the point can use it).
 """
 
 from __future__ import annotations
 
+import functools
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -38,8 +43,45 @@ _SPECIAL_COMPLEX = [mpmath.mpc(0, 1), mpmath.mpc(1, 1), mpmath.mpc(-0.5, 1.5), m
                     mpmath.mpc(0, -2)]
 
 
+#: digits of an irrational point value: beyond the 120 of the counterexample search, so every evaluation
+#: sees it as exact to its working precision
+EXACT_DIGITS = 200
+
+
+class ExactReal(mpmath.mpf):
+    """A real irrational value of a point (a breakpoint such as √2): mpmath at ``EXACT_DIGITS`` digits.
+
+    Attributes:
+        exact: the sympy number it approximates (``sqrt(2)``), shown in reports and used by sympy's
+            limit at the point; the evaluator sees an ordinary inexact mpmath number.
+    """
+
+    __slots__ = ("exact",)
+
+
+def exact_real(value: Any) -> ExactReal | None:
+    """``value`` (a real, finite, irrational sympy number) as an ``ExactReal``, else ``None``."""
+    if not isinstance(value, sp.Expr) or value.free_symbols or value.is_real is not True \
+            or value.is_finite is not True or value.is_rational is not False:
+        return None
+    try:
+        digits = value.evalf(EXACT_DIGITS + 10)
+    except (TypeError, ValueError, ArithmeticError):
+        return None
+    if not digits.is_Float:
+        return None
+    with mpmath.workdps(EXACT_DIGITS):
+        out = ExactReal(digits._mpf_)
+    out.exact = value
+    return out
+
+
 def _satisfies(value: Any, obj: Any) -> bool:
     """Does ``value`` have every property that ``obj`` assumes?"""
+    if isinstance(value, ExactReal):
+        facts = getattr(obj, "assumptions0", {})
+        return all(getattr(value.exact, f"is_{key}", None) is fact for key, fact in facts.items()
+                   if isinstance(fact, bool))
     if isinstance(value, mpmath.mpc):
         facts = getattr(obj, "assumptions0", {})
         return not any(facts.get(k) for k in ("real", "extended_real", "rational", "integer", "positive",
@@ -122,6 +164,8 @@ class Point:
 def _text(v: Any) -> str:
     if isinstance(v, Fraction):
         return str(v.numerator) if v.denominator == 1 else f"{v.numerator}/{v.denominator}"
+    if isinstance(v, ExactReal):
+        return str(v.exact)
     return mpmath.nstr(v, 15)
 
 
@@ -259,26 +303,43 @@ def generate(exprs: list, seed: int, n_random: int, n_special: int, n_breaks: in
             rest = {o: sp.Rational(v.numerator, v.denominator) for o, v in pt.items()
                     if o is not s and isinstance(v, Fraction)}
             targets = [0, 1, -1] if integer_steps else [0]
+            alone = g.free_symbols == {s}  # then sympy's solve of a non-polynomial g is tried (and remembered)
             for c in targets:
-                ok, sols = limits.run_limited(0.2, "breakpoints", _linear_solve, g.xreplace(rest) - c, s)
-                for sol in (sols or []) if ok else []:
-                    if sol.is_Rational:
-                        v = Fraction(int(sol.p), int(sol.q))
-                        if _satisfies(v, s):
-                            pt2 = dict(pt)
-                            pt2[s] = v
-                            yield Point(pt2, int(rng.integers(2**32)), label=f"breakpoint {s} = {_text(v)}")
-                            made += 1
-                            break
+                ok, sols = limits.run_limited(0.2, "breakpoints", _linear_solve, g.xreplace(rest) - c, s, alone)
+                # a rational solution first; else a real irrational one (x + y² − 2 vanishes at y = √2 only)
+                sols = sorted(sols or [], key=lambda r: not r.is_Rational) if ok else []
+                for sol in sols:
+                    v = Fraction(int(sol.p), int(sol.q)) if sol.is_Rational else exact_real(sol)
+                    if v is not None and _satisfies(v, s):
+                        pt2 = dict(pt)
+                        pt2[s] = v
+                        yield Point(pt2, int(rng.integers(2**32)), label=f"breakpoint {s} = {_text(v)}")
+                        made += 1
+                        break
             if made >= n_breaks:
                 break
 
 
-def _linear_solve(g: Any, s: Any) -> list:
-    """Solutions of g = 0 for s when g is a polynomial of degree ≤ 2 in s (a proposal; checked by evaluation)."""
+def _linear_solve(g: Any, s: Any, alone: bool = False) -> list:
+    """Real solutions of g = 0 for s when g is a polynomial of degree ≤ 2 in s, or (``alone``: s is the only
+    symbol of the breakpoint's expression) what sympy's ``solve`` gives for a small g (a proposal: a point
+    only; checked by evaluation)."""
     if not g.is_polynomial(s):
+        if alone and g.free_symbols == {s} and sp.count_ops(g) <= 20:
+            return list(_solve_alone(g, s))
         return []
     poly = sp.Poly(g, s)
     if poly.degree() > 2 or poly.free_symbols - {s}:
         return []
     return [r for r in sp.roots(poly, s) if r.is_real]
+
+
+@functools.lru_cache(maxsize=256)
+def _solve_alone(g: Any, s: Any) -> tuple:
+    """Real solutions of a non-polynomial g(s) = 0 (``exp(y) = 2`` at y = log 2), by sympy's ``solve``: at
+    most 4, each a real finite number; remembered, since the same breakpoint is asked for at every point."""
+    try:
+        sols = sp.solve(g, s)
+    except (NotImplementedError, ValueError, TypeError, AttributeError):
+        return ()
+    return tuple(r for r in sols if isinstance(r, sp.Expr) and not r.free_symbols and r.is_real is True)[:4]

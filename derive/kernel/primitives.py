@@ -162,8 +162,9 @@ class Substitute(Rule):
     Soundness: replacing a term by an equal term anywhere in an expression
     gives an equal expression (equality is a congruence). The kernel accepts
     the replacement only when each pair is known to be an equality: the
-    derivation declares it (a ``definitions`` pair or an ``Eq`` premise; an
-    indexed pair ``z[j] → c − u[j]`` holds for every ``j``), or the kernel
+    derivation declares it (a ``definitions`` pair or an ``Eq`` premise; a
+    defined indexed pair ``z[j] := c − u[j]`` holds for every ``j``, a premise
+    ``z[j] = 2`` only for its own ``j``, so it is not used where ``j`` is bound), or the kernel
     proves ``old = new`` itself (renaming a bound index). A replaced symbol
     must not also be bound inside the expression (that would change a
     different variable). An undeclared pair is only a proposal: the kernel
@@ -211,10 +212,20 @@ class Substitute(Rule):
                 if old not in expr.free_symbols and alpha_equal(expr, expr.xreplace({old: new})):
                     continue
                 return f"{old} is bound inside the expression and the renaming to {new} is not a pure renaming"
+            rebound = ""
             if any(_same(old, a) and _same(new, b) or _same(old, b) and _same(new, a) for a, b in declared):
-                continue
+                shared = sp.sympify(old, strict=True).free_symbols & bound
+                if not (shared and _premise_only(old, new, ctx)):
+                    continue
+                # a premise z[j] = 2 holds at its own j (read universally once), not at every value a sum or a
+                # derivative binds j to; a family defined at every index is a definition
+                rebound = (f"the premise {old} = {new} holds for one value of "
+                           f"{', '.join(sorted(map(str, shared)))}, which is bound inside the expression, and "
+                           "is not proved for every value (declare a definition for every index instead)")
             if prove_equal(old, new):
                 continue
+            if rebound:
+                return rebound
             # old = new follows from the declared definitions of symbols (σ² := Σ(x − μ)²/d gives Σ(x − μ)² = d·σ²)
             defs = {a: b for a, b in declared if isinstance(a, sp.Symbol)}
             if defs:
@@ -226,6 +237,11 @@ class Substitute(Rule):
             return (f"{old} = {new} is neither declared by the derivation (definitions or an Eq premise) "
                     "nor provable")
         return None
+
+
+def _premise_only(old: Any, new: Any, ctx: Context) -> bool:
+    """Is ``old = new`` declared by a premise only (no definition gives it)?"""
+    return not any(_same(old, a) and _same(new, b) or _same(old, b) and _same(new, a) for a, b in ctx.definitions)
 
 
 def _rebinds(f: Any, var: Any) -> bool:

@@ -362,13 +362,28 @@ def _closed(out: Any, relation: str) -> bool:
 
 
 def _sign_atoms(d: Any) -> list:
-    """Real symbols whose sign decides an Abs, Max, Min, sign or Heaviside in ``d``."""
+    """Real symbols whose sign decides an Abs, Max, Min, sign or Heaviside in ``d``.
+
+    An element of a real family (``h[k]``) counts as a symbol when none of its indices is bound in ``d``
+    (then every occurrence is the same element; under a sum over k it would be a different one per term).
+    """
+    from .primitives import _bound_symbols
+
     out: set = set()
+    bound = None
     for node in sp.preorder_traversal(d):
         if isinstance(node, (sp.Abs, sp.Max, sp.Min, sp.sign, sp.Heaviside)):
             for a in node.args:
                 out |= {s for s in a.free_symbols if isinstance(s, sp.Symbol) and s.is_real is True
                         and s.is_positive is not True and s.is_negative is not True}
+                for s in a.atoms(sp.Indexed):
+                    if s.is_real is not True or s.is_positive is True or s.is_negative is True:
+                        continue
+                    bound = _bound_symbols(d) if bound is None else bound
+                    if not (set().union(*(i.free_symbols for i in s.indices)) & bound):
+                        out.add(s)
+    if out:  # the label of a family (h in h[k]) is no number
+        out -= {x.base.label for x in d.atoms(sp.Indexed)}
     return sorted(out, key=str)
 
 

@@ -214,6 +214,7 @@ class Witness:
         premises: the hypotheses the points were checked against, as one line ("" when none).
         doubtful: unknown points where a numeric limit disagreed with the other side (a heuristic, so no
             refutation, but no confirmation of a closed form either).
+        doubted_at: the first of those points (the caller may search it with sympy's limit at the point).
     """
 
     agreed: int
@@ -225,6 +226,7 @@ class Witness:
     outside: int = 0
     premises: str = ""
     doubtful: int = 0
+    doubted_at: Point | None = None
 
     def summary(self) -> str:
         """One line for reports, e.g. ``"mpmath agrees at 12 points (8 special)"``."""
@@ -252,7 +254,9 @@ def run(lhs: Any, rhs: Any, relation: str, seed: int, *, digits: tuple[int, ...]
 
     With ``hyps`` (:mod:`derive.kernel.hypotheses`), only points that satisfy every premise and
     definition are evaluated (a point outside is moved onto the region or dropped), so every
-    difference found is at such a point.
+    difference found is at such a point. When every point was dropped, :data:`MORE_CANDIDATES` more
+    random ones are drawn (another seed); if none of them satisfies the hypotheses either, the
+    reason says so (:data:`NO_ADMISSIBLE_POINT`).
     """
     start = _WORK[0]
     lhs, rhs = hyps.reduce(lhs), hyps.reduce(rhs)
@@ -260,6 +264,7 @@ def run(lhs: Any, rhs: Any, relation: str, seed: int, *, digits: tuple[int, ...]
     extra = hyps.exprs()
     outside = 0
     agreed = evaluated = unknown = special = doubtful = 0
+    doubted_at = None
     reason = ""
     differ = None
     constant = not any(e.free_symbols or e.atoms(sp.Indexed, sp.MatrixSymbol) for e in exprs)
@@ -267,7 +272,17 @@ def run(lhs: Any, rhs: Any, relation: str, seed: int, *, digits: tuple[int, ...]
         n_random, n_special, n_breaks = 1, 0, 0
     if constant:
         extra = []
-    for point in generate(exprs + extra, seed, n_random, n_special, n_breaks):
+    def points() -> Any:
+        yield from generate(exprs + extra, seed, n_random, n_special, n_breaks)
+        if not evaluated and outside and not reason and not hyps.empty and not constant:
+            # every point missed the region the premises and definitions define (a definition ℓ := Σ_{j≤k}
+            # of a positive ℓ needs k ≥ 1): more random candidates, so a step is witnessed on that region
+            for more in generate(exprs + extra, seed + 1, MORE_CANDIDATES, 0, 0):
+                if evaluated >= max(n_random, 2):
+                    return  # as many points as the run meant to draw at random
+                yield more
+
+    for point in points():
         limits.checkpoint()
         if _WORK[0] - start > work and (agreed or differ or (unknown and not lopsided)):
             break  # a search (not the witness of a proof) also ends on points it could not decide
@@ -291,7 +306,9 @@ def run(lhs: Any, rhs: Any, relation: str, seed: int, *, digits: tuple[int, ...]
             continue
         if res.status == "unknown":
             unknown += 1
-            doubtful += res.reason.startswith("a numeric limit disagrees")
+            if res.reason.startswith("a numeric limit disagrees"):
+                doubtful += 1
+                doubted_at = doubted_at or point
             continue
         evaluated += 1
         if res.status == "agree":
@@ -306,8 +323,15 @@ def run(lhs: Any, rhs: Any, relation: str, seed: int, *, digits: tuple[int, ...]
             if stop_at_differ:
                 break
     if not evaluated and outside and not reason:
-        reason = f"no point satisfying the premises ({outside} points violated them)"
-    return Witness(agreed, evaluated, differ, reason, unknown, special, outside, hyps.describe(), doubtful)
+        reason = f"{NO_ADMISSIBLE_POINT} ({outside} points violated them)"
+    return Witness(agreed, evaluated, differ, reason, unknown, special, outside, hyps.describe(), doubtful,
+                   doubted_at)
+
+
+#: random candidates drawn again when no point of a run satisfied the hypotheses
+MORE_CANDIDATES = 32
+#: how a witness that found no point satisfying the hypotheses starts its reason
+NO_ADMISSIBLE_POINT = "no point satisfying the premises"
 
 
 def confirm(lhs: Any, rhs: Any, relation: str, seed: int, work: int = 5_000, *, everywhere: bool = False,

@@ -275,7 +275,7 @@ def output_bounded() -> Derivation:
         assumptions=(Assumption(r"$v_j$ is one coordinate of value row j, and $M \ge v_j$ for every j (e.g. $M = "
                                 r"\max_j v_j$); the same argument bounds the output from below by $\min_j v_j$"),),
         citations=(VASWANI_321,),
-        premises=(sp.Eq(v[j], M - u[j]),),
+        definitions=((v[j], M - u[j]),),
         checks=(FunctionCheck("random attention: convex weights, outputs within V's range", _convex_check),),
     )
 

@@ -142,14 +142,15 @@ def _bounds() -> Any:
     return FunctionCheck("shifted denominator in [1, n] at random z with c = max z", _bounds_check)
 
 
-def _max_premises() -> tuple:
-    """c is the maximum: every z_j = c − u_j with u_j ≥ 0 (u is declared non-negative)."""
-    import sympy as sp
+def _max_definitions() -> tuple:
+    """c is the maximum: every z_j = c − u_j with u_j ≥ 0 (u is declared non-negative), for every index j.
 
+    A definition of the family (not a premise, which would hold at one index j only).
+    """
     from .notation import sym, vec
 
     z, u, j, c = vec("z"), vec("u", nonnegative=True), sym("j"), sym("c")
-    return (sp.Eq(z[j], c - u[j]),)
+    return ((z[j], c - u[j]),)
 
 
 @register(
@@ -166,7 +167,7 @@ def max_trick() -> Derivation:
     return Derivation(
         **metadata("softmax.max-trick"),
         start=start,
-        premises=_max_premises(),
+        definitions=_max_definitions(),
         steps=(
             shift,
             Step(sp.Sum(sp.Integer(1), (j, 1, n)),
@@ -205,7 +206,8 @@ def max_trick_lower_bound() -> Derivation:
     return Derivation(
         **metadata("softmax.max-trick-lower-bound"),
         start=start,
-        premises=(*_max_premises(), sp.Le(m, n), sp.Eq(u[m], 0)),
+        definitions=_max_definitions(),
+        premises=(sp.Le(m, n), sp.Eq(u[m], 0)),
         steps=(
             shift,
             Step(sp.Sum(f, (j, 1, m - 1)) + sp.exp(-u[m]) + sp.Sum(f, (j, m + 1, n)),
