@@ -44,9 +44,25 @@ def _satisfies(value: Any, obj: Any) -> bool:
         facts = getattr(obj, "assumptions0", {})
         return not any(facts.get(k) for k in ("real", "extended_real", "rational", "integer", "positive",
                                               "negative", "nonnegative", "nonpositive", "zero"))
-    exact = sp.Rational(value.numerator, value.denominator)
     facts = getattr(obj, "assumptions0", {})
-    return all(getattr(exact, f"is_{key}", None) is fact for key, fact in facts.items() if isinstance(fact, bool))
+    key = (value, tuple(sorted((k, f) for k, f in facts.items() if isinstance(f, bool))))
+    hit = _SATISFIES.get(key)
+    if hit is None:
+        exact = sp.Rational(value.numerator, value.denominator)
+        hit = all(getattr(exact, f"is_{k}", None) is f for k, f in key[1])
+        if len(_SATISFIES) > 65536:
+            _SATISFIES.clear()
+        _SATISFIES[key] = hit
+    return hit
+
+
+#: whether an exact value has a set of assumptions (a pure function of the two, so remembered)
+_SATISFIES: dict = {}
+#: the sympy object whose assumptions an indexed element's value must satisfy, by (base, indices)
+_LIKE: dict = {}
+
+
+_ENTRY = sp.Symbol("entry", real=True)
 
 
 def _is_complex(obj: Any) -> bool:
@@ -102,7 +118,12 @@ class Point:
         if key not in self.elements:
             base, idx = key
             rng = np.random.default_rng([self.seed, zlib.crc32(f"{base}{idx}".encode())])
-            like = base[idx] if isinstance(base, sp.IndexedBase) else sp.Symbol("entry", real=True)
+            like = _LIKE.get(key)
+            if like is None:  # built once: sympy then remembers its assumptions on the object
+                like = base[idx] if isinstance(base, sp.IndexedBase) else _ENTRY
+                if len(_LIKE) > 65536:
+                    _LIKE.clear()
+                _LIKE[key] = like
             v = random_value(like, rng, small=self.small_elements)
             if v is None:
                 from .evaluate import NotEvaluable
