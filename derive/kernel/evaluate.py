@@ -163,6 +163,9 @@ _TICKS = 32
 LIMIT_AT_WORK = 2_000
 #: sympy rationals as Fractions (immutable, so shared)
 _RATIONALS: dict = {}
+#: free symbols of the subtrees evaluated inside operators (a pure function of the subtree, so shared by
+#: every evaluator: each point and precision of every consumer asks it of the same subtrees again)
+_FREE: dict = {}
 
 
 class Evaluator:
@@ -197,7 +200,7 @@ class Evaluator:
         #: (subtree, precision) -> (value, magnitude it reached, visits it took), for subtrees evaluated
         #: inside an operator (an integrand, a summand) that do not depend on its bound variables
         self._fixed: dict = {}
-        self._free: dict = {}
+        self._free = _FREE
         #: > 0 while an operator overrides indexed elements (a derivative in an element): no reuse then
         self._slotted = 0
         self._ticks = 0
@@ -232,6 +235,8 @@ class Evaluator:
         # cancellation scale and on the work count is replayed, so every figure is as if re-evaluated
         free = self._free.get(e)
         if free is None:
+            if len(self._free) > 65536:
+                self._free.clear()
             free = self._free[e] = frozenset(e.free_symbols)
         if self._env is not env:  # the variables this operator binds: those whose value is not the point's
             point = self.point

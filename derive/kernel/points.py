@@ -218,9 +218,7 @@ def generate(exprs: list, seed: int, n_random: int, n_special: int, n_breaks: in
     """
     exprs = [sp.sympify(e, strict=True) for e in exprs]
     rng = np.random.default_rng(seed)
-    lengths = length_symbols(exprs)
-    free = _free(exprs)
-    index_syms = _index_symbols(exprs) - lengths
+    lengths, free, index_syms, kinks = _analysis(exprs)
 
     def base_point(k: int, small: bool = False) -> dict:
         vals: dict = {}
@@ -271,7 +269,7 @@ def generate(exprs: list, seed: int, n_random: int, n_special: int, n_breaks: in
         count += 1
     # breakpoints: solve g = c for one symbol, the others at a random rational point
     made = 0
-    for g, integer_steps in _kinks(exprs):
+    for g, integer_steps in kinks:
         if made >= n_breaks:
             break
         syms = sorted((s for s in g.free_symbols if s in free and s not in lengths), key=_order)
@@ -293,6 +291,27 @@ def generate(exprs: list, seed: int, n_random: int, n_special: int, n_breaks: in
                             break
             if made >= n_breaks:
                 break
+
+
+def _analysis(exprs: list) -> tuple:
+    """(length symbols, free symbols in order, index symbols, kinks) of ``exprs``: a pure function of the
+    expressions, remembered (every consumer of a step and every precision generates points for them)."""
+    try:
+        key = tuple(exprs)
+        hit = _ANALYSIS.get(key)
+    except TypeError:  # an unhashable expression: analysed every time
+        key, hit = None, None
+    if hit is None:
+        lengths = frozenset(length_symbols(exprs))
+        hit = (lengths, tuple(_free(exprs)), frozenset(_index_symbols(exprs) - lengths), tuple(_kinks(exprs)))
+        if key is not None:
+            if len(_ANALYSIS) > 1024:
+                _ANALYSIS.clear()
+            _ANALYSIS[key] = hit
+    return hit
+
+
+_ANALYSIS: dict = {}
 
 
 def _linear_solve(g: Any, s: Any) -> list:
