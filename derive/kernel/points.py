@@ -86,9 +86,25 @@ def _satisfies(value: Any, obj: Any) -> bool:
         facts = getattr(obj, "assumptions0", {})
         return not any(facts.get(k) for k in ("real", "extended_real", "rational", "integer", "positive",
                                               "negative", "nonnegative", "nonpositive", "zero"))
-    exact = sp.Rational(value.numerator, value.denominator)
     facts = getattr(obj, "assumptions0", {})
-    return all(getattr(exact, f"is_{key}", None) is fact for key, fact in facts.items() if isinstance(fact, bool))
+    key = (value, tuple(sorted((k, f) for k, f in facts.items() if isinstance(f, bool))))
+    hit = _SATISFIES.get(key)
+    if hit is None:
+        exact = sp.Rational(value.numerator, value.denominator)
+        hit = all(getattr(exact, f"is_{k}", None) is f for k, f in key[1])
+        if len(_SATISFIES) > 65536:
+            _SATISFIES.clear()
+        _SATISFIES[key] = hit
+    return hit
+
+
+#: whether an exact value has a set of assumptions (a pure function of the two, so remembered)
+_SATISFIES: dict = {}
+#: the sympy object whose assumptions an indexed element's value must satisfy, by (base, indices)
+_LIKE: dict = {}
+
+
+_ENTRY = sp.Symbol("entry", real=True)
 
 
 def _is_complex(obj: Any) -> bool:
@@ -144,7 +160,12 @@ class Point:
         if key not in self.elements:
             base, idx = key
             rng = np.random.default_rng([self.seed, zlib.crc32(f"{base}{idx}".encode())])
-            like = base[idx] if isinstance(base, sp.IndexedBase) else sp.Symbol("entry", real=True)
+            like = _LIKE.get(key)
+            if like is None:  # built once: sympy then remembers its assumptions on the object
+                like = base[idx] if isinstance(base, sp.IndexedBase) else _ENTRY
+                if len(_LIKE) > 65536:
+                    _LIKE.clear()
+                _LIKE[key] = like
             v = random_value(like, rng, small=self.small_elements)
             if v is None:
                 from .evaluate import NotEvaluable
@@ -241,9 +262,7 @@ def generate(exprs: list, seed: int, n_random: int, n_special: int, n_breaks: in
     """
     exprs = [sp.sympify(e, strict=True) for e in exprs]
     rng = np.random.default_rng(seed)
-    lengths = length_symbols(exprs)
-    free = _free(exprs)
-    index_syms = _index_symbols(exprs) - lengths
+    lengths, free, index_syms, kinks = _analysis(exprs)
 
     def base_point(k: int, small: bool = False) -> dict:
         vals: dict = {}
@@ -294,7 +313,7 @@ def generate(exprs: list, seed: int, n_random: int, n_special: int, n_breaks: in
         count += 1
     # breakpoints: solve g = c for one symbol, the others at a random rational point
     made = 0
-    for g, integer_steps in _kinks(exprs):
+    for g, integer_steps in kinks:
         if made >= n_breaks:
             break
         syms = sorted((s for s in g.free_symbols if s in free and s not in lengths), key=_order)
@@ -318,6 +337,27 @@ def generate(exprs: list, seed: int, n_random: int, n_special: int, n_breaks: in
                         break
             if made >= n_breaks:
                 break
+
+
+def _analysis(exprs: list) -> tuple:
+    """(length symbols, free symbols in order, index symbols, kinks) of ``exprs``: a pure function of the
+    expressions, remembered (every consumer of a step and every precision generates points for them)."""
+    try:
+        key = tuple(exprs)
+        hit = _ANALYSIS.get(key)
+    except TypeError:  # an unhashable expression: analysed every time
+        key, hit = None, None
+    if hit is None:
+        lengths = frozenset(length_symbols(exprs))
+        hit = (lengths, tuple(_free(exprs)), frozenset(_index_symbols(exprs) - lengths), tuple(_kinks(exprs)))
+        if key is not None:
+            if len(_ANALYSIS) > 1024:
+                _ANALYSIS.clear()
+            _ANALYSIS[key] = hit
+    return hit
+
+
+_ANALYSIS: dict = {}
 
 
 def _linear_solve(g: Any, s: Any, alone: bool = False) -> list:
