@@ -84,3 +84,12 @@ def test_rename_bound_leaves_untouched_scopes():
     assert rename_bound(e, {k}, lambda body: body.has(c)) is e
     assert rename_bound(e, {k}) != e
     assert rename_bound(e, {k}).doit() == 6
+
+
+def test_a_term_whose_symbols_are_bound_is_still_replaced_structurally():
+    # ffn.bias-free-homogeneity: max(0, a·h_k) = a·max(0, h_k) replaced inside Σ_k (the value's k is the key's)
+    a = sp.Symbol("a", positive=True)
+    h = sp.IndexedBase("h", real=True)
+    key, value = sp.Max(0, a * h[k]), a * sp.Max(0, h[k])
+    got = substitute(sp.Sum(key, (k, 1, n)), {key: value})
+    assert got == sp.Sum(value, (k, 1, n))

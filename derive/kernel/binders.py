@@ -116,12 +116,17 @@ def substitute(e: Any, mapping: dict) -> Any:
     """``e`` with the free occurrences of each key replaced by its value, capture-avoiding (module doc).
 
     Keys are symbols or subexpressions (replaced structurally, as ``xreplace`` does); a binder of a key's
-    own symbol keeps its bound occurrences (they are another variable).
+    own symbol keeps its bound occurrences (they are another variable). What is renamed is a bound symbol
+    of a value that its key does not have: a key ``max(0, a·h_k)`` with the value ``a·max(0, h_k)`` is
+    replaced under ``Σ_k`` as it stands (its ``k`` and the value's are the same bound one; that the equation
+    holds for every ``k`` is the caller's side condition), while ``c ↦ k`` there renames the sum's ``k``.
     """
     if not mapping or not isinstance(e, sp.Basic):
         return e
     keys = tuple(mapping)
-    avoid = free_of(mapping.values()) | {k for k in keys if isinstance(k, sp.Symbol)}
+    avoid = {k for k in keys if isinstance(k, sp.Symbol)}
+    for key, value in mapping.items():
+        avoid |= free_of([value]) - free_of([key])
 
     def touches(body: Any) -> bool:
         return any(body.has(k) for k in keys)
