@@ -262,7 +262,7 @@ class Witness:
     doubtful: int = 0
     doubted_at: Point | None = None
     #: random points skipped as isolated singularities (one side undefined there, both defined and
-    #: agreeing at a point next to it: see :func:`_nearby`)
+    #: agreeing at a point next to it: see ``_nearby``)
     isolated: int = 0
 
     def summary(self) -> str:
@@ -289,7 +289,7 @@ def run(lhs: Any, rhs: Any, relation: str, seed: int, *, digits: tuple[int, ...]
     singularities of an identity (x/x at 0), so one side undefined there means
     the two differ on a region (the witness of a proof, never a refutation) —
     unless the side has a value at points next to it where the two agree
-    (:func:`_nearby`): then the random point hit an isolated singularity after
+    (``_nearby``): then the random point hit an isolated singularity after
     all, and is skipped (counted in ``Witness.isolated``).
 
     With ``hyps`` (:mod:`derive.kernel.hypotheses`), only points that satisfy every premise and
@@ -380,7 +380,7 @@ def run(lhs: Any, rhs: Any, relation: str, seed: int, *, digits: tuple[int, ...]
                    doubted_at, isolated)
 
 
-#: how far (and in which directions) :func:`_nearby` moves a point: the k-th movable symbol by ``±1/(d + 10k)``,
+#: how far (and in which directions) ``_nearby`` moves a point: the k-th movable symbol by ``±1/(d + 10k)``,
 #: different for each symbol so that a singular set such as ``x = y`` is left as well
 NEARBY = (1009, -2003)
 
