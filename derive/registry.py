@@ -131,6 +131,11 @@ def register(name: str, *, title: str, summary: str = "") -> Callable[[Builder],
     """
 
     def deco(builder: Callable[[], Derivation]) -> Callable[[], Derivation]:
+        seen = _IMPORTING.get(builder.__module__)
+        if seen is not None:  # a user's module being loaded: one name, one derivation
+            if name in seen:
+                raise DerivationDefinitionError(f"derivation {name!r} is registered twice in the module")
+            seen.add(name)
         existing = _ENTRIES.get(name)
         if existing is not None and existing.module != builder.__module__:
             raise DerivationDefinitionError(
@@ -179,6 +184,10 @@ def add(derivation: Derivation, module: str = "__main__") -> None:
 
 #: internal module name of a user's file -> the path the user gave (for messages)
 _SOURCES: dict[str, str] = {}
+
+#: module name -> the names it has registered so far, while :func:`load_module` imports it (a name registered
+#: twice by one module would otherwise silently replace the first derivation; a reload is another import)
+_IMPORTING: dict[str, set[str]] = {}
 
 
 def _where(module: str) -> str:
@@ -256,8 +265,15 @@ def _load_module(spec: str | os.PathLike[str]) -> list[str]:
             module = importlib.util.module_from_spec(module_spec)
             loaded_before = set(sys.modules)
             sys.modules[mod_name] = module
-            module_spec.loader.exec_module(module)
+            _IMPORTING[mod_name] = set()
+            try:
+                module_spec.loader.exec_module(module)
+            finally:
+                _IMPORTING.pop(mod_name, None)
             _remember(mod_name, loaded_before)
+        except DerivationDefinitionError as exc:  # a name registered twice: bad input, said as such
+            sys.modules.pop(mod_name, None)
+            raise ModuleLoadError(f"{spec}: {exc}") from None
         except Exception as exc:  # noqa: BLE001 - any failure of the user's code is reported in one line
             sys.modules.pop(mod_name, None)
             raise ModuleLoadError(f"{spec}: failed to import: {type(exc).__name__}: {_short(exc)}") from exc
@@ -273,8 +289,14 @@ def _load_module(spec: str | os.PathLike[str]) -> list[str]:
             sys.path.insert(0, os.getcwd())
         try:
             loaded_before = set(sys.modules)
-            module = importlib.import_module(spec)
+            _IMPORTING[spec] = set()
+            try:
+                module = importlib.import_module(spec)
+            finally:
+                _IMPORTING.pop(spec, None)
             _remember(spec, loaded_before)
+        except DerivationDefinitionError as exc:
+            raise ModuleLoadError(f"{spec}: {exc}") from None
         except Exception as exc:  # noqa: BLE001
             raise ModuleLoadError(f"{spec}: failed to import: {type(exc).__name__}: {_short(exc)}") from exc
         except SystemExit as exc:
@@ -284,9 +306,13 @@ def _load_module(spec: str | os.PathLike[str]) -> list[str]:
                 sys.path.remove(os.getcwd())
     from .core import Derivation
 
+    mine: dict[str, Derivation] = {}
     for value in list(vars(module).values()):
         if not isinstance(value, Derivation):
             continue
+        other = mine.setdefault(value.name, value)
+        if other is not value:  # two derivations under one name: neither may silently win
+            raise ModuleLoadError(f"{spec}: defines two derivations named {value.name!r}")
         existing = _ENTRIES.get(value.name)
         if existing is None:
             try:

@@ -62,6 +62,17 @@ def files(tmp_path):
     (tmp_path / "untitled.py").write_text(
         "import sympy as sp\nfrom derive import Derivation, Step\nx = sp.Symbol('x')\n"
         "d = Derivation(name='mine.untitled', title=None, start=x, steps=(Step(x, 'same'),))\n")
+    # one name, two derivations (the true one first): neither may silently win
+    (tmp_path / "dup.py").write_text(
+        "import sympy as sp\nfrom derive import Derivation, Step\nx = sp.Symbol('x')\n"
+        "good = Derivation(name='mine.twice', title='t', start=x + x, steps=(Step(2 * x, 'add'),))\n"
+        "bad = Derivation(name='mine.twice', title='t', start=x + x, steps=(Step(3 * x, 'wrong'),))\n")
+    (tmp_path / "dupreg.py").write_text(
+        "import sympy as sp\nfrom derive import Derivation, Step, register\nx = sp.Symbol('x')\n"
+        "@register('mine.twice-registered', title='t')\ndef good():\n"
+        "    return Derivation(name='mine.twice-registered', title='t', start=x + x, steps=(Step(2 * x, 'add'),))\n"
+        "@register('mine.twice-registered', title='t')\ndef bad():\n"
+        "    return Derivation(name='mine.twice-registered', title='t', start=x + x, steps=(Step(3 * x, 'no'),))\n")
     (tmp_path / "syntax.py").write_text("def f(:\n    pass\n")
     (tmp_path / "raises.py").write_text("raise ValueError('first line\\nsecond line')\n")
     (tmp_path / "exits.py").write_text("import sys\nsys.exit(3)\n")
@@ -85,6 +96,8 @@ MODULE_CASES = [
     (".relative", "neither a .py file nor a module name"),
     ("os", "defines no derivation"),
     ("no_such_module_xyz", "failed to import: ModuleNotFoundError"),
+    ("dup.py", "dup.py: defines two derivations named 'mine.twice'"),
+    ("dupreg.py", "dupreg.py: derivation 'mine.twice-registered' is registered twice in the module"),
     ("syntax.py", "syntax.py: failed to import: SyntaxError: invalid syntax (syntax.py, line 1)"),
     ("untitled.py", "untitled.py: mine.untitled: title must be non-empty text, got NoneType"),
     ("raises.py", "raises.py: failed to import: ValueError: first line second line"),  # one line

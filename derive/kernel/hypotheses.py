@@ -59,6 +59,7 @@ import mpmath
 import sympy as sp
 from sympy.core.function import AppliedUndef
 
+from .binders import free_of, rename_bound, substitute
 from .points import Point, _satisfies, generate
 
 _INEQ = (sp.LessThan, sp.StrictLessThan, sp.GreaterThan, sp.StrictGreaterThan)
@@ -142,7 +143,7 @@ class Hypotheses:
                             isinstance(n, sp.Derivative) and el.target in n.variables
                             for n in sp.preorder_traversal(new)):
                         continue
-                    new = new.xreplace({el.target: el.value})
+                    new = substitute(new, {el.target: el.value})
                     continue
                 new = _replace(new, el.target, el.value)
             if new == out:
@@ -165,7 +166,7 @@ class Hypotheses:
         """``expr`` under the premises (exact eliminations, then bounds as ``s = c ± t``), for the strategies."""
         expr = self.reduce(expr, exact_only=True)
         for s, shift in self._shifts():
-            expr = expr.xreplace({s: shift})
+            expr = substitute(expr, {s: shift})
         return expr
 
     @functools.cached_property
@@ -325,20 +326,25 @@ class Hypotheses:
 
 
 def _replace(expr: Any, target: Any, value: Any) -> Any:
-    if isinstance(target, sp.Symbol):
-        return expr.xreplace({target: value}) if isinstance(expr, sp.Basic) else expr
-    if is_pinned(target):
-        return expr.xreplace({target: value})
+    """``expr`` with ``target`` replaced by ``value``, capture-avoiding (see :mod:`.binders`): a definition
+    ``c := k`` under ``Σ_k`` means the outer ``k``, so the sum's own ``k`` is renamed first."""
+    if not isinstance(expr, sp.Basic):
+        return expr
+    if isinstance(target, sp.Symbol) or is_pinned(target):
+        return substitute(expr, {target: value})
     if isinstance(target, sp.Indexed):
         base, idx = target.base, target.indices
 
         def fits(x: Any) -> bool:
             return isinstance(x, sp.Indexed) and x.base == base and len(x.indices) == len(idx)
 
-        return expr.replace(fits, lambda x: value.xreplace(dict(zip(idx, x.indices, strict=True))))
+        # the indices are the pattern's variables (z[j] := c − u[j] at every j), not symbols of the value
+        expr = rename_bound(expr, free_of([value], idx), lambda body: body.has(base))
+        return expr.replace(fits, lambda x: substitute(value, dict(zip(idx, x.indices, strict=True))))
     if isinstance(target, AppliedUndef):
+        expr = rename_bound(expr, free_of([value], target.args), lambda body: body.has(target.func))
         return expr.replace(target.func, sp.Lambda(target.args, value))
-    return expr.xreplace({target: value})
+    return substitute(expr, {target: value})
 
 
 def is_pinned(t: Any) -> bool:

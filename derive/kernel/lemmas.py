@@ -63,6 +63,7 @@ from typing import Any
 
 import sympy as sp
 
+from .binders import rename_bound, substitute
 from .rule import Rule
 
 #: the assumptions of a cited symbol an instance must keep (the others follow from these)
@@ -105,7 +106,7 @@ def _claim(d: Any) -> tuple[Any, Any, str]:
     start, end = sp.sympify(d.start, strict=True), sp.sympify(d.steps[-1].expr, strict=True)
     defs = {a: b for a, b in d.definitions if isinstance(a, sp.Symbol)}
     for _ in range(6):
-        new_start, new_end = start.xreplace(defs), end.xreplace(defs)
+        new_start, new_end = substitute(start, defs), substitute(end, defs)
         if new_start == start and new_end == end:
             break
         start, end = new_start, new_end
@@ -201,7 +202,7 @@ def _subs(e: Any, sigma: dict) -> Any:
     if not moved:
         return e
     avoid = set().union(*(getattr(v, "free_symbols", set()) for v in moved.values()))
-    e = _rename_bound(e, avoid)
+    e = rename_bound(e, avoid)
     families = {k: v for k, v in moved.items() if isinstance(v, sp.Lambda)}
     if not families:
         return e.xreplace(moved)
@@ -212,42 +213,6 @@ def _subs(e: Any, sigma: dict) -> Any:
     back = {p.label: families[k] for k, p in parked.items()}
     return e.replace(lambda x: isinstance(x, sp.Indexed) and x.base.label in back,
                      lambda x: back[x.base.label](*x.indices))
-
-
-def _rename_bound(e: Any, avoid: set) -> Any:
-    """``e`` with each bound variable that is in ``avoid`` renamed to a fresh dummy (in its scope only)."""
-    if not isinstance(e, sp.Basic) or not e.args or not (e.free_symbols | _bound(e)) & avoid:
-        return e
-    args = [_rename_bound(a, avoid) for a in e.args]
-    if any(a is not b for a, b in zip(args, e.args, strict=True)):
-        e = e.func(*args, evaluate=False) if isinstance(e, (sp.Add, sp.Mul, sp.Pow)) else e.func(*args)
-    if isinstance(e, (sp.Sum, sp.Product, sp.Integral)):
-        body, limits = e.function, [tuple(lim) for lim in e.limits]
-        for k, lim in enumerate(limits):
-            v = lim[0]
-            if v in avoid:
-                d = sp.Dummy(v.name, **v.assumptions0)
-                body = body.xreplace({v: d})
-                limits = [(*(x.xreplace({v: d}) for x in inner),) if m < k else inner
-                          for m, inner in enumerate(limits)]
-                limits[k] = (d, *lim[1:])
-        return e.func(body, *limits)
-    if isinstance(e, sp.Limit) and e.args[1] in avoid:
-        v = e.args[1]
-        d = sp.Dummy(v.name, **v.assumptions0)
-        return sp.Limit(e.args[0].xreplace({v: d}), d, e.args[2], str(e.args[3]))
-    if isinstance(e, sp.Subs) and set(e.variables) & avoid:
-        ren = {v: sp.Dummy(v.name, **v.assumptions0) for v in e.variables if v in avoid}
-        return sp.Subs(e.expr.xreplace(ren), tuple(ren.get(v, v) for v in e.variables), e.point)
-    return e
-
-
-def _bound(e: Any) -> set:
-    """The variables bound anywhere in ``e``."""
-    out = set()
-    for node in sp.preorder_traversal(e):
-        out |= set(_binders(node))
-    return out
 
 
 def _match(start: Any, end: Any, sigma: dict, rest: list, expr: Any, relation: str) -> dict:
@@ -321,7 +286,7 @@ def _holds(premise: Any, sigma: dict, ctx: Any, prove_equal: Any) -> bool:
         for _ in range(5):
             if prove_equal(lhs, rhs):
                 return True
-            new_lhs, new_rhs = lhs.xreplace(defs), rhs.xreplace(defs)
+            new_lhs, new_rhs = substitute(lhs, defs), substitute(rhs, defs)
             if (new_lhs, new_rhs) == (lhs, rhs):
                 break
             lhs, rhs = new_lhs, new_rhs

@@ -51,6 +51,7 @@ from typing import Any
 
 import sympy as sp
 
+from .binders import free_of, rename_bound, substitute
 from .lemmas import Lemma
 from .limit_laws import LimitLaws
 from .permutations import Reindex
@@ -185,8 +186,18 @@ class Substitute(Rule):
 
         heads = [(o, n) for o, n in self.pairs if isinstance(o, FunctionClass)]
         plain = {o: n for o, n in self.pairs if not isinstance(o, FunctionClass)}
-        out = expr.xreplace(plain) if plain else expr
-        return out.subs(heads) if heads else out
+        # renaming a bound index (k ↦ j where k is only bound) is alpha-conversion, done as it is; every
+        # other pair replaces free occurrences only, and without capture (c ↦ k under Σ_k renames that k)
+        free = expr.free_symbols if isinstance(expr, sp.Basic) else set()
+        bound = _bound_symbols(expr)
+        renames = {o: n for o, n in plain.items() if isinstance(o, sp.Symbol) and o in bound and o not in free}
+        out = expr.xreplace(renames) if renames else expr
+        rest = {o: n for o, n in plain.items() if o not in renames}
+        out = substitute(out, rest) if rest else out
+        if not heads:
+            return out
+        out = rename_bound(out, free_of(n for _, n in heads), lambda body: any(body.has(o) for o, _ in heads))
+        return out.subs(heads)
 
     def describe(self) -> str:
         return f"substitute {self.label}" if self.label else "substitute"
@@ -231,7 +242,7 @@ class Substitute(Rule):
             if defs:
                 o, n = sp.sympify(old, strict=True), sp.sympify(new, strict=True)
                 for _ in range(5):  # definitions may use each other (σ² uses μ)
-                    o, n = o.xreplace(defs), n.xreplace(defs)
+                    o, n = substitute(o, defs), substitute(n, defs)
                 if prove_equal(o, n):
                     continue
             return (f"{old} = {new} is neither declared by the derivation (definitions or an Eq premise) "

@@ -28,7 +28,7 @@ import sympy as sp
 from . import limits
 from .evaluate import Evaluator, NotEvaluable, Undefined, Unreliable, to_mp
 from .hypotheses import NONE, Hypotheses
-from .points import Point, generate, length_symbols
+from .points import Point, _satisfies, generate, length_symbols
 
 #: Precisions (digits) at which a proved step is confirmed: the second only when the first shows a gap.
 CONFIRM_DIGITS = (30, 60)
@@ -261,6 +261,9 @@ class Witness:
     premises: str = ""
     doubtful: int = 0
     doubted_at: Point | None = None
+    #: random points skipped as isolated singularities (one side undefined there, both defined and
+    #: agreeing at a point next to it: see ``_nearby``)
+    isolated: int = 0
 
     def summary(self) -> str:
         """One line for reports, e.g. ``"mpmath agrees at 12 points (8 special)"``."""
@@ -284,7 +287,10 @@ def run(lhs: Any, rhs: Any, relation: str, seed: int, *, digits: tuple[int, ...]
     With ``lopsided``, a *random* point where one side has a value and the other
     is undefined counts as a difference: random points miss the isolated
     singularities of an identity (x/x at 0), so one side undefined there means
-    the two differ on a region (the witness of a proof, never a refutation).
+    the two differ on a region (the witness of a proof, never a refutation) —
+    unless the side has a value at points next to it where the two agree
+    (``_nearby``): then the random point hit an isolated singularity after
+    all, and is skipped (counted in ``Witness.isolated``).
 
     With ``hyps`` (:mod:`derive.kernel.hypotheses`), only points that satisfy every premise and
     definition are evaluated (a point outside is moved onto the region or dropped), so every
@@ -297,7 +303,7 @@ def run(lhs: Any, rhs: Any, relation: str, seed: int, *, digits: tuple[int, ...]
     exprs = [e for side in (lhs, rhs) for e in _flat(sp.sympify(side, strict=True))]
     extra = hyps.exprs()
     outside = 0
-    agreed = evaluated = unknown = special = doubtful = 0
+    agreed = evaluated = unknown = special = doubtful = isolated = 0
     doubted_at = None
     reason = ""
     differ = None
@@ -332,6 +338,18 @@ def run(lhs: Any, rhs: Any, relation: str, seed: int, *, digits: tuple[int, ...]
         if res.status == "undefined":
             if lopsided and (point.label == "random" or lopsided == "everywhere"):
                 side = _undefined_side(lhs, rhs, point, digits[0])
+                # a random point may land on a pole of one form; a special point under "everywhere" is where
+                # a generic limit fails, at that value alone, so it is not moved
+                near = (_nearby(lhs, rhs, relation, point, digits, limits_allowed, hyps)
+                        if side and point.label == "random" else None)
+                if near is not None and near.status == "agree":
+                    isolated += 1  # a pole or a 0/0 the random point happened to land on: not a region
+                    continue
+                if near is not None and near.status == "differ":
+                    differ = near
+                    if stop_at_differ:
+                        break
+                    continue
                 if side:
                     differ = PointResult("differ", point, digits=digits[0], reason=(
                         f"the {side} side is undefined at a {point.label} point, the other is not"))
@@ -359,7 +377,47 @@ def run(lhs: Any, rhs: Any, relation: str, seed: int, *, digits: tuple[int, ...]
     if not evaluated and outside and not reason:
         reason = f"{NO_ADMISSIBLE_POINT} ({outside} points violated them)"
     return Witness(agreed, evaluated, differ, reason, unknown, special, outside, hyps.describe(), doubtful,
-                   doubted_at)
+                   doubted_at, isolated)
+
+
+#: how far (and in which directions) ``_nearby`` moves a point: the k-th movable symbol by ``±1/(d + 10k)``,
+#: different for each symbol so that a singular set such as ``x = y`` is left as well
+NEARBY = (1009, -2003)
+
+
+def _nearby(lhs: Any, rhs: Any, relation: str, point: Point, digits: tuple[int, ...], limits_allowed: bool | None,
+            hyps: Hypotheses) -> PointResult | None:
+    """The sides at points next to ``point``, where one side was undefined and the other not.
+
+    A single point where one side is undefined does not show a region: a random rational can land on a pole
+    of one form of a rational function (a nested fraction ``1/(1 + 1/(1 + x))`` at ``x = −1/2``) that the
+    other form cancelled. Each real, non-integer symbol with a rational value is moved by a small, fixed
+    offset (:data:`NEARBY`, in both directions in turn). Returns the first nearby result where both sides
+    have a value (``"agree"``: the point was an isolated singularity; ``"differ"``: a difference at the
+    nearby point, which satisfies the hypotheses too), or ``None`` when the side stays undefined nearby (or
+    nothing can be moved): then the two sides differ on a region, as far as the witness can tell.
+    """
+    movable = sorted((s for s, v in point.values.items() if isinstance(v, Fraction) and isinstance(s, sp.Symbol)
+                      and not s.is_integer), key=str)
+    if not movable:
+        return None
+    for base in NEARBY:
+        values = dict(point.values)
+        for k, s in enumerate(movable):
+            moved = values[s] + Fraction(1 if base > 0 else -1, abs(base) + 10 * k)
+            if not _satisfies(moved, s):
+                break
+            values[s] = moved
+        else:
+            near = Point(values, point.seed, point.small_elements, point.label, dict(point.elements))
+            if not hyps.empty:
+                near = hyps.admit(near)
+                if near is None:
+                    continue
+            res = compare_at(lhs, rhs, relation, near, digits, limits_allowed)
+            if res.status in ("agree", "differ"):
+                return res
+    return None
 
 
 #: random candidates drawn again when no point of a run satisfied the hypotheses
