@@ -95,3 +95,34 @@ def test_a_limit_false_only_at_an_irrational_value_is_not_proved():
         assert step.verdict is Verdict.REFUTED, step
         assert step.counterexample.point["y"] in {str(w) for w in where}
         assert step.counterexample.lhs.startswith("1.0") and step.counterexample.rhs.startswith("0")
+
+
+def test_a_limit_at_infinity_false_where_its_leading_coefficient_vanishes_is_not_proved():
+    """lim_{t→∞} t(y − 3/7)/(t(y − 3/7) + 1) is 1 except at y = 3/7, where it is 0, and lim atan(t(y − π)²) is
+    π/2 except at y = π, where it is 0: the coefficients of t are breakpoints (held-out breakers), evaluated
+    before the special values, so both are refuted there; under y > 1 (y > 4) the generic value holds."""
+    from derive.kernel.points import ExactReal, _limit_leading, generate
+    from derive.verify import verify
+
+    t = sp.Symbol("t", positive=True)
+    y = sp.Symbol("y", real=True)
+    c = y - sp.Rational(3, 7)
+    ratio = sp.Limit(t * c / (t * c + 1), t, sp.oo)
+    arctan = sp.Limit(sp.atan(t * (y - sp.pi) ** 2), t, sp.oo)
+    assert _limit_leading(ratio) == (c,)
+    assert _limit_leading(arctan) == ((y - sp.pi) ** 2,)
+    labels = [p.label for p in generate([ratio], 0, 1, 4, 1)]
+    assert labels[:2] == ["random", "breakpoint y = 3/7"], labels
+    (pi_point,) = [p for p in generate([arctan], 0, 0, 0, 1)]
+    assert isinstance(pi_point.values[y], ExactReal) and pi_point.values[y].exact == sp.pi
+    for lim, generic, where in ((ratio, sp.Integer(1), "3/7"), (arctan, sp.pi / 2, "pi")):
+        d = Derivation(name="t.limit-leading", title="t", start=lim, steps=(Step(generic, "the limit"),))
+        step = verify(d).steps[0]
+        # sympy's limit at the exact point and the numeric one agree (0); the step says 1 (π/2)
+        assert step.verdict is Verdict.REFUTED, step
+        assert step.counterexample.point["y"] == where
+        assert step.counterexample.lhs.startswith("0") and not step.counterexample.rhs.startswith("0")
+    ok = Derivation(name="t.limit-leading-ok", title="t", start=ratio, steps=(Step(sp.Integer(1), "the limit"),),
+                    premises=(sp.Gt(y, 1),))
+    assert verify(ok).verdict is Verdict.PROVED
+
