@@ -6,10 +6,12 @@ symbol also takes, one at a time, the special values of its domain: 0, ±1,
 ±2, ±1/2, 3/2, magnitudes from 10⁻¹² to 10¹², complex values when the symbol
 is not declared real, and the breakpoints of ``floor``, ``ceiling``, ``Min``,
 ``Max``, ``Abs``, ``sign``, ``Heaviside`` and ``Piecewise`` found in the
-expressions, and where a limit's denominator vanishes at its point (``solve``
-proposes them; values in the symbol's domain are used, a rational one first,
-else a real irrational one such as √2 or log 2, carried as an
-``ExactReal``). Symbols that bound a sum or a product (symbolic
+expressions, where a limit's denominator vanishes at its point, where a
+coefficient of the variable of a limit at infinity vanishes, and where a
+parameter puts a pole of an integrand in its range (``solve`` proposes them;
+values in the symbol's domain are used, a rational one first, else a real
+irrational one such as √2 or log 2, carried as an ``ExactReal``; those of
+limits and integrals come before the special values). Symbols that bound a sum or a product (symbolic
 lengths) take small integers, the empty range included when the domain allows.
 Elements of indexed families (``z[1]``, ``z[2]``…) get their own values, drawn
 when first used; some points draw them from {0, 1, 2} so that ties occur.
@@ -213,6 +215,8 @@ def _kinks(exprs: list) -> list:
                         out.append((rel.lhs - rel.rhs, False))
             elif name == "Limit":
                 first += [*_limit_poles(node), *_limit_leading(node)]
+            elif name == "Integral":
+                first += _integral_poles(node)
     # the same expression met twice takes one slot
     unique = [(g, False, True) for g in dict.fromkeys(first)] + [(g, k, False) for g, k in dict.fromkeys(out)]
     return unique[:12]
@@ -255,6 +259,43 @@ def _limit_leading(node: Any) -> tuple:
         elif isinstance(sub, sp.Pow) and sub.base.has(var) and not sub.exp.has(var):
             out.append(sub.exp)
     return tuple(dict.fromkeys(c for c in out if c.free_symbols - {var} and not c.is_number))
+
+
+@functools.lru_cache(maxsize=256)
+def _integral_poles(node: Any) -> tuple:
+    """Where a parameter puts a singularity of an integrand inside its range: for ∫_lo^hi over x of a
+    negative power of a base vanishing at x = r(a) (a polynomial of degree ≤ 2 in x), the parameter values
+    with r at the middle of the range and at its ends. ∫_{1.41}^{1.42} dx/(x − a)² diverges for a in
+    [1.41, 1.42]; the breakpoints give a = 1.415, 1.41, 1.42, where the witness finds the integral undefined.
+    Returned as expressions ``r − m`` whose zeros are those values (a proposal, checked by evaluation).
+    """
+    f = node.function
+    bound = {lim[0] for lim in node.limits}
+    if sp.count_ops(f) > 60:
+        return ()
+    out: list = []
+    for lim in node.limits:
+        if len(lim) != 3:
+            continue
+        var, lo, hi = lim
+        targets = [t for t in ((lo + hi) / 2, lo, hi) if t.is_finite is not False]
+        for sub in sp.preorder_traversal(f):
+            if not (isinstance(sub, sp.Pow) and sub.base.has(var) and sub.exp.is_negative):
+                continue
+            base = sub.base
+            if not base.is_polynomial(var):
+                continue
+            try:
+                poly = sp.Poly(base, var)
+            except sp.PolynomialError:
+                continue
+            if not 1 <= poly.degree() <= 2:
+                continue
+            for r in sp.roots(poly, var):
+                if r.is_real is False or r.has(*bound):
+                    continue
+                out += [r - m for m in targets]
+    return tuple(dict.fromkeys(g for g in out if g.free_symbols and not g.has(*bound)))[:6]
 
 
 def _free(exprs: list) -> list:
@@ -357,9 +398,9 @@ def generate(exprs: list, seed: int, n_random: int, n_special: int, n_breaks: in
                     return
 
     kinks = _kinks(exprs)
-    # where a limit changes with a parameter (its pole or leading coefficient): right after the random points,
-    # before the special values, since a search that must evaluate sympy's limit at each point has work for a
-    # few points only
+    # where a limit or an integral changes with a parameter (a limit's pole or leading coefficient, a
+    # singularity entering an integral's range): right after the random points, before the special values,
+    # since a search that must evaluate sympy's limit at each point has work for a few points only
     yield from breakpoints([(g, steps) for g, steps, first in kinks if first])
     yield from special_points()
     yield from breakpoints([(g, steps) for g, steps, first in kinks if not first])
