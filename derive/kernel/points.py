@@ -241,7 +241,8 @@ def _limit_leading(node: Any) -> tuple:
     variable's terms. lim_{t→∞} t(y − 3/7)/(t(y − 3/7) + 1) is 1 except at y = 3/7, where the leading term
     vanishes and the limit is 0; lim atan(t(y − π)²) is π/2 except at y = π. Each factor ``c(y)`` that
     multiplies a power of t (``c·tᵏ``, ``c·t`` inside a function), the leading coefficient of a polynomial
-    in t, and an exponent ``tᶜ⁽ʸ⁾`` is returned (its zeros are breakpoints; a proposal, checked by evaluation).
+    in t, and an exponent ``tᶜ⁽ʸ⁾`` is returned (its zeros are breakpoints; a proposal, checked by evaluation);
+    not one with an indexed element or a sum, which takes its own values.
     """
     f, var, x0 = node.args[0], node.args[1], node.args[2]
     if x0.is_finite is not False or sp.count_ops(f) > 60:
@@ -249,8 +250,7 @@ def _limit_leading(node: Any) -> tuple:
     out: list = []
     for sub in sp.preorder_traversal(f):
         if isinstance(sub, sp.Mul) and sub.has(var):
-            coeff = sp.Mul(*[a for a in sub.args if not a.has(var)])
-            out.append(coeff)
+            out += [a for a in sub.args if not a.has(var)]  # each factor's zeros
         elif isinstance(sub, sp.Add) and sub.has(var) and sub.is_polynomial(var):
             try:
                 out.append(sp.Poly(sub, var).LC())
@@ -258,7 +258,8 @@ def _limit_leading(node: Any) -> tuple:
                 continue
         elif isinstance(sub, sp.Pow) and sub.base.has(var) and not sub.exp.has(var):
             out.append(sub.exp)
-    return tuple(dict.fromkeys(c for c in out if c.free_symbols - {var} and not c.is_number))
+    # an element's coefficient (g[m]) has no breakpoint: elements take their own values, not solved ones
+    return tuple(dict.fromkeys(c for c in out if c.free_symbols - {var} and not c.has(sp.Indexed, sp.Sum)))
 
 
 @functools.lru_cache(maxsize=256)
