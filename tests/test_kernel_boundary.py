@@ -150,3 +150,29 @@ def test_an_integral_whose_singularity_a_parameter_moves_into_the_range_is_not_p
         ok = Derivation(name="t.integral-pole-ok", title="t", start=integral, steps=(Step(rhs, "integrate"),),
                         premises=(sp.Gt(a, 2),))
         assert verify(ok).verdict is Verdict.PROVED, integral
+
+
+def test_a_limit_at_infinity_is_not_undefined_where_a_sample_hits_a_pole():
+    """mpmath samples a limit at infinity at t = 1, 2, 3…: (y·t + 1)/(t − 2) has a pole at t = 2, which says
+    nothing about t → ∞ (the limit is y), so the samples move off the integers and the true step is proved (it
+    was a kernel disagreement); lim (t·y − t + 1)/(t·y − t + 2) = 1 is refuted where its leading coefficient
+    y − 1 vanishes (the limit is 1/2 there), and proved under y > 3."""
+    import mpmath
+
+    from derive.kernel.evaluate import Evaluator
+    from derive.verify import verify
+
+    t = sp.Symbol("t", positive=True)
+    y = sp.Symbol("y", real=True)
+    with mpmath.workdps(30):
+        assert Evaluator(30, {}, None).value(sp.Limit((t + 1) / (t - 2), t, sp.oo)) == 1
+    pole = Derivation(name="t.limit-sample-pole", title="t", start=sp.Limit((y * t + 1) / (t - 2), t, sp.oo),
+                      steps=(Step(y, "the limit"),))
+    assert verify(pole).verdict is Verdict.PROVED
+    ratio = sp.Limit((t * y - t + 1) / (t * y - t + 2), t, sp.oo)
+    step = verify(Derivation(name="t.limit-lc", title="t", start=ratio, steps=(Step(sp.Integer(1), "lim"),))).steps[0]
+    assert step.verdict is Verdict.REFUTED and step.counterexample.point["y"] == "1", step
+    assert step.counterexample.lhs.startswith("0.5")
+    ok = Derivation(name="t.limit-lc-ok", title="t", start=ratio, steps=(Step(sp.Integer(1), "lim"),),
+                    premises=(sp.Gt(y, 3),))
+    assert verify(ok).verdict is Verdict.PROVED

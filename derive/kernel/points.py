@@ -247,19 +247,21 @@ def _limit_leading(node: Any) -> tuple:
     f, var, x0 = node.args[0], node.args[1], node.args[2]
     if x0.is_finite is not False or sp.count_ops(f) > 60:
         return ()
+    leading: list = []  # leading coefficients first: t·y − t + 1 changes its order at y = 1, not at y = 0
     out: list = []
     for sub in sp.preorder_traversal(f):
         if isinstance(sub, sp.Mul) and sub.has(var):
             out += [a for a in sub.args if not a.has(var)]  # each factor's zeros
         elif isinstance(sub, sp.Add) and sub.has(var) and sub.is_polynomial(var):
             try:
-                out.append(sp.Poly(sub, var).LC())
+                leading.append(sp.Poly(sub, var).LC())
             except sp.PolynomialError:
                 continue
         elif isinstance(sub, sp.Pow) and sub.base.has(var) and not sub.exp.has(var):
             out.append(sub.exp)
     # an element's coefficient (g[m]) has no breakpoint: elements take their own values, not solved ones
-    return tuple(dict.fromkeys(c for c in out if c.free_symbols - {var} and not c.has(sp.Indexed, sp.Sum)))
+    return tuple(dict.fromkeys(c for c in leading + out
+                               if c.free_symbols - {var} and not c.has(sp.Indexed, sp.Sum)))
 
 
 @functools.lru_cache(maxsize=256)
