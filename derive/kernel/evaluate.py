@@ -164,6 +164,49 @@ _TICKS = 32
 LIMIT_AT_WORK = 2_000
 #: sympy rationals as Fractions (immutable, so shared)
 _RATIONALS: dict = {}
+#: free symbols of the subtrees evaluated inside operators (a pure function of the subtree, so shared by
+#: every evaluator: each point and precision of every consumer asks it of the same subtrees again)
+_FREE: dict = {}
+
+
+_METHOD, _RATIONAL, _SYMBOL, _UNARY_FN, _FLOAT, _CONSTANT, _INFINITE, _UNDEFINED, _INDEXED, _ENTRY, _NONE = range(11)
+#: how a node of each sympy type is evaluated (every test below reads the type only: sympy's ``is_Rational``,
+#: ``is_Float``, ``is_Symbol`` are class attributes, and ∞, −∞, zoo and nan are singletons of their types)
+_KINDS: dict = {}
+
+
+def _kind(e: Any) -> tuple[int, Any]:
+    """The evaluation of a node of ``type(e)``, in the order the evaluator has always tested it; remembered."""
+    name = type(e).__name__
+    if e.is_Rational:
+        kind: tuple[int, Any] = (_RATIONAL, None)
+    elif e.is_Float:
+        kind = (_FLOAT, None)
+    elif name in _CONSTANTS:
+        kind = (_CONSTANT, _CONSTANTS[name])
+    elif e is sp.S.Infinity or e is sp.S.NegativeInfinity:
+        kind = (_INFINITE, None)
+    elif e is sp.zoo or e is sp.nan:
+        kind = (_UNDEFINED, None)
+    elif e.is_Symbol:
+        kind = (_SYMBOL, None)
+    elif getattr(Evaluator, "_" + name, None) is not None:
+        kind = (_METHOD, getattr(Evaluator, "_" + name))
+    elif isinstance(e, sp.Indexed):
+        kind = (_INDEXED, None)
+    elif isinstance(e, sp.matrices.expressions.matexpr.MatrixElement):
+        kind = (_ENTRY, None)
+    elif isinstance(e, sp.Function):
+        if getattr(type(e), "numeric_value", True) is False:
+            kind = (_NONE, f"{name}[…] has no value at a point")
+        elif name in _UNARY:
+            kind = (_UNARY_FN, _UNARY[name])
+        else:
+            kind = (_NONE, f"no numeric definition of {name}")
+    else:
+        kind = (_NONE, f"cannot evaluate {name}")
+    _KINDS[type(e)] = kind
+    return kind
 
 
 class Evaluator:
@@ -198,7 +241,7 @@ class Evaluator:
         #: (subtree, precision) -> (value, magnitude it reached, visits it took), for subtrees evaluated
         #: inside an operator (an integrand, a summand) that do not depend on its bound variables
         self._fixed: dict = {}
-        self._free: dict = {}
+        self._free = _FREE
         #: > 0 while an operator overrides indexed elements (a derivative in an element): no reuse then
         self._slotted = 0
         self._ticks = 0
@@ -233,6 +276,8 @@ class Evaluator:
         # cancellation scale and on the work count is replayed, so every figure is as if re-evaluated
         free = self._free.get(e)
         if free is None:
+            if len(self._free) > 65536:
+                self._free.clear()
             free = self._free[e] = frozenset(e.free_symbols)
         if self._env is not env:  # the variables this operator binds: those whose value is not the point's
             point = self.point
@@ -263,42 +308,42 @@ class Evaluator:
         if self._ticks >= _TICKS:  # the clock is read every few nodes (reading it costs as much as a node)
             self._ticks = 0
             limits.checkpoint()
-        if e.is_Rational:
+        kind = _KINDS.get(type(e))
+        if kind is None:
+            kind = _kind(e)
+        code, what = kind
+        if code == _METHOD:
+            return what(self, e, env)
+        if code == _RATIONAL:
             hit = _RATIONALS.get(e)
             if hit is None:
                 if len(_RATIONALS) > 65536:
                     _RATIONALS.clear()
                 hit = _RATIONALS[e] = Fraction(int(e.p), int(e.q))
             return hit
-        if e.is_Float:
-            sign, man, exp, _ = e._mpf_
-            value = Fraction(man) * (Fraction(2) ** exp)
-            return -value if sign else value
-        name = type(e).__name__
-        if name in _CONSTANTS:
-            return _CONSTANTS[name]()
-        if e is sp.S.Infinity or e is sp.S.NegativeInfinity:  # singletons: no comparison needed
-            return mpmath.inf if e is sp.S.Infinity else -mpmath.inf
-        if e is sp.zoo or e is sp.nan:
-            raise Undefined(str(e))
-        if e.is_Symbol:
+        if code == _SYMBOL:
             if e in env:
                 return env[e]
             raise NotEvaluable(f"no value for {e}")
-        method = getattr(self, "_" + name, None)
-        if method is not None:
-            return method(e, env)
-        if isinstance(e, sp.Indexed):
+        if code == _UNARY_FN:
+            if len(e.args) == 1:
+                return self._call(what, self.ev(e.args[0], env))
+            raise NotEvaluable(f"no numeric definition of {type(e).__name__}")
+        if code == _FLOAT:
+            sign, man, exp, _ = e._mpf_
+            value = Fraction(man) * (Fraction(2) ** exp)
+            return -value if sign else value
+        if code == _CONSTANT:
+            return what()
+        if code == _INFINITE:
+            return mpmath.inf if e is sp.S.Infinity else -mpmath.inf
+        if code == _UNDEFINED:
+            raise Undefined(str(e))
+        if code == _INDEXED:
             return self._indexed(e, env)
-        if isinstance(e, sp.matrices.expressions.matexpr.MatrixElement):
+        if code == _ENTRY:
             return self._matrix_element(e, env)
-        if isinstance(e, sp.Function):
-            if getattr(type(e), "numeric_value", True) is False:
-                raise NotEvaluable(f"{name}[…] has no value at a point")
-            if name in _UNARY and len(e.args) == 1:
-                return self._call(_UNARY[name], self.ev(e.args[0], env))
-            raise NotEvaluable(f"no numeric definition of {name}")
-        raise NotEvaluable(f"cannot evaluate {name}")
+        raise NotEvaluable(what)
 
     def _call(self, fn: Callable, arg: Value) -> Value:
         try:

@@ -612,7 +612,7 @@ def _value(e: Any, values: dict, point: Point) -> Any:
         return None
     sub = {s: sp.Rational(v.numerator, v.denominator) for s, v in values.items() if isinstance(v, Fraction)}
     out = e
-    if e.is_rational_function():  # exact and cheap (sympy would also raise 2 to a 10¹²-th power exactly)
+    if _rational_function(e):  # exact and cheap (sympy would also raise 2 to a 10¹²-th power exactly)
         try:
             out = e.xreplace(sub)
         except (TypeError, ValueError, ZeroDivisionError):
@@ -626,6 +626,20 @@ def _value(e: Any, values: dict, point: Point) -> Any:
         return ev.value(e)
     except (NotEvaluable, Undefined, Unreliable, ValueError, TypeError, ZeroDivisionError, ArithmeticError):
         return None
+
+
+def _rational_function(e: Any) -> bool:
+    """``e.is_rational_function()``, remembered per expression (a pure function of it: every point of every
+    consumer asks it again of the same premises)."""
+    hit = _RATIONAL.get(e)
+    if hit is None:
+        if len(_RATIONAL) > 4096:
+            _RATIONAL.clear()
+        hit = _RATIONAL[e] = bool(e.is_rational_function())
+    return hit
+
+
+_RATIONAL: dict = {}
 
 
 def _decide(val: Any, kind: str) -> bool | None:
@@ -666,7 +680,7 @@ def _in_domain(val: Any, s: Any) -> bool:
 
 def _move_inside(g: Any, kind: str, values: dict, label: str) -> tuple[Any, Fraction] | None:
     """A symbol of ``g`` and a value putting the point on the boundary of ``g kind 0`` (or just inside)."""
-    if not g.is_rational_function():
+    if not _rational_function(g):
         return None
     syms = sorted((s for s in g.free_symbols if isinstance(values.get(s), Fraction)), key=str)
     # keep the symbol a special point is about when another can move

@@ -88,9 +88,25 @@ def _satisfies(value: Any, obj: Any) -> bool:
         facts = getattr(obj, "assumptions0", {})
         return not any(facts.get(k) for k in ("real", "extended_real", "rational", "integer", "positive",
                                               "negative", "nonnegative", "nonpositive", "zero"))
-    exact = sp.Rational(value.numerator, value.denominator)
     facts = getattr(obj, "assumptions0", {})
-    return all(getattr(exact, f"is_{key}", None) is fact for key, fact in facts.items() if isinstance(fact, bool))
+    key = (value, tuple(sorted((k, f) for k, f in facts.items() if isinstance(f, bool))))
+    hit = _SATISFIES.get(key)
+    if hit is None:
+        exact = sp.Rational(value.numerator, value.denominator)
+        hit = all(getattr(exact, f"is_{k}", None) is f for k, f in key[1])
+        if len(_SATISFIES) > 65536:
+            _SATISFIES.clear()
+        _SATISFIES[key] = hit
+    return hit
+
+
+#: whether an exact value has a set of assumptions (a pure function of the two, so remembered)
+_SATISFIES: dict = {}
+#: the sympy object whose assumptions an indexed element's value must satisfy, by (base, indices)
+_LIKE: dict = {}
+
+
+_ENTRY = sp.Symbol("entry", real=True)
 
 
 def _is_complex(obj: Any) -> bool:
@@ -146,7 +162,12 @@ class Point:
         if key not in self.elements:
             base, idx = key
             rng = np.random.default_rng([self.seed, zlib.crc32(f"{base}{idx}".encode())])
-            like = base[idx] if isinstance(base, sp.IndexedBase) else sp.Symbol("entry", real=True)
+            like = _LIKE.get(key)
+            if like is None:  # built once: sympy then remembers its assumptions on the object
+                like = base[idx] if isinstance(base, sp.IndexedBase) else _ENTRY
+                if len(_LIKE) > 65536:
+                    _LIKE.clear()
+                _LIKE[key] = like
             v = random_value(like, rng, small=self.small_elements)
             if v is None:
                 from .evaluate import NotEvaluable
@@ -313,14 +334,13 @@ def generate(exprs: list, seed: int, n_random: int, n_special: int, n_breaks: in
 
     The breakpoints of limits and integrals (a parameter value where a limit's value or an integral's
     convergence changes) come before the special values, the others after them; ``n_breaks`` bounds both.
+
     Symbols with no value in their domain (``irrational=True``) leave the
     point without them: the evaluator then reports the step as not evaluable.
     """
     exprs = [sp.sympify(e, strict=True) for e in exprs]
     rng = np.random.default_rng(seed)
-    lengths = length_symbols(exprs)
-    free = _free(exprs)
-    index_syms = _index_symbols(exprs) - lengths
+    lengths, free, index_syms, kinks = _analysis(exprs)
 
     def base_point(k: int, small: bool = False) -> dict:
         vals: dict = {}
@@ -400,13 +420,33 @@ def generate(exprs: list, seed: int, n_random: int, n_special: int, n_breaks: in
                 if made[0] >= n_breaks:
                     return
 
-    kinks = _kinks(exprs)
     # where a limit or an integral changes with a parameter (a limit's pole or leading coefficient, a
     # singularity entering an integral's range): right after the random points, before the special values,
     # since a search that must evaluate sympy's limit at each point has work for a few points only
     yield from breakpoints([(g, steps) for g, steps, first in kinks if first])
     yield from special_points()
     yield from breakpoints([(g, steps) for g, steps, first in kinks if not first])
+
+
+def _analysis(exprs: list) -> tuple:
+    """(length symbols, free symbols in order, index symbols, kinks) of ``exprs``: a pure function of the
+    expressions, remembered (every consumer of a step and every precision generates points for them)."""
+    try:
+        key = tuple(exprs)
+        hit = _ANALYSIS.get(key)
+    except TypeError:  # an unhashable expression: analysed every time
+        key, hit = None, None
+    if hit is None:
+        lengths = frozenset(length_symbols(exprs))
+        hit = (lengths, tuple(_free(exprs)), frozenset(_index_symbols(exprs) - lengths), tuple(_kinks(exprs)))
+        if key is not None:
+            if len(_ANALYSIS) > 1024:
+                _ANALYSIS.clear()
+            _ANALYSIS[key] = hit
+    return hit
+
+
+_ANALYSIS: dict = {}
 
 
 def _linear_solve(g: Any, s: Any, alone: bool = False) -> list:

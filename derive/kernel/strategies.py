@@ -199,7 +199,39 @@ def normalise(e: Any, used: list[str] | None = None) -> Any:
 
     With ``used`` given, level 2 too: other operators evaluated by ``doit()``
     (their names are appended to ``used``: such closed forms need the witness).
+
+    A normal form is a function of the expression alone, so it is remembered (per level, with the operators
+    its ``doit()`` used): the expression of step k is normalised once for step k and step k + 1. A normal form
+    whose ``doit()`` ran out of time is not remembered (a time-out depends on the machine).
     """
+    try:
+        key = (e, used is not None)
+        hit = _NORMAL.get(key)
+    except TypeError:  # an unhashable expression (a mutable matrix): normalised every time
+        key, hit = None, None
+    if hit is not None:
+        if used is not None:
+            used.extend(hit[1])
+        return hit[0]
+    local: list[str] | None = [] if used is not None else None
+    incomplete = _INCOMPLETE[0]
+    out = _normalise(e, local)
+    if used is not None:
+        used.extend(local or ())
+    if key is not None and _INCOMPLETE[0] == incomplete:
+        if len(_NORMAL) > 2048:
+            _NORMAL.clear()
+        _NORMAL[key] = (out, tuple(local or ()))
+    return out
+
+
+#: normal forms by (expression, level 2?): (the form, the operators its doit() used)
+_NORMAL: dict = {}
+#: doit() calls of level 2 that ran out of time so far (a normal form made meanwhile is not remembered)
+_INCOMPLETE = [0]
+
+
+def _normalise(e: Any, used: list[str] | None) -> Any:
     e = exact_floats(explicit(e))
     if isinstance(e, sp.MatrixBase):
         return sp.ImmutableMatrix(e.applyfunc(lambda x: normalise(x, used)))
@@ -221,6 +253,8 @@ def normalise(e: Any, used: list[str] | None = None) -> Any:
     ops = [type(n).__name__ for n in e.atoms(*_DOIT_TYPES)]
     if ops:
         ok, out = limits.run_limited(max(limits.remaining(), 0.05), "doit", _doit, e)
+        if not ok:
+            _INCOMPLETE[0] += 1
         if ok and out is not None and out != e:
             used.extend(sorted(set(ops)))
             e = canonical_indices(exact_floats(out))

@@ -57,19 +57,53 @@ def _flat(x: Any) -> list:
 
 
 def prepare(expr: Any, point: Point) -> list:
-    """``expr`` as a flat list of scalars at ``point``'s lengths (matrix expressions made explicit)."""
+    """``expr`` as a flat list of scalars at ``point``'s lengths (matrix expressions made explicit).
+
+    Depends only on ``expr`` and the integer values the point gives its length symbols, so the result is
+    remembered per (expression, lengths): every point and precision of a step, and every consumer of the
+    same expression (the quick probe, the witness, the claim search, the cross-check), builds it once.
+    """
     expr = sp.sympify(expr, strict=True)
-    sizes = {s: sp.Integer(int(v)) for s, v in point.values.items()
-             if isinstance(v, Fraction) and v.denominator == 1 and s in length_symbols([expr])}
+    lengths = _lengths_of(expr)
+    sizes = tuple(sorted(((s, int(v)) for s, v in point.values.items()
+                          if s in lengths and isinstance(v, Fraction) and v.denominator == 1), key=str))
+    key = (expr, sizes)
+    hit = _PREPARED.get(key)
+    if hit is None:
+        hit = _prepare(expr, sizes)
+        if len(_PREPARED) > 4096:
+            _PREPARED.clear()
+        _PREPARED[key] = hit
+    if isinstance(hit, NotEvaluable):
+        raise NotEvaluable(str(hit))
+    return list(hit)
+
+
+def _prepare(expr: Any, sizes: tuple) -> tuple | NotEvaluable:
     if isinstance(expr, sp.MatrixExpr) and not isinstance(expr, sp.MatrixBase):
-        expr = expr.xreplace(sizes) if sizes else expr
+        expr = expr.xreplace({s: sp.Integer(v) for s, v in sizes}) if sizes else expr
         try:
             # doit() multiplies explicit matrices directly (as_explicit would build and evaluate Sums)
             done = expr.doit()
             expr = sp.ImmutableMatrix(done if isinstance(done, sp.MatrixBase) else done.as_explicit())
         except (ValueError, TypeError, AttributeError, NotImplementedError) as exc:
-            raise NotEvaluable(f"a matrix expression of symbolic shape ({exc})") from None
-    return _flat(expr)
+            return NotEvaluable(f"a matrix expression of symbolic shape ({exc})")
+    return tuple(_flat(expr))
+
+
+def _lengths_of(expr: Any) -> frozenset:
+    hit = _LENGTHS.get(expr)
+    if hit is None:
+        if len(_LENGTHS) > 4096:
+            _LENGTHS.clear()
+        hit = _LENGTHS[expr] = frozenset(length_symbols([expr]))
+    return hit
+
+
+#: prepared expressions by (expression, integer lengths) and the length symbols of an expression: pure
+#: functions of their keys (sympy expressions are immutable), so remembering them changes no result
+_PREPARED: dict = {}
+_LENGTHS: dict = {}
 
 
 def _holds(relation: str, a: Any, b: Any, tol: Any) -> bool:
