@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+from fractions import Fraction
 from pathlib import Path
 
 import sympy as sp
@@ -95,3 +96,83 @@ def test_a_limit_false_only_at_an_irrational_value_is_not_proved():
         assert step.verdict is Verdict.REFUTED, step
         assert step.counterexample.point["y"] in {str(w) for w in where}
         assert step.counterexample.lhs.startswith("1.0") and step.counterexample.rhs.startswith("0")
+
+
+def test_a_limit_at_infinity_false_where_its_leading_coefficient_vanishes_is_not_proved():
+    """lim_{t→∞} t(y − 3/7)/(t(y − 3/7) + 1) is 1 except at y = 3/7, where it is 0, and lim atan(t(y − π)²) is
+    π/2 except at y = π, where it is 0: the coefficients of t are breakpoints (held-out breakers), evaluated
+    before the special values, so both are refuted there; under y > 1 (y > 4) the generic value holds."""
+    from derive.kernel.points import ExactReal, _limit_leading, generate
+    from derive.verify import verify
+
+    t = sp.Symbol("t", positive=True)
+    y = sp.Symbol("y", real=True)
+    c = y - sp.Rational(3, 7)
+    ratio = sp.Limit(t * c / (t * c + 1), t, sp.oo)
+    arctan = sp.Limit(sp.atan(t * (y - sp.pi) ** 2), t, sp.oo)
+    assert _limit_leading(ratio) == (c,)
+    assert _limit_leading(arctan) == ((y - sp.pi) ** 2,)
+    labels = [p.label for p in generate([ratio], 0, 1, 4, 1)]
+    assert labels[:2] == ["random", "breakpoint y = 3/7"], labels
+    (pi_point,) = [p for p in generate([arctan], 0, 0, 0, 1)]
+    assert isinstance(pi_point.values[y], ExactReal) and pi_point.values[y].exact == sp.pi
+    for lim, generic, where in ((ratio, sp.Integer(1), "3/7"), (arctan, sp.pi / 2, "pi")):
+        d = Derivation(name="t.limit-leading", title="t", start=lim, steps=(Step(generic, "the limit"),))
+        step = verify(d).steps[0]
+        # sympy's limit at the exact point and the numeric one agree (0); the step says 1 (π/2)
+        assert step.verdict is Verdict.REFUTED, step
+        assert step.counterexample.point["y"] == where
+        assert step.counterexample.lhs.startswith("0") and not step.counterexample.rhs.startswith("0")
+    ok = Derivation(name="t.limit-leading-ok", title="t", start=ratio, steps=(Step(sp.Integer(1), "the limit"),),
+                    premises=(sp.Gt(y, 1),))
+    assert verify(ok).verdict is Verdict.PROVED
+
+
+def test_an_integral_whose_singularity_a_parameter_moves_into_the_range_is_not_proved():
+    """∫_{1.41}^{1.42} dx/(x − a)² = 1/(a − 1.42) − 1/(a − 1.41) holds for a outside [1.41, 1.42] only (the
+    integral diverges inside), and ∫₀¹ dx/(x − a)² = 1/(a − 1) − 1/a outside [0, 1]: the parameter values that
+    put the pole at the middle and the ends of the range are breakpoints, where the left side is undefined and
+    the right side has a value, so neither is proved for every a; under a > 2 both are."""
+    from derive.kernel.points import _integral_poles, generate
+    from derive.verify import verify
+
+    x, a = sp.symbols("x a", real=True)
+    lo, hi = sp.Rational(141, 100), sp.Rational(142, 100)
+    narrow = sp.Integral(1 / (x - a) ** 2, (x, lo, hi))
+    unit = sp.Integral(1 / (x - a) ** 2, (x, 0, 1))
+    assert _integral_poles(narrow) == (a - (lo + hi) / 2, a - lo, a - hi)
+    assert [p.values[a] for p in generate([unit], 0, 0, 0, 3)] == [Fraction(1, 2), 0, 1]
+    for integral, rhs in ((narrow, 1 / (a - hi) - 1 / (a - lo)), (unit, 1 / (a - 1) - 1 / a)):
+        d = Derivation(name="t.integral-pole", title="t", start=integral, steps=(Step(rhs, "integrate"),))
+        step = verify(d).steps[0]
+        assert step.verdict is Verdict.UNDECIDED, step
+        assert "left side is undefined" in step.detail, step.detail
+        ok = Derivation(name="t.integral-pole-ok", title="t", start=integral, steps=(Step(rhs, "integrate"),),
+                        premises=(sp.Gt(a, 2),))
+        assert verify(ok).verdict is Verdict.PROVED, integral
+
+
+def test_a_limit_at_infinity_is_not_undefined_where_a_sample_hits_a_pole():
+    """mpmath samples a limit at infinity at t = 1, 2, 3…: (y·t + 1)/(t − 2) has a pole at t = 2, which says
+    nothing about t → ∞ (the limit is y), so the samples move off the integers and the true step is proved (it
+    was a kernel disagreement); lim (t·y − t + 1)/(t·y − t + 2) = 1 is refuted where its leading coefficient
+    y − 1 vanishes (the limit is 1/2 there), and proved under y > 3."""
+    import mpmath
+
+    from derive.kernel.evaluate import Evaluator
+    from derive.verify import verify
+
+    t = sp.Symbol("t", positive=True)
+    y = sp.Symbol("y", real=True)
+    with mpmath.workdps(30):
+        assert Evaluator(30, {}, None).value(sp.Limit((t + 1) / (t - 2), t, sp.oo)) == 1
+    pole = Derivation(name="t.limit-sample-pole", title="t", start=sp.Limit((y * t + 1) / (t - 2), t, sp.oo),
+                      steps=(Step(y, "the limit"),))
+    assert verify(pole).verdict is Verdict.PROVED
+    ratio = sp.Limit((t * y - t + 1) / (t * y - t + 2), t, sp.oo)
+    step = verify(Derivation(name="t.limit-lc", title="t", start=ratio, steps=(Step(sp.Integer(1), "lim"),))).steps[0]
+    assert step.verdict is Verdict.REFUTED and step.counterexample.point["y"] == "1", step
+    assert step.counterexample.lhs.startswith("0.5")
+    ok = Derivation(name="t.limit-lc-ok", title="t", start=ratio, steps=(Step(sp.Integer(1), "lim"),),
+                    premises=(sp.Gt(y, 3),))
+    assert verify(ok).verdict is Verdict.PROVED

@@ -862,8 +862,15 @@ class Evaluator:
         point = to_mp(self.ev(x0, env))
         d = str(direction)
 
+        shift = [0]  # a limit at infinity is sampled at t + shift
+
         def g(t: Any) -> Any:
-            return to_mp(self.ev(f, {**env, var: t}))
+            try:
+                return to_mp(self.ev(f, {**env, var: t + shift[0]}))
+            except Undefined:
+                if mpmath.isinf(point):  # mpmath samples t = 1, 2, 3…: a pole at t = 2 says nothing about t → ∞
+                    raise _SamplePole from None
+                raise
 
         def one(sgn: int) -> Any:
             # two samplings (n = 1, 2, 3… and n = 2, 4, 8…) must agree: extrapolation alone can mislead
@@ -879,13 +886,24 @@ class Evaluator:
             return b
 
         if mpmath.isinf(point):
-            return one(1)
+            try:
+                return one(1)
+            except (_SamplePole, Unreliable):  # a pole at or near a sample: lim f(t) = lim f(t + c), sampled past it
+                shift[0] = mpmath.mpf(1) / 7  # off the integers, where rational functions have their poles
+            try:
+                return one(1)
+            except _SamplePole:
+                raise Unreliable("the function is undefined at sample points of its limit at infinity") from None
         if d == "+-":
             left, right = one(-1), one(1)
             if abs(left - right) > _tolerance(right) ** 0.5:
                 raise Undefined("the one-sided limits differ")
             return right
         return one(1 if d == "+" else -1)
+
+
+class _SamplePole(Exception):
+    """A sample point of a numeric limit at infinity where the function is undefined (not its limit)."""
 
 
 def _sympy_limit_at(e: Any, env: dict, ev: Evaluator) -> Any:

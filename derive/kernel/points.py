@@ -6,10 +6,12 @@ symbol also takes, one at a time, the special values of its domain: 0, ±1,
 ±2, ±1/2, 3/2, magnitudes from 10⁻¹² to 10¹², complex values when the symbol
 is not declared real, and the breakpoints of ``floor``, ``ceiling``, ``Min``,
 ``Max``, ``Abs``, ``sign``, ``Heaviside`` and ``Piecewise`` found in the
-expressions, and where a limit's denominator vanishes at its point (``solve``
-proposes them; values in the symbol's domain are used, a rational one first,
-else a real irrational one such as √2 or log 2, carried as an
-``ExactReal``). Symbols that bound a sum or a product (symbolic
+expressions, where a limit's denominator vanishes at its point, where a
+coefficient of the variable of a limit at infinity vanishes, and where a
+parameter puts a pole of an integrand in its range (``solve`` proposes them;
+values in the symbol's domain are used, a rational one first, else a real
+irrational one such as √2 or log 2, carried as an ``ExactReal``; those of
+limits and integrals come before the special values). Symbols that bound a sum or a product (symbolic
 lengths) take small integers, the empty range included when the domain allows.
 Elements of indexed families (``z[1]``, ``z[2]``…) get their own values, drawn
 when first used; some points draw them from {0, 1, 2} so that ties occur.
@@ -215,8 +217,11 @@ def _index_symbols(exprs: list) -> set:
 
 
 def _kinks(exprs: list) -> list:
-    """Expressions whose value crosses a breakpoint (g = 0 or g an integer)."""
-    out = []
+    """Expressions whose value crosses a breakpoint, as ``(g, integer_steps, first)``: g = 0 (or, with
+    ``integer_steps``, g an integer); ``first`` for those of a limit or an integral (evaluated before the
+    special values)."""
+    out: list = []
+    first: list = []  # where a limit's or an integral's value changes with a parameter
     for e in exprs:
         for node in sp.preorder_traversal(e):
             name = type(node).__name__
@@ -230,8 +235,12 @@ def _kinks(exprs: list) -> list:
                     for rel in cond.atoms(sp.core.relational.Relational):
                         out.append((rel.lhs - rel.rhs, False))
             elif name == "Limit":
-                out += [(g, False) for g in _limit_poles(node)]
-    return out[:12]
+                first += [*_limit_poles(node), *_limit_leading(node)]
+            elif name == "Integral":
+                first += _integral_poles(node)
+    # the same expression met twice takes one slot
+    unique = [(g, False, True) for g in dict.fromkeys(first)] + [(g, k, False) for g, k in dict.fromkeys(out)]
+    return unique[:12]
 
 
 def _limit_poles(node: Any) -> list:
@@ -247,6 +256,72 @@ def _limit_poles(node: Any) -> list:
     return [den] if den.free_symbols and not den.is_number else []
 
 
+@functools.lru_cache(maxsize=256)
+def _limit_leading(node: Any) -> tuple:
+    """Where a limit at infinity can change its value: the coefficients, in the other symbols, of the limit
+    variable's terms. lim_{t→∞} t(y − 3/7)/(t(y − 3/7) + 1) is 1 except at y = 3/7, where the leading term
+    vanishes and the limit is 0; lim atan(t(y − π)²) is π/2 except at y = π. Each factor ``c(y)`` that
+    multiplies a power of t (``c·tᵏ``, ``c·t`` inside a function), the leading coefficient of a polynomial
+    in t, and an exponent ``tᶜ⁽ʸ⁾`` is returned (its zeros are breakpoints; a proposal, checked by evaluation);
+    not one with an indexed element or a sum, which takes its own values.
+    """
+    f, var, x0 = node.args[0], node.args[1], node.args[2]
+    if x0.is_finite is not False or sp.count_ops(f) > 60:
+        return ()
+    leading: list = []  # leading coefficients first: t·y − t + 1 changes its order at y = 1, not at y = 0
+    out: list = []
+    for sub in sp.preorder_traversal(f):
+        if isinstance(sub, sp.Mul) and sub.has(var):
+            out += [a for a in sub.args if not a.has(var)]  # each factor's zeros
+        elif isinstance(sub, sp.Add) and sub.has(var) and sub.is_polynomial(var):
+            try:
+                leading.append(sp.Poly(sub, var).LC())
+            except sp.PolynomialError:
+                continue
+        elif isinstance(sub, sp.Pow) and sub.base.has(var) and not sub.exp.has(var):
+            out.append(sub.exp)
+    # an element's coefficient (g[m]) has no breakpoint: elements take their own values, not solved ones
+    return tuple(dict.fromkeys(c for c in leading + out
+                               if c.free_symbols - {var} and not c.has(sp.Indexed, sp.Sum)))
+
+
+@functools.lru_cache(maxsize=256)
+def _integral_poles(node: Any) -> tuple:
+    """Where a parameter puts a singularity of an integrand inside its range: for ∫_lo^hi over x of a
+    negative power of a base vanishing at x = r(a) (a polynomial of degree ≤ 2 in x), the parameter values
+    with r at the middle of the range and at its ends. ∫_{1.41}^{1.42} dx/(x − a)² diverges for a in
+    [1.41, 1.42]; the breakpoints give a = 1.415, 1.41, 1.42, where the witness finds the integral undefined.
+    Returned as expressions ``r − m`` whose zeros are those values (a proposal, checked by evaluation).
+    """
+    f = node.function
+    bound = {lim[0] for lim in node.limits}
+    if sp.count_ops(f) > 60:
+        return ()
+    out: list = []
+    for lim in node.limits:
+        if len(lim) != 3:
+            continue
+        var, lo, hi = lim
+        targets = [t for t in ((lo + hi) / 2, lo, hi) if t.is_finite is not False]
+        for sub in sp.preorder_traversal(f):
+            if not (isinstance(sub, sp.Pow) and sub.base.has(var) and sub.exp.is_negative):
+                continue
+            base = sub.base
+            if not base.is_polynomial(var):
+                continue
+            try:
+                poly = sp.Poly(base, var)
+            except sp.PolynomialError:
+                continue
+            if not 1 <= poly.degree() <= 2:
+                continue
+            for r in sp.roots(poly, var):
+                if r.is_real is False or r.has(*bound):
+                    continue
+                out += [r - m for m in targets]
+    return tuple(dict.fromkeys(g for g in out if g.free_symbols and not g.has(*bound)))[:6]
+
+
 def _free(exprs: list) -> list:
     free: set = set()
     for e in exprs:
@@ -256,6 +331,9 @@ def _free(exprs: list) -> list:
 
 def generate(exprs: list, seed: int, n_random: int, n_special: int, n_breaks: int) -> Iterator[Point]:
     """The points for ``exprs``: ``n_random`` random ones, then up to ``n_special`` special, ``n_breaks`` breakpoints.
+
+    The breakpoints of limits and integrals (a parameter value where a limit's value or an integral's
+    convergence changes) come before the special values, the others after them; ``n_breaks`` bounds both.
 
     Symbols with no value in their domain (``irrational=True``) leave the
     point without them: the evaluator then reports the step as not evaluable.
@@ -306,37 +384,48 @@ def generate(exprs: list, seed: int, n_random: int, n_special: int, n_breaks: in
         for s in by_symbol:
             if d < len(by_symbol[s]):
                 order.append((s, by_symbol[s][d]))
-    for s, v in order[:n_special]:
-        pt = base_point(count)
-        pt[s] = v
-        yield Point(pt, int(rng.integers(2**32)), label=f"special {s} = {_text(v)}")
-        count += 1
-    # breakpoints: solve g = c for one symbol, the others at a random rational point
-    made = 0
-    for g, integer_steps in kinks:
-        if made >= n_breaks:
-            break
-        syms = sorted((s for s in g.free_symbols if s in free and s not in lengths), key=_order)
-        for s in syms[:2]:
+
+    def special_points() -> Iterator[Point]:
+        for s, v in order[:n_special]:
             pt = base_point(count)
-            rest = {o: sp.Rational(v.numerator, v.denominator) for o, v in pt.items()
-                    if o is not s and isinstance(v, Fraction)}
-            targets = [0, 1, -1] if integer_steps else [0]
-            alone = g.free_symbols == {s}  # then sympy's solve of a non-polynomial g is tried (and remembered)
-            for c in targets:
-                ok, sols = limits.run_limited(0.2, "breakpoints", _linear_solve, g.xreplace(rest) - c, s, alone)
-                # a rational solution first; else a real irrational one (x + y² − 2 vanishes at y = √2 only)
-                sols = sorted(sols or [], key=lambda r: not r.is_Rational) if ok else []
-                for sol in sols:
-                    v = Fraction(int(sol.p), int(sol.q)) if sol.is_Rational else exact_real(sol)
-                    if v is not None and _satisfies(v, s):
-                        pt2 = dict(pt)
-                        pt2[s] = v
-                        yield Point(pt2, int(rng.integers(2**32)), label=f"breakpoint {s} = {_text(v)}")
-                        made += 1
-                        break
-            if made >= n_breaks:
-                break
+            pt[s] = v
+            yield Point(pt, int(rng.integers(2**32)), label=f"special {s} = {_text(v)}")
+
+    # breakpoints: solve g = c for one symbol, the others at a random rational point
+    made = [0]
+
+    def breakpoints(kinks: list) -> Iterator[Point]:
+        for g, integer_steps in kinks:
+            if made[0] >= n_breaks:
+                return
+            syms = sorted((s for s in g.free_symbols if s in free and s not in lengths), key=_order)
+            for s in syms[:2]:
+                pt = base_point(count)
+                rest = {o: sp.Rational(v.numerator, v.denominator) for o, v in pt.items()
+                        if o is not s and isinstance(v, Fraction)}
+                targets = [0, 1, -1] if integer_steps else [0]
+                alone = g.free_symbols == {s}  # then sympy's solve of a non-polynomial g is tried (and remembered)
+                for c in targets:
+                    ok, sols = limits.run_limited(0.2, "breakpoints", _linear_solve, g.xreplace(rest) - c, s, alone)
+                    # a rational solution first; else a real irrational one (x + y² − 2 vanishes at y = √2 only)
+                    sols = sorted(sols or [], key=lambda r: not r.is_Rational) if ok else []
+                    for sol in sols:
+                        v = Fraction(int(sol.p), int(sol.q)) if sol.is_Rational else exact_real(sol)
+                        if v is not None and _satisfies(v, s):
+                            pt2 = dict(pt)
+                            pt2[s] = v
+                            yield Point(pt2, int(rng.integers(2**32)), label=f"breakpoint {s} = {_text(v)}")
+                            made[0] += 1
+                            break
+                if made[0] >= n_breaks:
+                    return
+
+    # where a limit or an integral changes with a parameter (a limit's pole or leading coefficient, a
+    # singularity entering an integral's range): right after the random points, before the special values,
+    # since a search that must evaluate sympy's limit at each point has work for a few points only
+    yield from breakpoints([(g, steps) for g, steps, first in kinks if first])
+    yield from special_points()
+    yield from breakpoints([(g, steps) for g, steps, first in kinks if not first])
 
 
 def _analysis(exprs: list) -> tuple:

@@ -153,6 +153,12 @@ def compare_at(lhs: Any, rhs: Any, relation: str, point: Point, digits: tuple[in
                     if isinstance(a, Fraction) and isinstance(b, Fraction):
                         if _exact_holds(relation, a, b):
                             continue
+                        if ev.heuristic:
+                            # a numeric limit's 0 (a residue below the tolerance, see _limit_value) is no exact
+                            # value: the limit may settle on a wrong one, so it disagrees as a heuristic
+                            _WORK[0] += ev.visits
+                            return PointResult("unknown", point, digits=d,
+                                               reason="a numeric limit disagrees; limits are heuristic")
                         # an exact disagreement needs no more digits
                         g = abs(a - b)
                         rel = float(g / max(1, abs(a), abs(b)))
