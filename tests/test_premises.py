@@ -259,7 +259,11 @@ def test_online_softmax_merge_steps_have_a_numeric_witness(monkeypatch):
     assert [s.verdict for s in r.steps] == [Verdict.PROVED] * 3, r.steps
     assert all(s.witness.startswith("mpmath agrees at") for s in r.steps), [s.witness for s in r.steps]
     # without the extra candidates no point of step 2's witness is admissible: undecided, with the reason
+    from derive import citations
+
     monkeypatch.setattr(witness, "MORE_CANDIDATES", 0)
+    # the patched kernel's report must not be remembered for later citations of the law in this process
+    monkeypatch.setattr(citations, "_REPORTS", {})
     bare = verify(d, numeric=False)
     step = bare.steps[1]
     assert step.verdict is Verdict.UNDECIDED, step
