@@ -6,11 +6,13 @@ produced. Operators are evaluated numerically from their definitions:
 
 * ``Integral`` by tanh-sinh quadrature (``mpmath.quad``), split at the
   breakpoints of ``Abs``/``Min``/``Max``/``Piecewise``/… in the integration
-  variable, with the quadrature's error estimate checked;
+  variable and at the peaks of ``exp`` of a quadratic, with the quadrature's
+  error estimate checked; over an infinite range only when the integrand
+  decays far out (else ``Undefined``: the integral diverges);
 * ``Sum``/``Product`` with finite bounds term by term (inner bounds may use
   outer indices; Karr's convention for reversed ranges, as sympy defines it),
   infinite ones by ``mpmath.nsum`` (of the logarithms, for a product) with its
-  error estimate checked;
+  error estimate checked, when their terms tend to 0 (else ``Undefined``);
 * ``Derivative`` by ``mpmath.diff``; ``Limit`` by ``mpmath.limit``.
 
 Exact rationals stay exact (:class:`fractions.Fraction`) through ``+``, ``×``
