@@ -49,10 +49,25 @@ def _step(name, start, end):
     (sp.Sum((-1) ** k, (k, 0, oo)), None),                           # nsum extrapolated to 1/2
     (sp.Sum(a**k, (k, 0, oo)), Fraction(-2)),                        # nsum: 1/3 = 1/(1 − a)
     (sp.Sum(k, (k, 1, oo)), None),
+    (sp.Product(2, (k, 1, oo)), None),                               # factors do not tend to 1
 ])
 def test_a_divergent_integral_or_series_is_undefined(expr, at):
     with pytest.raises(Undefined, match="diverges"):
         _value(expr, {a: at} if at is not None else {})
+
+
+def test_a_convergent_series_with_a_late_maximum_or_an_inner_sum_is_not_called_divergent():
+    j = sp.Symbol("j", integer=True, positive=True)
+    # k²⁰⁰/1.1ᵏ grows until k ≈ 2100 and then vanishes: the terms at 10² .. 10⁵ are not monotone
+    with pytest.raises(Unreliable):  # nsum's own estimate: too slow, but not "diverges"
+        _value(sp.Sum(k**200 / sp.Rational(11, 10) ** k, (k, 1, oo)))
+    # a term with an inner sum up to k is not formed at k = 10⁴ (its cost): nsum decides, as before
+    ev = Evaluator(60, {}, None)
+    got = ev.value(sp.Sum(sp.Sum(1 / j**2, (j, 1, k)) / k**2, (k, 1, oo)))
+    assert abs(got - mpmath.mpf("1.89406565899449")) < 1e-13
+    assert ev.visits < 110_000  # the far terms cost at most a few thousand nodes
+    with mpmath.workdps(40):
+        assert abs(_value(sp.Product(1 + 1 / k**2, (k, 1, oo))) - mpmath.sinh(mpmath.pi) / mpmath.pi) < 1e-25
 
 
 def test_an_integrand_that_decays_too_slowly_gives_no_value():

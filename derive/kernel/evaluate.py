@@ -645,20 +645,29 @@ class Evaluator:
 
     def _terms_vanish(self, f: Callable, a: Any, b: Any, product: bool) -> None:
         """Raise :class:`Undefined` when the terms of an infinite series do not tend to 0 (the factors of a
-        product to 1): |term| at 10², 10³, 10⁴ steps from the finite end is not smaller at the last than at
-        the first (``nsum``'s extrapolation would sum 2^k to −1 and (−1)^k to 1/2). A term that cannot be
-        formed that far out (a factorial of 10⁴) leaves the decision to ``nsum``'s own error estimate."""
+        product to 1): |term| at 10², 10³, 10⁴, 10⁵ steps from the finite end is, at the last, no smaller than
+        at the one before and at the first (``nsum``'s extrapolation sums 2^k to −1 and (−1)^k to 1/2).
+        A term that cannot be formed that far out (a factorial of 10⁴), or only with more than
+        :data:`FAR_WORK` nodes (an inner sum up to k), leaves the decision to ``nsum``'s error estimate."""
         ends = []
         if mpmath.isinf(b):
             ends.append((0 if mpmath.isinf(a) else a, 1))
         if mpmath.isinf(a):
             ends.append((0 if mpmath.isinf(b) else b, -1))
+        start = self.visits
         for base, side in ends:
+            seen = []
             try:
-                seen = [abs(f(base + side * n)) for n in _FAR_TERMS]
+                last = 0
+                for n in _FAR_TERMS:
+                    if self.visits - start + 10 * last > FAR_WORK:  # the next term costs ~10× the last
+                        return
+                    before = self.visits
+                    seen.append(abs(f(base + side * n)))
+                    last = self.visits - before
             except (Undefined, NotEvaluable, Unreliable, ZeroDivisionError, ValueError, OverflowError):
                 continue
-            if seen[-1] > _tiny(1) and seen[-1] >= seen[0]:
+            if seen[-1] > _tiny(1) and seen[-1] >= seen[-2] and seen[-1] >= seen[0]:
                 raise Undefined("the series diverges (its " + ("factors do not tend to 1)" if product
                                                                else "terms do not tend to 0)"))
 
@@ -1016,7 +1025,9 @@ def _sympy_limit_at(e: Any, env: dict, ev: Evaluator) -> Any:
 #: distances (from the finite end) at which an integrand over an infinite range is looked at: does it decay?
 _FAR = (10**2, 10**4, 10**8, 10**16, 10**32)
 #: steps (from the finite end) at which the terms of an infinite series are looked at: do they tend to 0?
-_FAR_TERMS = (10**2, 10**3, 10**4)
+_FAR_TERMS = (10**2, 10**3, 10**4, 10**5)
+#: most nodes the look at a series' far terms may evaluate (a term with an inner sum up to k is not formed)
+FAR_WORK = 4_000
 #: (integrand, variable) -> the (c₂, c₁) of every exponent c₂x² + c₁x + c₀ of exp in it (a pure function)
 _QUADRATIC: dict = {}
 
