@@ -6,11 +6,13 @@ produced. Operators are evaluated numerically from their definitions:
 
 * ``Integral`` by tanh-sinh quadrature (``mpmath.quad``), split at the
   breakpoints of ``Abs``/``Min``/``Max``/``Piecewise``/… in the integration
-  variable, with the quadrature's error estimate checked;
+  variable and at the peaks of ``exp`` of a quadratic, with the quadrature's
+  error estimate checked; over an infinite range only when the integrand
+  decays far out (else ``Undefined``: the integral diverges);
 * ``Sum``/``Product`` with finite bounds term by term (inner bounds may use
   outer indices; Karr's convention for reversed ranges, as sympy defines it),
   infinite ones by ``mpmath.nsum`` (of the logarithms, for a product) with its
-  error estimate checked;
+  error estimate checked, when their terms tend to 0 (else ``Undefined``);
 * ``Derivative`` by ``mpmath.diff``; ``Limit`` by ``mpmath.limit``.
 
 Exact rationals stay exact (:class:`fractions.Fraction`) through ``+``, ``×``
@@ -224,8 +226,13 @@ class Evaluator:
     """
 
     def __init__(self, dps: int, point: dict, element: Callable[[tuple, Any], Value], *,
-                 limits_allowed: bool | None = True) -> None:
+                 limits_allowed: bool | None = True, scheme: str = "tanh-sinh") -> None:
         self.dps = dps
+        #: the quadrature rule of ``mpmath.quad``: ``"tanh-sinh"``, or ``"gauss-legendre"`` (a second,
+        #: independent scheme that confirms a gap the first found; its error estimate is then only a sanity bound)
+        self.scheme = scheme
+        #: set when a value came from ``mpmath.quad`` (a gap resting on it is confirmed by the other scheme)
+        self.quadrature = False
         self.limits_allowed = limits_allowed
         self.point = point
         self.element = element
@@ -620,6 +627,7 @@ class Evaluator:
                 return mpmath.log(v)
             return v
 
+        self._terms_vanish(f, a, b, product)
         saved = self.magnitude
         try:
             # nsum gives no error estimate: extrapolate at two precisions and compare
@@ -634,6 +642,34 @@ class Evaluator:
         if not mpmath.isfinite(value) or err > _tolerance(value):
             raise Unreliable("the series converges too slowly for its error estimate")
         return mpmath.exp(value) if product else value
+
+    def _terms_vanish(self, f: Callable, a: Any, b: Any, product: bool) -> None:
+        """Raise :class:`Undefined` when the terms of an infinite series do not tend to 0 (the factors of a
+        product to 1): |term| at 10², 10³, 10⁴, 10⁵ steps from the finite end is, at the last, no smaller than
+        at the one before and at the first (``nsum``'s extrapolation sums 2^k to −1 and (−1)^k to 1/2).
+        A term that cannot be formed that far out (a factorial of 10⁴), or only with more than
+        :data:`FAR_WORK` nodes (an inner sum up to k), leaves the decision to ``nsum``'s error estimate."""
+        ends = []
+        if mpmath.isinf(b):
+            ends.append((0 if mpmath.isinf(a) else a, 1))
+        if mpmath.isinf(a):
+            ends.append((0 if mpmath.isinf(b) else b, -1))
+        start = self.visits
+        for base, side in ends:
+            seen = []
+            try:
+                last = 0
+                for n in _FAR_TERMS:
+                    if self.visits - start + 10 * last > FAR_WORK:  # the next term costs ~10× the last
+                        return
+                    before = self.visits
+                    seen.append(abs(f(base + side * n)))
+                    last = self.visits - before
+            except (Undefined, NotEvaluable, Unreliable, ZeroDivisionError, ValueError, OverflowError):
+                continue
+            if seen[-1] > _tiny(1) and seen[-1] >= seen[-2] and seen[-1] >= seen[0]:
+                raise Undefined("the series diverges (its " + ("factors do not tend to 1)" if product
+                                                               else "terms do not tend to 0)"))
 
     def _Integral(self, e: Any, env: dict) -> Value:
         self.approximate = True
@@ -655,24 +691,81 @@ class Evaluator:
         if b < a:
             a, b = b, a
         poles = self._poles(f, var, a, b, env, rest)
-        points = sorted({a, *self._breaks(f, var, a, b, env), *poles, b})
+        points = sorted({a, *self._breaks(f, var, a, b, env), *poles, *self._peaks(f, var, a, b, env), b})
 
         def g(t: Any) -> Any:
             return to_mp(self._integrate(f, rest, {**env, var: t}))
 
         if mpmath.isinf(a) or mpmath.isinf(b):
             zeros = self._oscillation(f, var, env)
+            self._decays(g, a, b, zeros)
             if zeros is not None:
                 return sign * self._quadosc(g, a, b, zeros)
+        self.quadrature = True
         try:
-            value, err = mpmath.quad(g, points, error=True, maxdegree=8)
+            value, err = mpmath.quad(g, points, error=True, maxdegree=8, method=self.scheme)
         except (Undefined, NotEvaluable, Unreliable):
             raise
         except (ZeroDivisionError, ValueError, OverflowError) as exc:
             raise Unreliable(f"quadrature failed ({exc})") from None
-        if not mpmath.isfinite(value) or err > _tolerance(value):
+        # the second scheme only confirms a gap (to a few digits), so its error estimate is a sanity bound
+        bound = _tolerance(value) if self.scheme == "tanh-sinh" else mpmath.mpf(10) ** -8 * max(1, abs(value))
+        if not mpmath.isfinite(value) or err > bound:
             raise Unreliable("the quadrature's error estimate is too large")
         return sign * value
+
+    def _decays(self, g: Callable, a: Any, b: Any, zeros: Any) -> None:
+        """Does the integrand over an infinite range decay fast enough for a quadrature to mean anything?
+
+        Looks at ``t·|g|`` at t = 10², 10⁴, …, 10³² from the finite end (towards each infinite end); for an
+        oscillating integrand (``zeros``: its zeros for quadosc), at the area of one lobe that far out.
+        Not smaller at the last distance than at the two before ⇒ :class:`Undefined` (the integral
+        diverges: a tanh-sinh quadrature of e^(2x) over [0, ∞) returns 10^(10^127), of sin x a 1); smaller,
+        but by less than a factor 10 over the last step ⇒ :class:`Unreliable` (too slow to integrate).
+        """
+        ends = []
+        if mpmath.isinf(b):
+            ends.append((0 if mpmath.isinf(a) else a, 1))
+        if mpmath.isinf(a):
+            ends.append((0 if mpmath.isinf(b) else b, -1))
+        for base, side in ends:
+            try:
+                if zeros is None:
+                    seen = [abs(g(base + side * t)) * t for t in _FAR]
+                else:
+                    seen = [max(abs(g(base + side * zeros(n + mpmath.mpf(k) / 3))) for k in (1, 2))
+                            * abs(zeros(n + 1) - zeros(n)) for n in _FAR[:-1]]
+            except (Undefined, NotEvaluable, Unreliable, ZeroDivisionError, ValueError, OverflowError):
+                raise Unreliable("the integrand cannot be evaluated far out (convergence unknown)") from None
+            last = seen[-1]
+            if last <= _tiny(1):
+                continue
+            if last >= seen[-2] and last >= seen[-3]:
+                raise Undefined("the integral diverges (its integrand does not decay far out)")
+            if last > seen[-2] / 10:
+                raise Unreliable("the integrand decays too slowly far out for a quadrature")
+
+    def _peaks(self, f: Any, var: Any, a: Any, b: Any, env: dict) -> list:
+        """Stationary points in (a, b) of the exponents of ``exp(g)`` with g of degree ≤ 2 in ``var`` (the
+        centre −c₁/(2c₂) of a Gaussian c₂x² + c₁x + c₀), and, for a narrow peak (width 1/sqrt(|g″|) below
+        1/16), the points a few widths either side: a quadrature that does not sample a peak of width 10⁻³
+        returns 10⁻⁶⁸⁸⁶ at every precision, a stable but wrong value."""
+        found = []
+        for c2e, c1e in _quadratic_exponents(f, var):
+            if any(s not in env for s in (c2e.free_symbols | c1e.free_symbols)):
+                continue
+            try:
+                c2, c1 = to_mp(self.ev(c2e, env)), to_mp(self.ev(c1e, env))
+            except (NotEvaluable, Unreliable, Undefined):
+                continue
+            if isinstance(c2, mpmath.mpc) or isinstance(c1, mpmath.mpc) or c2 == 0:
+                continue
+            centre = -c1 / (2 * c2)
+            width = 1 / mpmath.sqrt(abs(2 * c2))
+            found.append(centre)
+            if width < mpmath.mpf(1) / 16:
+                found += [centre + side * k * width for side in (1, -1) for k in (2, 8)]
+        return [v for v in found if a < v < b][:16]
 
     def _poles(self, f: Any, var: Any, a: Any, b: Any, env: dict, rest: list) -> list:
         """Zeros of the integrand's denominators in [a, b]; one where the integrand grows like 1/|x − r| or
@@ -944,6 +1037,39 @@ def _sympy_limit_at(e: Any, env: dict, ev: Evaluator) -> Any:
     if len(_LIMITS_AT) > 4096:
         _LIMITS_AT.clear()
     _LIMITS_AT[exact] = out
+    return out
+
+
+#: distances (from the finite end) at which an integrand over an infinite range is looked at: does it decay?
+_FAR = (10**2, 10**4, 10**8, 10**16, 10**32)
+#: steps (from the finite end) at which the terms of an infinite series are looked at: do they tend to 0?
+_FAR_TERMS = (10**2, 10**3, 10**4, 10**5)
+#: most nodes the look at a series' far terms may evaluate (a term with an inner sum up to k is not formed)
+FAR_WORK = 4_000
+#: (integrand, variable) -> the (c₂, c₁) of every exponent c₂x² + c₁x + c₀ of exp in it (a pure function)
+_QUADRATIC: dict = {}
+
+
+def _quadratic_exponents(f: Any, var: Any) -> list:
+    """The coefficients (c₂, c₁) of each ``exp(g)`` in ``f`` whose g is a polynomial of degree ≤ 2 in ``var``
+    (degree 1: c₂ = 0, no stationary point); remembered per (f, var)."""
+    key = (f, var)
+    hit = _QUADRATIC.get(key)
+    if hit is not None:
+        return hit
+    out = []
+    for node in sp.preorder_traversal(f):
+        if isinstance(node, sp.exp) and node.args[0].has(var):
+            try:
+                poly = sp.Poly(node.args[0], var)
+            except sp.PolynomialError:
+                continue
+            if poly.degree() == 2 and not any(c.has(var) for c in poly.all_coeffs()):
+                c2, c1, _ = poly.all_coeffs()
+                out.append((c2, c1))
+    if len(_QUADRATIC) > 4096:
+        _QUADRATIC.clear()
+    _QUADRATIC[key] = out
     return out
 
 
