@@ -146,3 +146,54 @@ def test_a_wrong_closed_form_from_doit_is_never_proved(monkeypatch, probe):
         assert r.verdict is Verdict.REFUTED, (r.strategy, r.detail)
     else:
         assert r.verdict is not Verdict.PROVED, (r.strategy, r.detail)
+
+
+def _burn(seconds: float) -> None:
+    import time
+
+    start = time.process_time()
+    while time.process_time() - start < seconds:
+        pass
+
+
+def test_a_limit_search_evaluates_the_same_points_when_sympy_is_slow(monkeypatch):
+    # which points are evaluated is decided by sizes and node counts, not by CPU time: the first sympy limit
+    # at a point taking 0.8 s (a cold cache on a loaded machine, a profiler) changes no figure of the search
+    import sympy as sp
+
+    from derive.kernel import evaluate, witness
+
+    x, y = sp.symbols("x y", real=True)
+    lhs = sp.Limit(x**2 / (x**2 + y**2 + 1), x, 0, "+")  # 0 for every y: every point agrees
+    evaluate._LIMITS_AT.clear()
+    fast = witness.search(lhs, sp.Integer(0), "=", 11)
+    evaluate._LIMITS_AT.clear()
+    real, calls = sp.Limit.doit, []
+
+    def slow(self, **hints):
+        calls.append(self)
+        if len(calls) == 1:
+            _burn(0.8)
+        return real(self, **hints)
+
+    monkeypatch.setattr(sp.Limit, "doit", slow)
+    slowed = witness.search(lhs, sp.Integer(0), "=", 11)
+    assert calls
+    assert (slowed.agreed, slowed.evaluated, slowed.unknown, slowed.special) == (
+        fast.agreed, fast.evaluated, fast.unknown, fast.special)
+    assert fast.unknown == 0 and fast.agreed >= 4
+
+
+def test_breakpoint_and_limit_sizes_are_capped_before_sympy_is_asked():
+    # a size cap (an operation count), decided before the call, replaces the short time limits that made
+    # the points depend on the machine; the time limit left is a backstop against hangs only
+    import sympy as sp
+
+    from derive.kernel import evaluate, limits
+
+    x = sp.Symbol("x", real=True)
+    big = sum(sp.exp(k * x) * x**k for k in range(1, 12)) - 3
+    assert sp.count_ops(big) > evaluate.SOLVE_OPS
+    assert evaluate._solve_real(big, x) is None
+    assert set(evaluate._solve_real(x**2 - 2, x)) == {-sp.sqrt(2), sp.sqrt(2)}
+    assert limits.BACKSTOP >= 5.0

@@ -32,6 +32,7 @@ a pole, zoo).
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
 from fractions import Fraction
@@ -776,7 +777,7 @@ class Evaluator:
         for base in bases[:6]:
             if any(s not in env for s in base.free_symbols - {var}):
                 continue
-            ok, sols = limits.run_limited(0.2, "poles", _solve_real, base, var, a, b)
+            ok, sols = limits.run_limited(limits.BACKSTOP, "poles", _solve_real, base, var)
             for r in (sols or []) if ok else []:
                 try:
                     v = to_mp(self.ev(r, env))
@@ -869,10 +870,7 @@ class Evaluator:
             free = g.free_symbols - {var}
             if any(s not in env for s in free):
                 continue
-            try:
-                ok, sols = limits.run_limited(0.2, "breakpoints", _solve_real, g, var, a, b)
-            except limits.TimeLimit:
-                raise
+            ok, sols = limits.run_limited(limits.BACKSTOP, "breakpoints", _solve_real, g, var)
             if not ok or sols is None:
                 continue
             for s in sols:
@@ -937,7 +935,8 @@ class Evaluator:
             # sympy's limit is counted as work too (a fixed count, not its time): a search whose points
             # each need one stops after a few points instead of spending seconds on every one
             self.visits += LIMIT_AT_WORK
-            ok, exact = limits.run_limited(0.5, "sympy's limit at the point", _sympy_limit_at, e, env, self)
+            ok, exact = limits.run_limited(limits.BACKSTOP, "sympy's limit at the point", _sympy_limit_at, e, env,
+                                           self)
             if not ok or exact is None:
                 raise Unreliable("a numeric limit that sympy could not confirm at this point")
             value = to_mp(self.ev(exact, {}))
@@ -1027,7 +1026,8 @@ def _sympy_limit_at(e: Any, env: dict, ev: Evaluator) -> Any:
     if exact in _LIMITS_AT:  # the same limit at the same exact point: sympy's answer does not change
         return _LIMITS_AT[exact]
     try:
-        out = exact.doit()
+        # too large for sympy's limit: decided by its size, not by a time limit (the same on every machine)
+        out = None if sp.count_ops(exact.args[0]) > LIMIT_AT_OPS else exact.doit()
     except limits.TimeLimit:
         raise  # out of time: not remembered (that depends on the machine)
     except Exception:  # noqa: BLE001 - no value from sympy: no confirmation
@@ -1075,6 +1075,11 @@ def _quadratic_exponents(f: Any, var: Any) -> list:
 
 #: sympy's limits at exact points already found (or refused), by the substituted Limit
 _LIMITS_AT: dict = {}
+#: Largest operation count (``sp.count_ops``) of a limit's expression, with the point's values put in, that
+#: sympy's limit is asked about (the catalog's reach 31, at ~0.5 s); a larger one gets no confirmation
+LIMIT_AT_OPS = 80
+#: Largest operation count of a breakpoint's or a pole's expression that sympy's ``solveset`` is asked about
+SOLVE_OPS = 40
 
 
 def _tolerance(value: Any) -> Any:
@@ -1082,11 +1087,16 @@ def _tolerance(value: Any) -> Any:
     return mpmath.mpf(10) ** (-(mpmath.mp.dps // 2)) * max(1, abs(value))
 
 
-def _solve_real(g: Any, var: Any, a: Any, b: Any) -> list | None:
-    """Real solutions of g = 0 in var (a proposal only: any point set keeps quadrature sound)."""
+@functools.lru_cache(maxsize=1024)
+def _solve_real(g: Any, var: Any) -> tuple | None:
+    """Real solutions of g = 0 in var (a proposal only: any point set keeps quadrature sound); ``None`` when
+    sympy has no finite description of them or ``g`` is over :data:`SOLVE_OPS` operations. Remembered: the
+    same breakpoint is asked for at every point and precision (its other symbols stay symbolic)."""
+    if sp.count_ops(g) > SOLVE_OPS:
+        return None
     sols = sp.solveset(g, var, domain=sp.S.Reals)
     if isinstance(sols, sp.FiniteSet):
-        return list(sols)
+        return tuple(sols)
     if isinstance(sols, sp.Union) or isinstance(sols, sp.ImageSet) or hasattr(sols, "args"):
         # periodic solutions (an ImageSet over the integers): take the ones in [a, b]
         out: list = []
@@ -1098,5 +1108,5 @@ def _solve_real(g: Any, var: Any, a: Any, b: Any) -> list | None:
                 k = lam.variables[0]
                 for n in range(-50, 51):
                     out.append(lam.expr.xreplace({k: sp.Integer(n)}))
-        return out
+        return tuple(out)
     return None

@@ -426,7 +426,9 @@ def _eliminate(a: Any, b: Any, taken: set) -> Elimination | None:
             # a symbol the equation fixes non-linearly (σ² = 2/(n_in + n_out)): one solution in its domain
             from . import limits
 
-            ok, sols = limits.run_limited(0.3, "solving a premise", _solve_unique, g, s)
+            if sp.count_ops(g) > SOLVE_OPS:  # decided by size, not by a time limit: the same on every machine
+                continue
+            ok, sols = limits.run_limited(limits.BACKSTOP, "solving a premise", _solve_unique, g, s)
             if not ok or sols is None:
                 continue
             got = (sols, False)
@@ -440,6 +442,11 @@ def _eliminate(a: Any, b: Any, taken: set) -> Elimination | None:
     cands.sort(key=lambda c: c[:3])
     s, sol, exact = cands[0][3]
     return Elimination(s, sol, exact, f"{a} = {b}")
+
+
+#: Largest operation count (``sp.count_ops``) of a premise ``g = 0`` that sympy's ``solve`` is asked to solve
+#: for a symbol it fixes non-linearly (the catalog's reach 24)
+SOLVE_OPS = 60
 
 
 def _solve_unique(g: Any, s: Any) -> Any:

@@ -34,8 +34,10 @@ import sympy as sp
 from . import limits, witness
 from .rule import Rule
 
-#: CPU seconds one atom's limit may take in sympy (then the atom is not pushed)
-ATOM_SECONDS = 2.0
+#: Largest operation count (``sp.count_ops``) of an atom whose limit sympy is asked for (larger: not pushed).
+#: A size, not a time, decides it, so the rule applies alike on every machine; the time limit on sympy's
+#: limit is :data:`~derive.kernel.limits.BACKSTOP`, against a hang only.
+ATOM_OPS = 40
 
 
 def _finite_bounds(j: Any, lo: Any, hi: Any, x: Any) -> bool:
@@ -105,8 +107,10 @@ def _atom_limit(atom: Any, x: Any, x0: Any, d: Any) -> tuple[Any, str]:
 
 
 def _find_atom_limit(atom: Any, x: Any, x0: Any, d: Any) -> tuple[Any, str]:
+    if sp.count_ops(atom) > ATOM_OPS:
+        return None, f"{atom} is too large for sympy's limit (over {ATOM_OPS} operations)"
     try:
-        ok, value = limits.run_limited(ATOM_SECONDS, "sympy's limit of an atom", sp.limit, atom, x, x0, str(d))
+        ok, value = limits.run_limited(limits.BACKSTOP, "sympy's limit of an atom", sp.limit, atom, x, x0, str(d))
     except (NotImplementedError, ValueError, TypeError, ArithmeticError, RecursionError) as exc:
         return None, f"sympy found no limit of {atom} ({type(exc).__name__})"
     if not ok:
@@ -154,7 +158,7 @@ def _special_values_disagree(atom: Any, x: Any, x0: Any, d: Any, value: Any) -> 
             if expected.has(sp.zoo, sp.nan, sp.oo, -sp.oo) or expected.is_finite is False:
                 continue
             try:
-                ok, got = limits.run_limited(0.5, "sympy's limit at a special value", sp.limit,
+                ok, got = limits.run_limited(limits.BACKSTOP, "sympy's limit at a special value", sp.limit,
                                              atom.xreplace({s: sp.Integer(v)}), x, x0, str(d))
             except (NotImplementedError, ValueError, TypeError, ArithmeticError, RecursionError):
                 return f"sympy has no limit of {atom} at {s} = {v}"

@@ -39,6 +39,12 @@ WALL_FACTOR = 10.0
 WALL_SLACK = 5.0
 #: Once a limit has expired, the timer fires again this often until the block exits.
 REFIRE = 0.05
+#: CPU seconds a single sympy call inside the witness or a rule's side condition (a breakpoint or pole solve,
+#: a premise solved for a symbol, sympy's limit at an exact point or of an atom) may take: a backstop against
+#: a hang only. *Whether* such a call is made is decided before it by a size cap (an operation count, a
+#: degree), never by a shorter time, so the same calls are made, and the same points evaluated, on every
+#: machine; a call within its cap takes well under a tenth of this.
+BACKSTOP = 5.0
 
 
 class TimeLimit(BaseException):  # noqa: N818 - not an error of the caller: a limit reached

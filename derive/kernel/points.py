@@ -406,7 +406,8 @@ def generate(exprs: list, seed: int, n_random: int, n_special: int, n_breaks: in
                 targets = [0, 1, -1] if integer_steps else [0]
                 alone = g.free_symbols == {s}  # then sympy's solve of a non-polynomial g is tried (and remembered)
                 for c in targets:
-                    ok, sols = limits.run_limited(0.2, "breakpoints", _linear_solve, g.xreplace(rest) - c, s, alone)
+                    ok, sols = limits.run_limited(limits.BACKSTOP, "breakpoints", _linear_solve, g.xreplace(rest) - c,
+                                                  s, alone)
                     # a rational solution first; else a real irrational one (x + y² − 2 vanishes at y = √2 only)
                     sols = sorted(sols or [], key=lambda r: not r.is_Rational) if ok else []
                     for sol in sols:
