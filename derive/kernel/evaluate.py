@@ -227,8 +227,14 @@ class Evaluator:
     """
 
     def __init__(self, dps: int, point: dict, element: Callable[[tuple, Any], Value], *,
-                 limits_allowed: bool | None = True, scheme: str = "tanh-sinh") -> None:
+                 limits_allowed: bool | None = True, scheme: str = "tanh-sinh", defer_limits: bool = False) -> None:
         self.dps = dps
+        #: with ``limits_allowed=False``: return the numeric limit without asking sympy for its limit at the
+        #: point, and count it in ``deferred`` (the caller then takes no value that needs the confirmation at
+        #: face value: a difference is re-evaluated without deferring, see ``witness.compare_at``)
+        self.defer_limits = defer_limits
+        #: limits whose sympy confirmation was deferred
+        self.deferred = 0
         #: the quadrature rule of ``mpmath.quad``: ``"tanh-sinh"``, or ``"gauss-legendre"`` (a second,
         #: independent scheme that confirms a gap the first found; its error estimate is then only a sanity bound)
         self.scheme = scheme
@@ -935,6 +941,10 @@ class Evaluator:
             # sympy's limit is counted as work too (a fixed count, not its time): a search whose points
             # each need one stops after a few points instead of spending seconds on every one
             self.visits += LIMIT_AT_WORK
+            if self.defer_limits:
+                # a search that only needs a difference confirmed: sympy is asked only if this point differs
+                self.deferred += 1
+                return numeric
             ok, exact = limits.run_limited(limits.BACKSTOP, "sympy's limit at the point", _sympy_limit_at, e, env,
                                            self)
             if not ok or exact is None:

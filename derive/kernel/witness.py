@@ -128,7 +128,8 @@ def _gap(relation: str, a: Any, b: Any) -> Any:
 
 
 def compare_at(lhs: Any, rhs: Any, relation: str, point: Point, digits: tuple[int, ...],
-               limits_allowed: bool = True, hyps: Hypotheses = NONE, second_scheme: bool = False) -> PointResult:
+               limits_allowed: bool = True, hyps: Hypotheses = NONE, second_scheme: bool = False,
+               lazy_limits: bool = False) -> PointResult:
     """Compare ``lhs relation rhs`` at ``point`` at the precisions ``digits`` (see the module docstring).
 
     With ``second_scheme`` (a search for a counterexample), a gap that rests on a quadrature is confirmed
@@ -138,6 +139,12 @@ def compare_at(lhs: Any, rhs: Any, relation: str, point: Point, digits: tuple[in
 
     With hypotheses, the sides are compared with the eliminated symbols replaced
     (``Hypotheses.reduce`` of ``derive.kernel.hypotheses``).
+
+    With ``lazy_limits`` (a search, ``limits_allowed=False``, that only needs its differences confirmed),
+    a limit takes its numeric value without sympy's limit at the exact point (the slow part): a point where
+    the two sides agree so is reported as agreeing, and any other outcome at a point that deferred a
+    limit is evaluated again without deferring, so a difference (a refutation) is exactly what it would
+    have been: numeric and sympy's limits agreeing, stable from the first precision to the last.
     """
     lhs, rhs = hyps.reduce(lhs), hyps.reduce(rhs)
     try:
@@ -146,11 +153,33 @@ def compare_at(lhs: Any, rhs: Any, relation: str, point: Point, digits: tuple[in
         return PointResult("not-evaluable", point, reason=str(exc))
     if len(left) != len(right):
         return PointResult("differ", point, reason="the two sides have different shapes")
+    if lazy_limits and limits_allowed is False:
+        work = _WORK[0]
+        deferred = [0]
+        res = _compare(left, right, relation, point, digits, limits_allowed, second_scheme, deferred)
+        if not deferred[0]:
+            return res
+        if res.status == "agree":
+            return PointResult("agree", point, digits=res.digits, reason=LAZY_AGREEMENT)
+        _WORK[0] = work  # the point's work is counted once, as the evaluation without deferring counts it
+    return _compare(left, right, relation, point, digits, limits_allowed, second_scheme, None)
+
+
+#: the reason of a point where the sides agree with limits whose sympy confirmation was not asked for
+LAZY_AGREEMENT = "agrees with numeric limits (sympy's limits at the point not asked)"
+
+
+def _compare(left: list, right: list, relation: str, point: Point, digits: tuple[int, ...],
+             limits_allowed: bool | None, second_scheme: bool, deferred: list | None) -> PointResult:
+    """The body of :func:`compare_at` on prepared sides; with ``deferred`` (a one-item counter), limits are
+    evaluated without sympy's confirmation and counted there (a result other than "agree" is then no
+    result: the caller evaluates the point again)."""
     gaps: list = []
     shown = ("", "", "")
     quadrature = False
     for level, d in enumerate(digits):
-        ev = Evaluator(d, point.values, point.element, limits_allowed=limits_allowed)
+        ev = Evaluator(d, point.values, point.element, limits_allowed=limits_allowed,
+                       defer_limits=deferred is not None)
         worst = None
         try:
             with mpmath.workdps(d):
@@ -162,10 +191,12 @@ def compare_at(lhs: Any, rhs: Any, relation: str, point: Point, digits: tuple[in
                         if ev.heuristic:
                             # a numeric limit's 0 (a residue below the tolerance, see _limit_value) is no exact
                             # value: the limit may settle on a wrong one, so it disagrees as a heuristic
-                            _WORK[0] += ev.visits
+                            _spent(ev, deferred)
                             return PointResult("unknown", point, digits=d,
                                                reason="a numeric limit disagrees; limits are heuristic")
                         # an exact disagreement needs no more digits
+                        if deferred is not None and (deferred[0] or ev.deferred):
+                            return PointResult("differ", point, reason="a deferred limit")  # evaluated again
                         g = abs(a - b)
                         rel = float(g / max(1, abs(a), abs(b)))
                         with mpmath.workdps(15):
@@ -181,18 +212,20 @@ def compare_at(lhs: Any, rhs: Any, relation: str, point: Point, digits: tuple[in
                         if worst is None or g / scale > worst[0]:
                             worst = (g / max(1, abs(ma), abs(mb)), ma, mb, g)
         except NotEvaluable as exc:
-            _WORK[0] += ev.visits
+            _spent(ev, deferred)
             return PointResult("not-evaluable", point, reason=str(exc))
         except Undefined as exc:
-            _WORK[0] += ev.visits
+            _spent(ev, deferred)
             return PointResult("undefined", point, reason=str(exc))
         except Unreliable as exc:
-            _WORK[0] += ev.visits
+            _spent(ev, deferred)
             return PointResult("unknown", point, reason=str(exc), digits=d)
-        _WORK[0] += ev.visits
+        _spent(ev, deferred)
         quadrature = quadrature or ev.quadrature
         if worst is None:
             return PointResult("agree", point, digits=d)
+        if deferred is not None and deferred[0]:
+            return PointResult("differ", point, digits=d, reason="a deferred limit")  # evaluated again
         if ev.heuristic:
             # a numeric limit (extrapolated from samples) may settle on a wrong value at every precision
             return PointResult("unknown", point, digits=d, reason="a numeric limit disagrees; limits are heuristic")
@@ -209,6 +242,13 @@ def compare_at(lhs: Any, rhs: Any, relation: str, point: Point, digits: tuple[in
             return PointResult("unknown", point, *shown, digits=digits[-1], reason=(
                 "the gap rests on a quadrature that a second scheme (Gauss–Legendre) does not reproduce"))
     return PointResult("differ", point, *shown, digits=digits[-1], relative_gap=float(gaps[-1]))
+
+
+def _spent(ev: Evaluator, deferred: list | None) -> None:
+    """Count an evaluator's work (and, with ``deferred``, the limits it left unconfirmed)."""
+    _WORK[0] += ev.visits
+    if deferred is not None:
+        deferred[0] += ev.deferred
 
 
 def _gap_by_second_scheme(left: list, right: list, relation: str, point: Point, d: int,
@@ -314,7 +354,8 @@ class Witness:
 
 def run(lhs: Any, rhs: Any, relation: str, seed: int, *, digits: tuple[int, ...], n_random: int,
         n_special: int, n_breaks: int, stop_at_differ: bool = True, work: float = float("inf"),
-        limits_allowed: bool = True, lopsided: bool | str = False, hyps: Hypotheses = NONE) -> Witness:
+        limits_allowed: bool = True, lopsided: bool | str = False, hyps: Hypotheses = NONE,
+        lazy_limits: bool = False) -> Witness:
     """Evaluate ``lhs relation rhs`` at the points of :func:`derive.kernel.points.generate`.
 
     No new point is started once ``work`` expression nodes have been evaluated
@@ -328,6 +369,8 @@ def run(lhs: Any, rhs: Any, relation: str, seed: int, *, digits: tuple[int, ...]
     unless the side has a value at points next to it where the two agree
     (``_nearby``): then the random point hit an isolated singularity after
     all, and is skipped (counted in ``Witness.isolated``).
+    With ``lazy_limits`` (``limits_allowed=False`` only), points are compared as :func:`compare_at` does
+    with it: sympy's limit at a point is asked for only where the point does not simply agree.
 
     With ``hyps`` (:mod:`derive.kernel.hypotheses`), only points that satisfy every premise and
     definition are evaluated (a point outside is moved onto the region or dropped), so every
@@ -341,6 +384,7 @@ def run(lhs: Any, rhs: Any, relation: str, seed: int, *, digits: tuple[int, ...]
     extra = hyps.exprs()
     outside = 0
     agreed = evaluated = unknown = special = doubtful = isolated = 0
+    settled = 0  # points evaluated, not counting lazy agreements (whose limits sympy was not asked about)
     doubted_at = None
     reason = ""
     differ = None
@@ -351,11 +395,11 @@ def run(lhs: Any, rhs: Any, relation: str, seed: int, *, digits: tuple[int, ...]
         extra = []
     def points() -> Any:
         yield from generate(exprs + extra, seed, n_random, n_special, n_breaks)
-        if not evaluated and outside and not reason and not hyps.empty and not constant:
+        if not settled and outside and not reason and not hyps.empty and not constant:
             # every point missed the region the premises and definitions define (a definition ℓ := Σ_{j≤k}
             # of a positive ℓ needs k ≥ 1): more random candidates, so a step is witnessed on that region
             for more in generate(exprs + extra, seed + 1, MORE_CANDIDATES, 0, 0):
-                if evaluated >= max(n_random, 2):
+                if settled >= max(n_random, 2):
                     return  # as many points as the run meant to draw at random
                 yield more
 
@@ -369,7 +413,8 @@ def run(lhs: Any, rhs: Any, relation: str, seed: int, *, digits: tuple[int, ...]
                 outside += 1
                 continue
         # a search (not the witness of a proof) confirms a gap that rests on a quadrature by a second scheme
-        res = compare_at(lhs, rhs, relation, point, digits, limits_allowed, second_scheme=not lopsided)
+        res = compare_at(lhs, rhs, relation, point, digits, limits_allowed, second_scheme=not lopsided,
+                         lazy_limits=lazy_limits)
         if res.status == "not-evaluable":
             reason = reason or res.reason
             continue
@@ -401,6 +446,7 @@ def run(lhs: Any, rhs: Any, relation: str, seed: int, *, digits: tuple[int, ...]
                 doubted_at = doubted_at or point
             continue
         evaluated += 1
+        settled += res.reason != LAZY_AGREEMENT
         if res.status == "agree":
             agreed += 1
             special += point.label != "random"
@@ -495,7 +541,7 @@ def search(lhs: Any, rhs: Any, relation: str, seed: int, *, n_random: int = 10, 
     No new point is started once ``work`` nodes were evaluated (and one point was).
     """
     return run(lhs, rhs, relation, seed, digits=SEARCH_DIGITS, n_random=n_random, n_special=24, n_breaks=8,
-               limits_allowed=False, hyps=hyps, work=work)
+               limits_allowed=False, hyps=hyps, work=work, lazy_limits=True)
 
 
 #: Nodes the quick probe evaluates before it starts no new point (a count: the same points on every machine).
@@ -508,7 +554,7 @@ def quick_search(lhs: Any, rhs: Any, relation: str, seed: int, hyps: Hypotheses 
     No new point is started once :data:`PROBE_WORK` nodes were evaluated (and one point was).
     """
     return run(lhs, rhs, relation, seed, digits=(30, 60), n_random=6, n_special=6, n_breaks=2,
-               limits_allowed=False, hyps=hyps, work=PROBE_WORK)
+               limits_allowed=False, hyps=hyps, work=PROBE_WORK, lazy_limits=True)
 
 
 def cross_check(lhs: Any, rhs: Any, relation: str, seed: int, n_random: int, hyps: Hypotheses = NONE) -> Witness:
