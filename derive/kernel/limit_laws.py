@@ -94,16 +94,58 @@ _ATOMS: dict[tuple, tuple[Any, str]] = {}
 
 
 def _atom_limit(atom: Any, x: Any, x0: Any, d: Any) -> tuple[Any, str]:
-    """(the atom's limit, "") when found finite and confirmed by mpmath, else (None, why); remembered."""
-    key = (atom, x, x0, d)
+    """(the atom's limit, "") when found finite and confirmed by mpmath, else (None, why); remembered.
+
+    The atom is decided with the symbols that only index its elements renamed (:func:`_canonical`), so the
+    summand of Σ_j and the same term at another index (e^(−g_j/T), e^(−g_i/T)) are decided once.
+    """
+    canon, back = _canonical(atom, x, x0)
+    key = (canon, x, x0, d)
     if key not in _ATOMS:
         if len(_ATOMS) > 4096:
             _ATOMS.clear()
-        found = _find_atom_limit(atom, x, x0, d)
+        found = _find_atom_limit(canon, x, x0, d)
         if found[1].endswith(" in time"):  # a time-out depends on the machine: not remembered
-            return found
+            return _named(found, back)
         _ATOMS[key] = found
-    return _ATOMS[key]
+    return _named(_ATOMS[key], back)
+
+
+#: the names the symbols that only index an atom's elements take while the atom is decided
+_INDEX_NAME = "_limit_law_index{}"
+
+
+def _canonical(atom: Any, x: Any, x0: Any) -> tuple[Any, dict]:
+    """``atom`` with each symbol that occurs only in the indices of its elements (``g[j]``) renamed to
+    :data:`_INDEX_NAME` (numbered in the order of the names; the assumptions kept), and the renaming back.
+
+    An index symbol takes small integer values at every point of the witness like any other, and sympy's
+    limit treats ``g[j]`` as a symbol whatever j is called: the decision does not depend on the name.
+    """
+    indexed = atom.atoms(sp.Indexed)
+    if not indexed:
+        return atom, {}
+    inside = {s for i in indexed for k in i.indices for s in k.free_symbols if isinstance(s, sp.Symbol)}
+    outside = (atom.xreplace({i: sp.Dummy() for i in indexed}).free_symbols
+               | {b.label for b in (i.base for i in indexed)} | x.free_symbols | x0.free_symbols)
+    names = {str(s) for s in atom.free_symbols}
+    only = sorted((s for s in inside - outside), key=lambda s: (s.name, sp.srepr(s)))
+    if not only or any(_INDEX_NAME.format(k) in names for k in range(len(only))):
+        return atom, {}
+    forward = {s: sp.Symbol(_INDEX_NAME.format(k), **s.assumptions0) for k, s in enumerate(only)}
+    if len(set(forward.values())) != len(forward):
+        return atom, {}
+    return atom.xreplace(forward), {v: s for s, v in forward.items()}
+
+
+def _named(found: tuple[Any, str], back: dict) -> tuple[Any, str]:
+    """An outcome of :func:`_find_atom_limit` on the renamed atom, in the atom's own names."""
+    if not back:
+        return found
+    value, why = found
+    for new, old in back.items():
+        why = why.replace(str(new), str(old))
+    return (value.xreplace(back) if value is not None else None), why
 
 
 def _find_atom_limit(atom: Any, x: Any, x0: Any, d: Any) -> tuple[Any, str]:
