@@ -165,7 +165,8 @@ def _verify(derivation: Derivation, seed: int, budget: float, numeric: bool) -> 
 
         error = check_claim(derivation.start, derivation.end, derivation.relation,
                             derived_seed(seed, derivation.name, "claim"), budget,
-                            Context(derivation.definitions, derivation.premises))
+                            Context(derivation.definitions, derivation.premises),
+                            chain=tuple((s.expr, s.relation) for s in derivation.steps))
     checks: list[CheckResult] = []
     if numeric:
         all_checks = list(derivation.checks)

@@ -381,13 +381,16 @@ CLAIM_RANDOM = 1
 
 
 def check_claim(start: Any, end: Any, relation: str, seed: int, budget: float,
-                ctx: primitives.Context | None = None) -> str:
+                ctx: primitives.Context | None = None, chain: tuple = ()) -> str:
     """Search the claim ``start relation end`` itself for a counterexample, once every step is proved.
 
     Each step may be an identity everywhere except on a set of measure zero (x/x = 1 fails at x = 0),
     and so may be their composition, but the exceptions of consecutive steps can hide a point where the
     claim's two sides both have values and differ (lim_{x→0} x/(x + y) = 0 except at y = 0, where it is 1).
     The counterexample search at the special and breakpoint values of the symbols finds such a point.
+
+    The search is skipped only when ``chain`` (the ``(expression, relation)`` of every proved step, in
+    order) shows that no step has an exceptional set: see :func:`chain_implies_claim`.
 
     Returns:
         ``""`` if no stable counterexample was found (or the search ran out of its ``budget`` CPU seconds),
@@ -397,6 +400,8 @@ def check_claim(start: Any, end: Any, relation: str, seed: int, budget: float,
     if not any(getattr(e, "free_symbols", None) for e in exprs):
         return ""  # a constant claim: every step's witness already evaluated it
     hyps = hypotheses_of(ctx) if ctx is not None else hypotheses.NONE
+    if chain and hyps.empty and chain_implies_claim(start, chain):
+        return ""
     try:
         with limits.limit(budget, "the claim's counterexample search"):
             w = witness.search(start, end, relation, seed, n_random=CLAIM_RANDOM, hyps=hyps)
@@ -411,3 +416,77 @@ def check_claim(start: Any, end: Any, relation: str, seed: int, budget: float,
     under = f" (a point satisfying the premises {hyps.describe()})" if not hyps.empty else ""
     return (f"the claim is refuted at {where}{under} ({cex.lhs} vs {cex.rhs}) although every step was proved: "
             "the steps' exceptions on a set of measure zero hide a point where the claim fails; not proved")
+
+
+#: functions continuous on the whole complex plane (entire), whose arguments the claim's search may skip
+_ENTIRE = ("exp", "sin", "cos", "sinh", "cosh", "erf")
+
+
+def chain_implies_claim(start: Any, chain: tuple) -> bool:
+    """Do the proved steps ``start R₁ e₁ R₂ e₂ …`` (``chain`` = ``((e₁, R₁), …)``) imply the claim at every point?
+
+    A proved step holds where both its sides are defined, and its proof may hold for generic values only
+    (sympy's algebra): the exceptions are a set of measure zero. When every expression of the chain is
+    defined and continuous at every point of the symbols' domains — built from numbers, symbols and
+    elements ``z[i]`` by +, ×, powers with a constant non-negative integer exponent or a constant positive
+    base, and the entire functions exp, sin, cos, sinh, cosh, erf; no symbol outside an element's indices
+    with integer values (a domain whose points are isolated) — each step holds on a dense set and so, by
+    continuity, everywhere; with relations ``=``, ``≤``, ``≥`` only (a strict inequality does not survive
+    the limit), the chain then implies the claim everywhere and a counterexample search of the claim has
+    nothing to find. Anything else (a division, a limit, an integral, a sum, a root, a logarithm, a
+    piecewise function, an integer symbol, a strict inequality, a matrix expression) returns ``False``.
+    """
+    if any(rel not in ("=", "<=", ">=") for _, rel in chain):
+        return False
+    try:
+        return all(_continuous_everywhere(e) for e in (start, *(e for e, _ in chain)))
+    except (TypeError, AttributeError, ValueError, RecursionError):
+        return False
+
+
+def _continuous_everywhere(e: Any) -> bool:
+    import sympy as sp
+
+    if isinstance(e, sp.MatrixBase):
+        return all(_continuous_everywhere(x) for x in e)
+    if not isinstance(e, sp.Expr) or isinstance(e, sp.MatrixExpr):
+        return False
+    stack = [e]
+    while stack:
+        node = stack.pop()
+        if node.is_Number:
+            if node.is_finite is not True:
+                return False
+        elif node.is_NumberSymbol or node is sp.I:
+            continue
+        elif node.is_Symbol:
+            if node.is_integer is True:
+                return False
+        elif isinstance(node, sp.Indexed):
+            if node.is_integer is True or not isinstance(node.base.label, sp.Symbol):
+                return False
+            # the indices pick an element (each a variable of its own); any integer expression will do
+            if not all(isinstance(i, sp.Expr) and _index_polynomial(i) for i in node.indices):
+                return False
+        elif isinstance(node, (sp.Add, sp.Mul)):
+            stack.extend(node.args)
+        elif isinstance(node, sp.Pow):
+            base, exp = node.args
+            if exp.is_Integer and exp >= 0:
+                stack.append(base)
+            elif base.is_number and base.is_positive is True and not base.free_symbols:
+                stack.append(exp)
+            else:
+                return False
+        elif type(node).__name__ in _ENTIRE and isinstance(node, sp.Function) and len(node.args) == 1:
+            stack.append(node.args[0])
+        else:
+            return False
+    return True
+
+
+def _index_polynomial(i: Any) -> bool:
+    """An index built from integers and symbols by + and × (``j``, ``j + 1``, ``2k``)."""
+    import sympy as sp
+
+    return all(isinstance(n, (sp.Add, sp.Mul, sp.Symbol, sp.Integer)) for n in sp.preorder_traversal(i))

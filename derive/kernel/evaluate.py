@@ -66,10 +66,22 @@ Value = Any  # Fraction | mpmath.mpf | mpmath.mpc
 def to_mp(v: Value) -> Any:
     """A Fraction or mpmath number as an mpmath number (at the working precision)."""
     if isinstance(v, Fraction):
-        return mpmath.mpf(v.numerator) / v.denominator
+        # remembered per precision: the same constants (½, a point's values) are converted at every sample
+        # of an integrand or a limit, and an mpf is immutable (the conversion is the same every time)
+        key = (v.numerator, v.denominator, mpmath.mp.prec)
+        hit = _MPF.get(key)
+        if hit is None:
+            if len(_MPF) > 65536:
+                _MPF.clear()
+            hit = _MPF[key] = mpmath.mpf(v.numerator) / v.denominator
+        return hit
     if isinstance(v, int):
         return mpmath.mpf(v)
     return v
+
+
+#: Fractions as mpmath numbers, by (numerator, denominator, binary precision)
+_MPF: dict = {}
 
 
 def _is_exact(v: Value) -> bool:
