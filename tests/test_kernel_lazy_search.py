@@ -152,8 +152,8 @@ def test_the_claim_is_searched_unless_the_chain_implies_it(monkeypatch):
     frac = Derivation(name="lazy.frac", title="t", start=(x**2 - y**2) / (x - y), steps=(Step(x + y, "cancel"),))
     report = verify(frac)
     assert report.steps[0].verdict is Verdict.PROVED and len(searched) == 1
-    premised = Derivation(name="lazy.premised", title="t", start=(x + y) ** 2, steps=(Step(x**2 + 2 * x * y + y**2, "expand"),),
-                          premises=(sp.Gt(x, 0),))
+    premised = Derivation(name="lazy.premised", title="t", start=(x + y) ** 2,
+                          steps=(Step(x**2 + 2 * x * y + y**2, "expand"),), premises=(sp.Gt(x, 0),))
     assert verify(premised).ok and len(searched) == 2
 
 
