@@ -163,6 +163,11 @@ _CONSTANTS: dict[str, Callable[[], Any]] = {
 _MISSING = object()
 #: nodes evaluated between two reads of the CPU clock (the step's time limit)
 _TICKS = 32
+#: Most nodes one evaluation (one side, one point, one precision) may visit: beyond, its value is unreliable at
+#: that point (an oscillatory integral whose quadrature has not settled, a sum whose terms are themselves long
+#: quadratures). A count, not a time, so the same points are decided on every machine; the catalog's costliest
+#: evaluation (a Gaussian moment's quadrature) visits about 122 000.
+MAX_POINT_WORK = 1_000_000
 #: nodes a counterexample search counts for one sympy limit at an exact point (its share of the search's work)
 LIMIT_AT_WORK = 2_000
 #: sympy rationals as Fractions (immutable, so shared)
@@ -253,11 +258,13 @@ class Evaluator:
         #: > 0 while an operator overrides indexed elements (a derivative in an element): no reuse then
         self._slotted = 0
         self._ticks = 0
+        self._value_start = 0
         self._env: dict | None = None
         self._bound: frozenset = frozenset()
 
     def value(self, expr: Any) -> Value:
         """The value of ``expr`` (a scalar sympy expression) at the point."""
+        self._value_start = self.visits
         with mpmath.workdps(self.dps):
             v = self.ev(sp.sympify(expr, strict=True), self.point)
             if not _is_exact(v):
@@ -316,6 +323,8 @@ class Evaluator:
         if self._ticks >= _TICKS:  # the clock is read every few nodes (reading it costs as much as a node)
             self._ticks = 0
             limits.checkpoint()
+            if self.visits - self._value_start > MAX_POINT_WORK:
+                raise Unreliable(f"evaluating it here took more than {MAX_POINT_WORK:,} expression nodes")
         kind = _KINDS.get(type(e))
         if kind is None:
             kind = _kind(e)
