@@ -176,3 +176,40 @@ def test_a_limit_at_infinity_is_not_undefined_where_a_sample_hits_a_pole():
     ok = Derivation(name="t.limit-lc-ok", title="t", start=ratio, steps=(Step(sp.Integer(1), "lim"),),
                     premises=(sp.Gt(y, 3),))
     assert verify(ok).verdict is Verdict.PROVED
+
+
+def test_a_limit_breakpoint_that_satisfies_the_premises_is_drawn():
+    """lim_{t→∞} t(y² − 2)/(t(y² − 2) + 1) = 1 is false at y = √2 (the limit is 0 there): under y > 0 (y ≥ 1, a
+    definition z := y², an equation premise z = y²) the breakpoint the premises admit is drawn (√2, not −√2,
+    which they exclude) and the step is refuted there, as it is with no premise at −√2; an e^y = 2 breakpoint
+    under y > 0 likewise; under y > 2 the breakpoints are excluded and the true step is never refuted."""
+    from derive.kernel import hypotheses
+    from derive.kernel.points import ExactReal, generate
+    from derive.verify import verify
+
+    t = sp.Symbol("t", positive=True)
+    y, z = sp.symbols("y z", real=True)
+
+    def ratio(c):
+        return sp.Limit(t * c / (t * c + 1), t, sp.oo)
+
+    squared, exponential = ratio(y**2 - 2), ratio(sp.exp(y) - 2)
+    hyps = hypotheses.of((), (sp.Gt(y, 0),))
+    (br,) = [p for p in generate([squared], 0, 0, 0, 1, accept=hyps.admit)]
+    assert isinstance(br.values[y], ExactReal) and br.values[y].exact == sp.sqrt(2), br.shown()
+    assert [p for p in generate([squared], 0, 0, 0, 1, accept=hypotheses.of((), (sp.Gt(y, 2),)).admit)] == []
+    cases = [(squared, (), (), "sqrt(2)"), (squared, (sp.Gt(y, 0),), (), "sqrt(2)"),
+             (squared, (sp.Ge(y, 1),), (), "sqrt(2)"), (ratio(z - 2), (sp.Eq(z, y**2), sp.Gt(y, 0)), (), "sqrt(2)"),
+             (ratio(z - 2), (sp.Gt(y, 0),), ((z, y**2),), "sqrt(2)"), (exponential, (sp.Gt(y, 0),), (), "log(2)")]
+    for lim, premises, definitions, where in cases:
+        d = Derivation(name="t.limit-premise", title="t", start=lim, steps=(Step(sp.Integer(1), "the limit"),),
+                       premises=premises, definitions=definitions)
+        step = verify(d).steps[0]
+        assert step.verdict is Verdict.REFUTED, (premises, definitions, step)
+        # with no premise the first root drawn is −√2; under one, the root the premises admit
+        assert step.counterexample.point["y"] in {where, f"-{where}"} if not premises else \
+            step.counterexample.point["y"] == where, step.counterexample
+        assert step.counterexample.lhs.startswith("0")
+    ok = Derivation(name="t.limit-premise-ok", title="t", start=squared, steps=(Step(sp.Integer(1), "the limit"),),
+                    premises=(sp.Gt(y, 2),))
+    assert verify(ok).steps[0].verdict is not Verdict.REFUTED

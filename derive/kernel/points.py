@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import functools
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -329,11 +329,15 @@ def _free(exprs: list) -> list:
     return sorted((s for s in free if isinstance(s, sp.Symbol)), key=_order)
 
 
-def generate(exprs: list, seed: int, n_random: int, n_special: int, n_breaks: int) -> Iterator[Point]:
+def generate(exprs: list, seed: int, n_random: int, n_special: int, n_breaks: int,
+             accept: Callable[[Point], Point | None] | None = None) -> Iterator[Point]:
     """The points for ``exprs``: ``n_random`` random ones, then up to ``n_special`` special, ``n_breaks`` breakpoints.
 
     The breakpoints of limits and integrals (a parameter value where a limit's value or an integral's
     convergence changes) come before the special values, the others after them; ``n_breaks`` bounds both.
+    With ``accept`` (the admission of a point by the hypotheses, ``Hypotheses.admit``), a breakpoint is
+    the first solution that ``accept`` admits, as admitted: y² = 2 under y > 0 gives y = √2, not −√2 (a
+    dropped breakpoint is no point at all, and it does not count against ``n_breaks``).
 
     Symbols with no value in their domain (``irrational=True``) leave the
     point without them: the evaluator then reports the step as not evaluable.
@@ -415,7 +419,12 @@ def generate(exprs: list, seed: int, n_random: int, n_special: int, n_breaks: in
                         if v is not None and _satisfies(v, s):
                             pt2 = dict(pt)
                             pt2[s] = v
-                            yield Point(pt2, int(rng.integers(2**32)), label=f"breakpoint {s} = {_text(v)}")
+                            made_pt = Point(pt2, int(rng.integers(2**32)), label=f"breakpoint {s} = {_text(v)}")
+                            if accept is not None:
+                                made_pt = accept(made_pt)
+                                if made_pt is None or made_pt.values.get(s) != v:
+                                    continue  # outside the premises, or moved off the breakpoint
+                            yield made_pt
                             made[0] += 1
                             break
                 if made[0] >= n_breaks:
