@@ -213,3 +213,29 @@ def test_a_limit_breakpoint_that_satisfies_the_premises_is_drawn():
     ok = Derivation(name="t.limit-premise-ok", title="t", start=squared, steps=(Step(sp.Integer(1), "the limit"),),
                     premises=(sp.Gt(y, 2),))
     assert verify(ok).steps[0].verdict is not Verdict.REFUTED
+
+
+def test_a_limit_of_a_commutative_expression_gets_every_strategy():
+    """sympy leaves ``Limit.is_commutative`` undecided, so a sum or a product holding a limit was treated as
+    non-commuting and got the order-keeping strategies only: lim f(x)·(sin²y + cos²y) = lim f(x) was undecided.
+    A limit of a commutative scalar expression commutes; non-commuting symbols (inside a limit too) and matrix
+    symbols keep the order-keeping strategies, so P·Q = Q·P stays unproved."""
+    from derive.kernel.strategies import noncommutative
+
+    x, y = sp.symbols("x y", real=True)
+    f = sp.Function("f")
+    P, Q = sp.symbols("P Q", commutative=False)
+    A, B = sp.MatrixSymbol("A", 2, 2), sp.MatrixSymbol("B", 2, 2)
+    lim = sp.Limit(f(x), x, 0)
+    assert not noncommutative(lim * (sp.sin(y) ** 2 + sp.cos(y) ** 2) - lim, y * lim + lim**2)
+    assert noncommutative(sp.Limit(x * P, x, 0) * y - 1) and noncommutative(lim * P - P * lim)
+    assert noncommutative(sp.Trace(A * B) + lim)
+    proved = Derivation(name="t.limit-commutes", title="t", start=lim * (sp.sin(y) ** 2 + sp.cos(y) ** 2),
+                        steps=(Step(lim, "sin² + cos² = 1"),), auto_identity_check=False)
+    step = verify(proved).steps[0]
+    assert step.verdict is Verdict.PROVED and "trigsimp" in step.strategy, step
+    assert "no numeric witness" in step.witness
+    for start, end in ((P * Q, Q * P), (sp.Limit(x * P * Q, x, 1), sp.Limit(x * Q * P, x, 1))):
+        d = Derivation(name="t.nc", title="t", start=start, steps=(Step(end, "swap"),), auto_identity_check=False)
+        step = verify(d).steps[0]
+        assert step.verdict is not Verdict.PROVED, step
