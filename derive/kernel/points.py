@@ -323,9 +323,25 @@ def _integral_poles(node: Any) -> tuple:
 
 
 def _free(exprs: list) -> list:
+    """The symbols that take a value at a point: free symbols, but not the name of an indexed family (``z``
+    of ``z[i]``, whose elements take their own values) unless it also stands alone as a symbol."""
     free: set = set()
+    labels: set = set()
+    plain: set = set()
     for e in exprs:
         free |= e.free_symbols
+        bases = e.atoms(sp.IndexedBase)
+        if bases:
+            labels |= {b.label for b in bases}
+            stack = [e]
+            while stack:
+                node = stack.pop()
+                if isinstance(node, sp.IndexedBase):
+                    continue
+                if isinstance(node, sp.Symbol):
+                    plain.add(node)
+                stack.extend(node.args)
+    free -= labels - plain
     return sorted((s for s in free if isinstance(s, sp.Symbol)), key=_order)
 
 
