@@ -239,3 +239,24 @@ def test_a_limit_of_a_commutative_expression_gets_every_strategy():
         d = Derivation(name="t.nc", title="t", start=start, steps=(Step(end, "swap"),), auto_identity_check=False)
         step = verify(d).steps[0]
         assert step.verdict is not Verdict.PROVED, step
+
+
+def test_a_denominator_read_where_it_is_infinite_is_no_breakpoint():
+    """lim_{T→0⁺} of a softmax at temperature T: its denominator read at T = 0 is exp(zoo·z_max) + …, which has
+    no zero to solve for; it took a breakpoint slot (softmax.temperature-zero) and is dropped, and no point
+    of any step of that derivation has an infinite value."""
+    from derive import registry
+    from derive.kernel import witness
+    from derive.kernel.points import _analysis, generate
+
+    y = sp.Symbol("y", real=True)
+    T = sp.Symbol("T", positive=True)
+    assert _analysis([sp.Limit(1 / (1 + sp.exp(-y / T)), T, 0, "+")])[3] == ()
+    registry.load_catalog()
+    d = registry.get("softmax.temperature-zero")
+    chain = [d.start, *(s.expr for s in d.steps)]
+    for before, after in zip(chain, chain[1:]):
+        exprs = [e for side in (before, after) for e in witness._flat(side)]
+        assert not any(g.has(sp.zoo, sp.nan, sp.oo) for g, _, _ in _analysis(exprs)[3])
+        for p in generate(exprs, 1, 2, 24, 8):
+            assert "zoo" not in p.label and "oo" not in " ".join(p.shown().values()), p.shown()

@@ -238,9 +238,14 @@ def _kinks(exprs: list) -> list:
                 first += [*_limit_poles(node), *_limit_leading(node)]
             elif name == "Integral":
                 first += _integral_poles(node)
-    # the same expression met twice takes one slot
+    # the same expression met twice takes one slot; one with an infinity or nan in it (a denominator read at
+    # T = 0 where it holds 1/T: exp(zoo·z)) has no zero to solve for, so it is no breakpoint and takes none
     unique = [(g, False, True) for g in dict.fromkeys(first)] + [(g, k, False) for g, k in dict.fromkeys(out)]
-    return unique[:12]
+    return [u for u in unique if not u[0].has(*_NOT_FINITE)][:12]
+
+
+#: values that make an expression no breakpoint (and never a point's value)
+_NOT_FINITE = (sp.zoo, sp.nan, sp.oo, -sp.oo)
 
 
 def _limit_poles(node: Any) -> list:
