@@ -255,7 +255,7 @@ def test_a_denominator_read_where_it_is_infinite_is_no_breakpoint():
     registry.load_catalog()
     d = registry.get("softmax.temperature-zero")
     chain = [d.start, *(s.expr for s in d.steps)]
-    for before, after in zip(chain, chain[1:]):
+    for before, after in zip(chain, chain[1:], strict=False):
         exprs = [e for side in (before, after) for e in witness._flat(side)]
         assert not any(g.has(sp.zoo, sp.nan, sp.oo) for g, _, _ in _analysis(exprs)[3])
         for p in generate(exprs, 1, 2, 24, 8):

@@ -24,13 +24,15 @@ MODULE = textwrap.dedent(
     @register("mine.integral-pole", title="an integral singular at a parameter")
     def pole():
         return Derivation(name="mine.integral-pole", title="an integral singular at a parameter",
-                          start=sp.Integral(1 / (x - a) ** 2, (x, 0, 1)), steps=(Step(1 / (a - 1) - 1 / a, "integrate"),))
+                          start=sp.Integral(1 / (x - a) ** 2, (x, 0, 1)),
+                          steps=(Step(1 / (a - 1) - 1 / a, "integrate"),))
 
 
     @register("mine.family", title="a false step about a family")
     def family():
         return Derivation(name="mine.family", title="a false step about a family",
-                          start=sp.exp(z[i]) / sp.Sum(sp.exp(z[j]), (j, 1, n)), steps=(Step(sp.exp(z[i]) / n, "wrong"),))
+                          start=sp.exp(z[i]) / sp.Sum(sp.exp(z[j]), (j, 1, n)),
+                          steps=(Step(sp.exp(z[i]) / n, "wrong"),))
     """
 )
 

@@ -261,9 +261,9 @@ def _decide(before: Any, step: Any, budget: float, seed: int, ctx: primitives.Co
                 name, value, kind = at
                 side = "left" if w.differ.reason.startswith("the left") else "right"
                 return done(Verdict.UNDECIDED, strategy + f" (holds only off a set of {name})",
-                            detail=(f"sympy closed the step by {proof.strategy}, a result for generic values of {name}, "
-                                    f"but the {side} side is undefined at {name} = {value} ({kind}), the other is "
-                                    f"not: the step holds only off a set of {name}; not proved"),
+                            detail=(f"sympy closed the step by {proof.strategy}, a result for generic values of "
+                                    f"{name}, but the {side} side is undefined at {name} = {value} ({kind}), the "
+                                    f"other is not: the step holds only off a set of {name}; not proved"),
                             witness=w.summary(), vacuous=vacuous)
             return done(Verdict.UNDECIDED, strategy + " (kernel disagreement)",
                         detail=(f"KERNEL DISAGREEMENT: sympy closed the step by {proof.strategy}, but "
