@@ -188,7 +188,7 @@ def test_a_limit_breakpoint_that_satisfies_the_premises_is_drawn():
     from derive.verify import verify
 
     t = sp.Symbol("t", positive=True)
-    y, z = sp.symbols("y z", real=True)
+    x, y, z = sp.symbols("x y z", real=True)
 
     def ratio(c):
         return sp.Limit(t * c / (t * c + 1), t, sp.oo)
@@ -200,7 +200,9 @@ def test_a_limit_breakpoint_that_satisfies_the_premises_is_drawn():
     assert [p for p in generate([squared], 0, 0, 0, 1, accept=hypotheses.of((), (sp.Gt(y, 2),)).admit)] == []
     cases = [(squared, (), (), "sqrt(2)"), (squared, (sp.Gt(y, 0),), (), "sqrt(2)"),
              (squared, (sp.Ge(y, 1),), (), "sqrt(2)"), (ratio(z - 2), (sp.Eq(z, y**2), sp.Gt(y, 0)), (), "sqrt(2)"),
-             (ratio(z - 2), (sp.Gt(y, 0),), ((z, y**2),), "sqrt(2)"), (exponential, (sp.Gt(y, 0),), (), "log(2)")]
+             (ratio(z - 2), (sp.Gt(y, 0),), ((z, y**2),), "sqrt(2)"), (exponential, (sp.Gt(y, 0),), (), "log(2)"),
+             # another symbol is moved to a rational value inside the premises at the irrational breakpoint
+             (squared, (sp.Gt(y, x), sp.Gt(x, 1)), (), "sqrt(2)"), (squared, (sp.Lt(y, x), sp.Gt(y, 0)), (), "sqrt(2)")]
     for lim, premises, definitions, where in cases:
         d = Derivation(name="t.limit-premise", title="t", start=lim, steps=(Step(sp.Integer(1), "the limit"),),
                        premises=premises, definitions=definitions)
@@ -210,6 +212,9 @@ def test_a_limit_breakpoint_that_satisfies_the_premises_is_drawn():
         assert step.counterexample.point["y"] in {where, f"-{where}"} if not premises else \
             step.counterexample.point["y"] == where, step.counterexample
         assert step.counterexample.lhs.startswith("0")
+        if x in sp.Tuple(*premises).free_symbols:  # x was moved inside: 1 < x < √2, or x > √2
+            shown = Fraction(step.counterexample.point["x"])
+            assert (1 < shown < 1.4142135) if sp.Gt(x, 1) in premises else shown > 1.4142136, shown
     ok = Derivation(name="t.limit-premise-ok", title="t", start=squared, steps=(Step(sp.Integer(1), "the limit"),),
                     premises=(sp.Gt(y, 2),))
     assert verify(ok).steps[0].verdict is not Verdict.REFUTED
