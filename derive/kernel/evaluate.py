@@ -1011,10 +1011,13 @@ def _sympy_limit_at(e: Any, env: dict, ev: Evaluator) -> Any:
     """sympy's value of the limit ``e`` with the point's exact values put in (``None`` if it has none)."""
     f, var, x0, direction = e.args
     subs = {}
+    labels = {b.label for b in e.atoms(sp.IndexedBase)}
     for s in e.free_symbols:
         if not isinstance(s, sp.Symbol):
             continue  # an indexed element: below
         v = env.get(s)
+        if v is None and s in labels:
+            continue  # the name of an indexed family (g of g[j]) has no value: its elements have theirs, below
         if isinstance(v, ExactReal):  # an irrational breakpoint (√2): its exact value
             subs[s] = v.exact
             continue

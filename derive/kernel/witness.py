@@ -350,7 +350,9 @@ def run(lhs: Any, rhs: Any, relation: str, seed: int, *, digits: tuple[int, ...]
     if constant:
         extra = []
     def points() -> Any:
-        yield from generate(exprs + extra, seed, n_random, n_special, n_breaks)
+        # a breakpoint is drawn among the solutions the hypotheses admit (y² = 2 under y > 0: y = √2)
+        yield from generate(exprs + extra, seed, n_random, n_special, n_breaks,
+                            accept=None if hyps.empty or constant else hyps.admit)
         if not evaluated and outside and not reason and not hyps.empty and not constant:
             # every point missed the region the premises and definitions define (a definition ℓ := Σ_{j≤k}
             # of a positive ℓ needs k ≥ 1): more random candidates, so a step is witnessed on that region
