@@ -315,6 +315,31 @@ def derivation_key(derivation: Derivation, *, seed: int, budget: float, numeric:
     return hashlib.sha256(text.encode()).hexdigest()
 
 
+def expression_fingerprint(derivation: Derivation) -> str:
+    """A SHA-256 hex key of what a derivation *shows*: start, each step's expression, display form and relation,
+    the definitions, and the user modules of the functions and classes met in them (a user's ``_latex``).
+
+    Raises:
+        derive.dependencies.Unknown: when those modules cannot be established (nothing may be cached then).
+    """
+    from .dependencies import user_sources
+
+    d = derivation
+    token = _MODULES.set(set())
+    try:
+        payload = {
+            "start": _fingerprint(d.start),
+            "steps": [[_fingerprint(s.expr), _fingerprint(s.display), s.relation] for s in d.steps],
+            "definitions": [_fingerprint(p) for p in d.definitions],
+        }
+        modules = set(_MODULES.get() or ())
+    finally:
+        _MODULES.reset(token)
+    payload["user_sources"] = user_sources(modules, loaded_since=_loaded_since())
+    text = json.dumps(payload, sort_keys=True, separators=(",", ":"))
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
 _CITING: list[str] = []
 
 

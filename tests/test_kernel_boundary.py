@@ -176,3 +176,92 @@ def test_a_limit_at_infinity_is_not_undefined_where_a_sample_hits_a_pole():
     ok = Derivation(name="t.limit-lc-ok", title="t", start=ratio, steps=(Step(sp.Integer(1), "lim"),),
                     premises=(sp.Gt(y, 3),))
     assert verify(ok).verdict is Verdict.PROVED
+
+
+def test_a_limit_breakpoint_that_satisfies_the_premises_is_drawn():
+    """lim_{t→∞} t(y² − 2)/(t(y² − 2) + 1) = 1 is false at y = √2 (the limit is 0 there): under y > 0 (y ≥ 1, a
+    definition z := y², an equation premise z = y²) the breakpoint the premises admit is drawn (√2, not −√2,
+    which they exclude) and the step is refuted there, as it is with no premise at −√2; an e^y = 2 breakpoint
+    under y > 0 likewise; under y > 2 the breakpoints are excluded and the true step is never refuted."""
+    from derive.kernel import hypotheses
+    from derive.kernel.points import ExactReal, generate
+    from derive.verify import verify
+
+    t = sp.Symbol("t", positive=True)
+    x, y, z = sp.symbols("x y z", real=True)
+
+    def ratio(c):
+        return sp.Limit(t * c / (t * c + 1), t, sp.oo)
+
+    squared, exponential = ratio(y**2 - 2), ratio(sp.exp(y) - 2)
+    hyps = hypotheses.of((), (sp.Gt(y, 0),))
+    (br,) = [p for p in generate([squared], 0, 0, 0, 1, accept=hyps.admit)]
+    assert isinstance(br.values[y], ExactReal) and br.values[y].exact == sp.sqrt(2), br.shown()
+    assert [p for p in generate([squared], 0, 0, 0, 1, accept=hypotheses.of((), (sp.Gt(y, 2),)).admit)] == []
+    cases = [(squared, (), (), "sqrt(2)"), (squared, (sp.Gt(y, 0),), (), "sqrt(2)"),
+             (squared, (sp.Ge(y, 1),), (), "sqrt(2)"), (ratio(z - 2), (sp.Eq(z, y**2), sp.Gt(y, 0)), (), "sqrt(2)"),
+             (ratio(z - 2), (sp.Gt(y, 0),), ((z, y**2),), "sqrt(2)"), (exponential, (sp.Gt(y, 0),), (), "log(2)"),
+             # another symbol is moved to a rational value inside the premises at the irrational breakpoint
+             (squared, (sp.Gt(y, x), sp.Gt(x, 1)), (), "sqrt(2)"), (squared, (sp.Lt(y, x), sp.Gt(y, 0)), (), "sqrt(2)")]
+    for lim, premises, definitions, where in cases:
+        d = Derivation(name="t.limit-premise", title="t", start=lim, steps=(Step(sp.Integer(1), "the limit"),),
+                       premises=premises, definitions=definitions)
+        step = verify(d).steps[0]
+        assert step.verdict is Verdict.REFUTED, (premises, definitions, step)
+        # with no premise the first root drawn is −√2; under one, the root the premises admit
+        assert step.counterexample.point["y"] in {where, f"-{where}"} if not premises else \
+            step.counterexample.point["y"] == where, step.counterexample
+        assert step.counterexample.lhs.startswith("0")
+        if x in sp.Tuple(*premises).free_symbols:  # x was moved inside: 1 < x < √2, or x > √2
+            shown = Fraction(step.counterexample.point["x"])
+            assert (1 < shown < 1.4142135) if sp.Gt(x, 1) in premises else shown > 1.4142136, shown
+    ok = Derivation(name="t.limit-premise-ok", title="t", start=squared, steps=(Step(sp.Integer(1), "the limit"),),
+                    premises=(sp.Gt(y, 2),))
+    assert verify(ok).steps[0].verdict is not Verdict.REFUTED
+
+
+def test_a_limit_of_a_commutative_expression_gets_every_strategy():
+    """sympy leaves ``Limit.is_commutative`` undecided, so a sum or a product holding a limit was treated as
+    non-commuting and got the order-keeping strategies only: lim f(x)·(sin²y + cos²y) = lim f(x) was undecided.
+    A limit of a commutative scalar expression commutes; non-commuting symbols (inside a limit too) and matrix
+    symbols keep the order-keeping strategies, so P·Q = Q·P stays unproved."""
+    from derive.kernel.strategies import noncommutative
+
+    x, y = sp.symbols("x y", real=True)
+    f = sp.Function("f")
+    P, Q = sp.symbols("P Q", commutative=False)
+    A, B = sp.MatrixSymbol("A", 2, 2), sp.MatrixSymbol("B", 2, 2)
+    lim = sp.Limit(f(x), x, 0)
+    assert not noncommutative(lim * (sp.sin(y) ** 2 + sp.cos(y) ** 2) - lim, y * lim + lim**2)
+    assert noncommutative(sp.Limit(x * P, x, 0) * y - 1) and noncommutative(lim * P - P * lim)
+    assert noncommutative(sp.Trace(A * B) + lim)
+    proved = Derivation(name="t.limit-commutes", title="t", start=lim * (sp.sin(y) ** 2 + sp.cos(y) ** 2),
+                        steps=(Step(lim, "sin² + cos² = 1"),), auto_identity_check=False)
+    step = verify(proved).steps[0]
+    assert step.verdict is Verdict.PROVED and "trigsimp" in step.strategy, step
+    assert "no numeric witness" in step.witness
+    for start, end in ((P * Q, Q * P), (sp.Limit(x * P * Q, x, 1), sp.Limit(x * Q * P, x, 1))):
+        d = Derivation(name="t.nc", title="t", start=start, steps=(Step(end, "swap"),), auto_identity_check=False)
+        step = verify(d).steps[0]
+        assert step.verdict is not Verdict.PROVED, step
+
+
+def test_a_denominator_read_where_it_is_infinite_is_no_breakpoint():
+    """lim_{T→0⁺} of a softmax at temperature T: its denominator read at T = 0 is exp(zoo·z_max) + …, which has
+    no zero to solve for; it took a breakpoint slot (softmax.temperature-zero) and is dropped, and no point
+    of any step of that derivation has an infinite value."""
+    from derive import registry
+    from derive.kernel import witness
+    from derive.kernel.points import _analysis, generate
+
+    y = sp.Symbol("y", real=True)
+    T = sp.Symbol("T", positive=True)
+    assert _analysis([sp.Limit(1 / (1 + sp.exp(-y / T)), T, 0, "+")])[3] == ()
+    registry.load_catalog()
+    d = registry.get("softmax.temperature-zero")
+    chain = [d.start, *(s.expr for s in d.steps)]
+    for before, after in zip(chain, chain[1:], strict=False):
+        exprs = [e for side in (before, after) for e in witness._flat(side)]
+        assert not any(g.has(sp.zoo, sp.nan, sp.oo) for g, _, _ in _analysis(exprs)[3])
+        for p in generate(exprs, 1, 2, 24, 8):
+            assert "zoo" not in p.label and "oo" not in " ".join(p.shown().values()), p.shown()

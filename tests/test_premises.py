@@ -265,6 +265,11 @@ def test_online_softmax_merge_steps_have_a_numeric_witness(monkeypatch):
     # the patched kernel's report must not be remembered for later citations of the law in this process
     monkeypatch.setattr(citations, "_REPORTS", {})
     bare = verify(d, numeric=False)
-    step = bare.steps[1]
-    assert step.verdict is Verdict.UNDECIDED, step
-    assert step.strategy.endswith("(no admissible point)") and "satisfied the premises and definitions" in step.detail
+    # which step's points miss the region depends on the points drawn (step 1 since the family's name z
+    # takes no value of its own, step 2 before): each one missed is undecided for that reason, never proved
+    missed = [s for s in bare.steps if s.verdict is not Verdict.PROVED]
+    assert missed, bare.steps
+    for step in missed:
+        assert step.verdict is Verdict.UNDECIDED, step
+        assert step.strategy.endswith("(no admissible point)")
+        assert "satisfied the premises and definitions" in step.detail

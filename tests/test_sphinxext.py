@@ -354,3 +354,34 @@ def test_an_incremental_build_reads_the_page_again_when_a_helper_module_changes(
     second = _sphinx(src, out, "-nW", "--keep-going")
     assert second.returncode == 1
     assert "ERROR: derivation mine.square-of-sum is refuted; it is not published" in second.stderr
+
+
+def test_a_chains_latex_is_laid_out_once_and_then_served_from_the_cache(tmp_path, monkeypatch, catalog):
+    """The site's LaTeX of a derivation (:mod:`derive.sphinxext.chaintex`) is stored on the first build and
+    served to the next (the other edition, a rebuild); the served strings are the ones a fresh layout gives,
+    and a derivation whose expressions differ gets its own entry."""
+    import dataclasses
+
+    import sympy as sp
+
+    from derive.render.chain import ChainLayout
+    from derive.sphinxext import chaintex
+
+    monkeypatch.setenv("DERIVE_CACHE_DIR", str(tmp_path))
+    d = catalog.get("softmax.shift-invariance")
+    first = chaintex.chain_tex(d)
+    layout = ChainLayout(d)
+    assert first.claim == layout.claim(chaintex.REL_TEX[d.relation])
+    pairs = zip(d.steps, layout.exprs, strict=True)
+    assert first.steps == tuple(layout.block(chaintex.REL_TEX[s.relation], e) for s, e in pairs)
+    assert len(list((tmp_path / "chaintex").iterdir())) == 1
+
+    def never(*_a, **_k):
+        raise AssertionError("laid out again although the cache has it")
+
+    monkeypatch.setattr(chaintex, "_compute", never)
+    assert chaintex.chain_tex(d) == first  # served
+    x = sp.Symbol("x_changed")
+    other = dataclasses.replace(d, steps=(*d.steps[:-1], dataclasses.replace(d.steps[-1], expr=x)))
+    with pytest.raises(AssertionError, match="laid out again"):
+        chaintex.chain_tex(other)  # another expression: another key

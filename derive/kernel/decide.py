@@ -254,6 +254,17 @@ def _decide(before: Any, step: Any, budget: float, seed: int, ctx: primitives.Co
                         detail=(f"sympy closed the step by {proof.strategy}, but the numeric witness ran out of "
                                 "time before it could check the proof; not proved"), vacuous=vacuous)
         if w.differ is not None and "side is undefined at" in w.differ.reason:
+            at = _parameter_value(w.differ.point)
+            if at is not None:
+                # at a special value or a breakpoint of one symbol (where an integral diverges, a limit
+                # jumps): sympy's result holds for generic values of it, the step only off a set of it
+                name, value, kind = at
+                side = "left" if w.differ.reason.startswith("the left") else "right"
+                return done(Verdict.UNDECIDED, strategy + f" (holds only off a set of {name})",
+                            detail=(f"sympy closed the step by {proof.strategy}, a result for generic values of "
+                                    f"{name}, but the {side} side is undefined at {name} = {value} ({kind}), the "
+                                    f"other is not: the step holds only off a set of {name}; not proved"),
+                            witness=w.summary(), vacuous=vacuous)
             return done(Verdict.UNDECIDED, strategy + " (kernel disagreement)",
                         detail=(f"KERNEL DISAGREEMENT: sympy closed the step by {proof.strategy}, but "
                                 f"{w.differ.reason} (the two sides differ on a region); not proved"),
@@ -339,6 +350,16 @@ def _decide(before: Any, step: Any, budget: float, seed: int, ctx: primitives.Co
         why.append("could not be evaluated numerically" + (f" ({w.not_evaluable})" if w.not_evaluable else ""))
     return done(Verdict.UNDECIDED, strategy, detail="; ".join(notes + why) + "; not proved",
                 witness=w.summary() if ok else "", vacuous=vacuous)
+
+
+def _parameter_value(point: Any) -> tuple[str, str, str] | None:
+    """``(symbol, value, kind)`` of a special or breakpoint point (one symbol set to a special value, or to
+    where a limit, an integral or a kink changes), ``None`` for a random one."""
+    kind, _, rest = point.label.partition(" ")
+    if kind not in ("special", "breakpoint") or " = " not in rest:
+        return None
+    name, _, value = rest.partition(" = ")
+    return name, value, "a breakpoint" if kind == "breakpoint" else "a special value"
 
 
 def _not_applicable(rule: Any, reason: str) -> str:

@@ -175,6 +175,11 @@ _CONSTANTS: dict[str, Callable[[], Any]] = {
 _MISSING = object()
 #: nodes evaluated between two reads of the CPU clock (the step's time limit)
 _TICKS = 32
+#: Most nodes one evaluation (one side, one point, one precision) may visit: beyond, its value is unreliable at
+#: that point (an oscillatory integral whose quadrature has not settled, a sum whose terms are themselves long
+#: quadratures). A count, not a time, so the same points are decided on every machine; the catalog's costliest
+#: evaluation (a Gaussian moment's quadrature) visits about 122 000.
+MAX_POINT_WORK = 1_000_000
 #: nodes a counterexample search counts for one sympy limit at an exact point (its share of the search's work)
 LIMIT_AT_WORK = 2_000
 #: sympy rationals as Fractions (immutable, so shared)
@@ -271,11 +276,13 @@ class Evaluator:
         #: > 0 while an operator overrides indexed elements (a derivative in an element): no reuse then
         self._slotted = 0
         self._ticks = 0
+        self._value_start = 0
         self._env: dict | None = None
         self._bound: frozenset = frozenset()
 
     def value(self, expr: Any) -> Value:
         """The value of ``expr`` (a scalar sympy expression) at the point."""
+        self._value_start = self.visits
         with mpmath.workdps(self.dps):
             v = self.ev(sp.sympify(expr, strict=True), self.point)
             if not _is_exact(v):
@@ -334,6 +341,8 @@ class Evaluator:
         if self._ticks >= _TICKS:  # the clock is read every few nodes (reading it costs as much as a node)
             self._ticks = 0
             limits.checkpoint()
+            if self.visits - self._value_start > MAX_POINT_WORK:
+                raise Unreliable(f"evaluating it here took more than {MAX_POINT_WORK:,} expression nodes")
         kind = _KINDS.get(type(e))
         if kind is None:
             kind = _kind(e)
@@ -1024,10 +1033,13 @@ def _sympy_limit_at(e: Any, env: dict, ev: Evaluator) -> Any:
     """sympy's value of the limit ``e`` with the point's exact values put in (``None`` if it has none)."""
     f, var, x0, direction = e.args
     subs = {}
+    labels = {b.label for b in e.atoms(sp.IndexedBase)}
     for s in e.free_symbols:
         if not isinstance(s, sp.Symbol):
             continue  # an indexed element: below
         v = env.get(s)
+        if v is None and s in labels:
+            continue  # the name of an indexed family (g of g[j]) has no value: its elements have theirs, below
         if isinstance(v, ExactReal):  # an irrational breakpoint (√2): its exact value
             subs[s] = v.exact
             continue

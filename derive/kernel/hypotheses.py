@@ -60,7 +60,7 @@ import sympy as sp
 from sympy.core.function import AppliedUndef
 
 from .binders import free_of, rename_bound, substitute
-from .points import Point, _satisfies, generate
+from .points import ExactReal, Point, _satisfies, generate
 
 _INEQ = (sp.LessThan, sp.StrictLessThan, sp.GreaterThan, sp.StrictGreaterThan)
 #: digits at which a premise that is not a rational number is decided
@@ -701,13 +701,19 @@ def _move_inside(g: Any, kind: str, values: dict, label: str) -> tuple[Any, Frac
     for s in syms:
         if not g.is_polynomial(s) or sp.degree(g, s) != 1:
             continue
-        sub = {o: sp.Rational(v.numerator, v.denominator) for o, v in values.items()
-               if o is not s and isinstance(v, Fraction)}
+        # an irrational breakpoint of another symbol (y = √2) enters with its exact value
+        sub = {o: sp.Rational(v.numerator, v.denominator) if isinstance(v, Fraction) else v.exact
+               for o, v in values.items() if o is not s and isinstance(v, (Fraction, ExactReal))}
         h = sp.expand(g.xreplace(sub))
         if h.free_symbols - {s}:
             continue
         a, b = h.coeff(s, 1), h.coeff(s, 0)
-        if not (a.is_Rational and b.is_Rational) or a == 0:
+        if not (a.is_Rational and b.is_Rational):
+            got = _inside_irrational(a, b, kind, s)
+            if got is not None:
+                return s, got
+            continue
+        if a == 0:
             continue
         c = Fraction(int((-b / a).p), int((-b / a).q))
         if kind == "=":
@@ -727,6 +733,36 @@ def _move_inside(g: Any, kind: str, values: dict, label: str) -> tuple[Any, Frac
                 continue
             if _satisfies(v, s):
                 return s, v
+    return None
+
+
+def _inside_irrational(a: Any, b: Any, kind: str, s: Any) -> Fraction | None:
+    """A rational value of ``s`` strictly inside ``a·s + b ≥ 0`` (``> 0``) when the boundary ``−b/a`` is a real
+    irrational number (y > x at the breakpoint y = √2 moves x to 90/64 or below); ``None`` for an equation,
+    which no rational value meets, or when the sign of ``a`` is not clear at 50 digits."""
+    if kind not in (">=", ">") or not (a.is_number and b.is_number):
+        return None
+    try:
+        with mpmath.workdps(_DIGITS):
+            av, bv = mpmath.mpf(sp.N(a, _DIGITS)), mpmath.mpf(sp.N(b, _DIGITS))
+            margin = mpmath.mpf(10) ** -(_DIGITS // 2)
+            if abs(av) <= margin:
+                return None
+            c = -bv / av
+            up = av > 0  # inside is s > c
+            if s.is_integer:
+                base = Fraction(int(mpmath.ceil(c)) if up else int(mpmath.floor(c)))
+                cands = [base + k * (1 if up else -1) for k in range(4)]
+            else:
+                grid = (mpmath.ceil(c * 64) if up else mpmath.floor(c * 64))
+                base = Fraction(int(grid), 64)
+                cands = [base + (1 if up else -1) * d for d in (0, Fraction(1, 64), Fraction(1, 2), 1, 2, 5)]
+            for v in cands:
+                inside = (mpmath.mpf(v.numerator) / v.denominator - c) * (1 if up else -1)
+                if inside > margin and _satisfies(v, s):
+                    return v
+    except (TypeError, ValueError, ArithmeticError):
+        return None
     return None
 
 

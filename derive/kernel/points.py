@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import functools
 import zlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from fractions import Fraction
 from typing import Any
@@ -238,9 +238,14 @@ def _kinks(exprs: list) -> list:
                 first += [*_limit_poles(node), *_limit_leading(node)]
             elif name == "Integral":
                 first += _integral_poles(node)
-    # the same expression met twice takes one slot
+    # the same expression met twice takes one slot; one with an infinity or nan in it (a denominator read at
+    # T = 0 where it holds 1/T: exp(zoo·z)) has no zero to solve for, so it is no breakpoint and takes none
     unique = [(g, False, True) for g in dict.fromkeys(first)] + [(g, k, False) for g, k in dict.fromkeys(out)]
-    return unique[:12]
+    return [u for u in unique if not u[0].has(*_NOT_FINITE)][:12]
+
+
+#: values that make an expression no breakpoint (and never a point's value)
+_NOT_FINITE = (sp.zoo, sp.nan, sp.oo, -sp.oo)
 
 
 def _limit_poles(node: Any) -> list:
@@ -323,17 +328,37 @@ def _integral_poles(node: Any) -> tuple:
 
 
 def _free(exprs: list) -> list:
+    """The symbols that take a value at a point: free symbols, but not the name of an indexed family (``z``
+    of ``z[i]``, whose elements take their own values) unless it also stands alone as a symbol."""
     free: set = set()
+    labels: set = set()
+    plain: set = set()
     for e in exprs:
         free |= e.free_symbols
+        bases = e.atoms(sp.IndexedBase)
+        if bases:
+            labels |= {b.label for b in bases}
+            stack = [e]
+            while stack:
+                node = stack.pop()
+                if isinstance(node, sp.IndexedBase):
+                    continue
+                if isinstance(node, sp.Symbol):
+                    plain.add(node)
+                stack.extend(node.args)
+    free -= labels - plain
     return sorted((s for s in free if isinstance(s, sp.Symbol)), key=_order)
 
 
-def generate(exprs: list, seed: int, n_random: int, n_special: int, n_breaks: int) -> Iterator[Point]:
+def generate(exprs: list, seed: int, n_random: int, n_special: int, n_breaks: int,
+             accept: Callable[[Point], Point | None] | None = None) -> Iterator[Point]:
     """The points for ``exprs``: ``n_random`` random ones, then up to ``n_special`` special, ``n_breaks`` breakpoints.
 
     The breakpoints of limits and integrals (a parameter value where a limit's value or an integral's
     convergence changes) come before the special values, the others after them; ``n_breaks`` bounds both.
+    With ``accept`` (the admission of a point by the hypotheses, ``Hypotheses.admit``), a breakpoint is
+    the first solution that ``accept`` admits, as admitted: y² = 2 under y > 0 gives y = √2, not −√2 (a
+    dropped breakpoint is no point at all, and it does not count against ``n_breaks``).
 
     Symbols with no value in their domain (``irrational=True``) leave the
     point without them: the evaluator then reports the step as not evaluable.
@@ -415,7 +440,12 @@ def generate(exprs: list, seed: int, n_random: int, n_special: int, n_breaks: in
                         if v is not None and _satisfies(v, s):
                             pt2 = dict(pt)
                             pt2[s] = v
-                            yield Point(pt2, int(rng.integers(2**32)), label=f"breakpoint {s} = {_text(v)}")
+                            made_pt = Point(pt2, int(rng.integers(2**32)), label=f"breakpoint {s} = {_text(v)}")
+                            if accept is not None:
+                                made_pt = accept(made_pt)
+                                if made_pt is None or made_pt.values.get(s) != v:
+                                    continue  # outside the premises, or moved off the breakpoint
+                            yield made_pt
                             made[0] += 1
                             break
                 if made[0] >= n_breaks:

@@ -325,8 +325,25 @@ def noncommutative(*exprs: Any) -> bool:
     symbol)? Then only the closers and :data:`NONCOMMUTATIVE_SAFE` may prove a step."""
     for e in exprs:
         if isinstance(e, sp.Basic) and not isinstance(e, sp.MatrixBase):
-            if e.is_commutative is False or any(a.is_commutative is False for a in e.atoms(sp.Symbol)):
+            if (e.is_commutative is False and (e.has(sp.MatrixSymbol) or not _commutes(e))) or any(
+                    a.is_commutative is False for a in e.atoms(sp.Symbol)):
                 return True
+    return False
+
+
+def _commutes(e: Any) -> bool:
+    """Does ``e`` commute, as its structure shows? sympy leaves a ``Limit``'s ``is_commutative`` undecided,
+    so a sum or product holding one is non-commutative to sympy; a limit of a commutative scalar expression
+    is a commutative scalar (a matrix expression or a non-commuting symbol inside is never one; an expression
+    with a matrix symbol anywhere keeps sympy's answer)."""
+    if isinstance(e, sp.MatrixExpr):
+        return False
+    if e.is_commutative is True:
+        return True
+    if isinstance(e, sp.Limit):
+        return _commutes(e.args[0]) and all(a.is_commutative is True for a in e.args[1:3])
+    if isinstance(e, (sp.Add, sp.Mul, sp.Pow)):
+        return all(_commutes(a) for a in e.args)
     return False
 
 

@@ -21,7 +21,6 @@ if TYPE_CHECKING:  # pragma: no cover
     from ..core import Citation, Derivation
     from ..report import CheckResult, Report
 
-_REL_TEX = {"=": "=", "<=": r"\le", "<": "<", ">=": r"\ge", ">": ">"}
 
 #: figures shown first, in this order (the rest follow alphabetically)
 _FIGURE_ORDER = ("n", "points", "trials", "estimate", "expected", "std_error", "bound", "seed")
@@ -155,7 +154,8 @@ def claim_latex(derivation: Derivation) -> str:
     return _claim(derivation)
 
 
-from ..render.chain import SITE_BUDGET, ChainLayout  # noqa: E402,F401 - the site's layout of a chain
+from .chaintex import REL_TEX as _REL_TEX  # noqa: E402
+from .chaintex import ChainTex, chain_tex  # noqa: E402,F401 - the site's LaTeX of a chain
 
 
 def step_latex(derivation: Derivation, index: int) -> str:
@@ -202,9 +202,9 @@ def display(tex: str, classes: tuple[str, ...] = ()) -> nodes.math_block:
 
 
 def header(derivation: Derivation, report: Report | None, *, claim_only: bool,
-           layout: ChainLayout | None = None) -> list[nodes.Node]:
+           layout: ChainTex | None = None) -> list[nodes.Node]:
     """Summary, claim, assumptions, definitions (what every display mode shows)."""
-    layout = layout or ChainLayout(derivation)
+    layout = layout or chain_tex(derivation)
     out: list[nodes.Node] = []
     meta = [nodes.literal(derivation.name, derivation.name)]
     if report is not None:
@@ -218,10 +218,10 @@ def header(derivation: Derivation, report: Report | None, *, claim_only: bool,
         out.append(paragraph(*linked(derivation.summary)))
     out += uses_lines(derivation)
     out.append(labelled(gettext("Claim."), [], ("derive-claim-label",)))
-    out.append(display(layout.claim(_REL_TEX[derivation.relation]), ("derive-claim",)))
-    if layout.names:
+    out.append(display(layout.claim, ("derive-claim",)))
+    if layout.where:
         out.append(paragraph(gettext("where"), classes=("derive-where-label",)))
-        out.append(display(layout.where(), ("derive-where",)))
+        out.append(display(layout.where, ("derive-where",)))
     if claim_only:
         return out
     if derivation.assumptions:
@@ -244,16 +244,9 @@ def header(derivation: Derivation, report: Report | None, *, claim_only: bool,
             prem.append(nodes.math(tex, tex))
         prem.append(nodes.Text(" " + gettext("(the claim is proved under them).")))
         out.append(paragraph(*prem, classes=("derive-premises",)))
-    if derivation.definitions:
-        from ..render.layout import aligned_lines
-
-        rows: list[str] = []
-        for lhs, rhs in derivation.definitions:
-            lines = aligned_lines(layout.breaker.lines(rhs, layout.budget - 6.0), "=", r"\qquad")
-            rows += [layout.breaker.tex(lhs) + " " + lines[0], *lines[1:]]
+    if layout.definitions:
         out.append(paragraph(gettext("with"), classes=("derive-definitions",)))
-        out.append(display("\\begin{aligned}" + " \\\\\n".join(rows) + "\\end{aligned}",
-                           ("derive-definitions-math",)))
+        out.append(display(layout.definitions, ("derive-definitions-math",)))
     return out
 
 
@@ -269,22 +262,22 @@ def uses_lines(derivation: Derivation) -> list[nodes.Node]:
     return out
 
 
-def chain(derivation: Derivation, report: Report, cite: CiteFn, layout: ChainLayout,
+def chain(derivation: Derivation, report: Report, cite: CiteFn, layout: ChainTex,
           anchor: Callable[[int], list[nodes.Node]]) -> nodes.container:
     """The steps as one grid: step number, left side (first row only), ``= expr`` broken into lines,
     and the justification with its verdict under each step. ``anchor(k)`` gives the target nodes of step k."""
     grid = nodes.container(classes=["derive-chain"])
     if layout.alone:
         grid += nodes.container(classes=["derive-no"])
-        grid += display(layout.block("", layout.start, layout.budget), ("derive-rhs", "derive-start"))
-    for k, (step, expr) in enumerate(zip(derivation.steps, layout.exprs, strict=True), 1):
+        grid += display(layout.start, ("derive-rhs", "derive-start"))
+    for k, row in enumerate(layout.steps, 1):
         number = nodes.container(classes=["derive-no"])
         number += anchor(k)
         number += paragraph(f"({k})")
         grid += number
         if not layout.alone and k == 1:
             grid += display(layout.lhs, ("derive-lhs",))
-        grid += display(layout.block(_REL_TEX[step.relation], expr), ("derive-rhs",))
+        grid += display(row, ("derive-rhs",))
         grid += step_caption(derivation, report, k, cite)
     return grid
 

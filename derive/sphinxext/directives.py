@@ -119,7 +119,7 @@ class _DerivationBase(SphinxDirective):
             box["names"].append(label)
             box["ids"].append(make_id(self.env, self.state.document, "derivation", label))
             self.state.document.note_explicit_target(box)
-        layout = content.ChainLayout(derivation)
+        layout = content.chain_tex(derivation)
         box += content.header(derivation, report, claim_only=claim_only, layout=layout)
         if not claim_only:
             box += nodes.paragraph("", "", nodes.strong(gettext("Derivation."), gettext("Derivation.")),
