@@ -105,8 +105,10 @@ def test_limit_laws_decide_an_atom_once_whatever_its_index_is_called(monkeypatch
     # the outcome comes back in the atom's own names
     k = sp.Symbol("k", integer=True, positive=True)
     limit_laws._ATOMS.clear()
-    value, why = limit_laws._atom_limit(g[k] * sp.exp(-T), T, sp.Integer(0), "+")
-    assert value is None and "g[k]" in why and "_limit_law" not in why  # a reason in the atom's own names
+    assert limit_laws._atom_limit(g[k] * sp.exp(-T), T, sp.Integer(0), "+") == (g[k], "")
+    # ... and so does a reason
+    value, why = limit_laws._atom_limit(g[k] / T, T, sp.Integer(0), "+")
+    assert value is None and "g[k]" in why and "_limit_law" not in why
 
 
 def test_an_index_used_outside_its_element_is_not_renamed():
