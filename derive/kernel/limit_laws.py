@@ -94,16 +94,50 @@ _ATOMS: dict[tuple, tuple[Any, str]] = {}
 
 
 def _atom_limit(atom: Any, x: Any, x0: Any, d: Any) -> tuple[Any, str]:
-    """(the atom's limit, "") when found finite and confirmed by mpmath, else (None, why); remembered."""
-    key = (atom, x, x0, d)
+    """(the atom's limit, "") when found finite and confirmed by mpmath, else (None, why); remembered.
+
+    The atom is checked with its symbols renamed to canonical ones (:func:`_canonical`), so exp(z[i]/T) and
+    exp(z[j]/T) are one check, and its random points depend on the atom's shape only."""
+    (atom_c, x_c, x0_c), back = _canonical(sp.Tuple(atom, x, x0))
+    key = (atom_c, x_c, x0_c, d)
     if key not in _ATOMS:
         if len(_ATOMS) > 4096:
             _ATOMS.clear()
-        found = _find_atom_limit(atom, x, x0, d)
+        found = _find_atom_limit(atom_c, x_c, x0_c, d)
         if found[1].endswith(" in time"):  # a time-out depends on the machine: not remembered
-            return found
+            return _renamed(found, back)
         _ATOMS[key] = found
-    return _ATOMS[key]
+    return _renamed(_ATOMS[key], back)
+
+
+#: the names of the canonical symbols of :func:`_canonical` (an expression that already uses one is not renamed)
+_CANONICAL_NAME = "_limit_law_"
+
+
+def _canonical(e: Any) -> tuple[Any, dict]:
+    """``e`` with its symbols (not the labels of indexed families) renamed, in the order they first appear,
+    to canonical symbols with the same assumptions; and the renaming back (canonical → original name)."""
+    labels = {b.label for b in e.atoms(sp.IndexedBase)}
+    seen: list = []
+    for n in sp.preorder_traversal(e):
+        if isinstance(n, sp.Symbol) and not isinstance(n, sp.Wild) and n not in labels and n not in seen:
+            seen.append(n)
+    if any(s.name.startswith(_CANONICAL_NAME) for s in seen):
+        return e, {}
+    to = {s: sp.Symbol(f"{_CANONICAL_NAME}{k}", **s.assumptions0) for k, s in enumerate(seen)}
+    return e.xreplace(to), {c: s for s, c in to.items()}
+
+
+def _renamed(found: tuple[Any, str], back: dict) -> tuple[Any, str]:
+    """An atom's outcome for the canonical atom, in the original symbols."""
+    if not back:
+        return found
+    value, why = found
+    if value is not None:
+        value = value.xreplace(back)
+    for c in sorted(back, key=lambda c: -len(c.name)):  # _limit_law_10 before _limit_law_1
+        why = why.replace(c.name, str(back[c]))
+    return value, why
 
 
 def _find_atom_limit(atom: Any, x: Any, x0: Any, d: Any) -> tuple[Any, str]:
