@@ -295,12 +295,25 @@ def _sums_normal(e: Any) -> Any:
     return e.replace(lambda x: isinstance(x, sp.Sum), fix)
 
 
+def _cancel(e: Any) -> Any:
+    """``cancel(e)`` with every unevaluated operator that is a number (an infinite series, a definite
+    integral without parameters) held as an opaque symbol: sympy orders the terms of a sum by their
+    numeric values and would evaluate such an operator to do so, again at each call (an infinite
+    series: a quarter of a second each). Sound: what holds for every value of the symbol holds for the
+    operator's."""
+    ops = [n for n in e.atoms(*_DOIT_TYPES) if not n.free_symbols] if isinstance(e, sp.Basic) else []
+    if not ops:
+        return sp.cancel(e)
+    held = {n: sp.Dummy("op") for n in ops}
+    return sp.cancel(e.xreplace(held)).xreplace({v: k for k, v in held.items()})
+
+
 #: The cheap closers, cheapest first. For an equation, ``factor`` runs only where ``cancel`` could not
 #: (both reduce the difference to one fraction of polynomials in the same generators, so a zero that
 #: ``cancel`` missed, ``factor`` misses too); for an inequality each may bring out a different sign.
 CLOSERS: list[tuple[str, Callable[[Any], Any]]] = [
     ("expand", sp.expand),
-    ("cancel", lambda d: sp.cancel(sp.together(d))),
+    ("cancel", lambda d: _cancel(sp.together(d))),
     # sympy's factor of an expression that is not known commutative (an unevaluated Sum or Limit of indexed
     # terms) falls back to factor_nc, which recurses into every argument again: seconds on a 60-node input
     ("factor", lambda d: sp.factor(d) if d.is_commutative is True else None),
@@ -309,7 +322,7 @@ CLOSERS: list[tuple[str, Callable[[Any], Any]]] = [
 #: closers for the arguments of two applications of one operator (cheap, and exp-aware)
 CONGRUENCE_CLOSERS: list[tuple[str, Callable[[Any], Any]]] = [
     *CLOSERS[:2],
-    ("cancel-power-exp", lambda e: sp.cancel(sp.expand(e, power_exp=True))),
+    ("cancel-power-exp", lambda e: _cancel(sp.expand(e, power_exp=True))),
 ]
 
 #: the rewritings that search (their cost grows fastest with the size: :data:`SEARCH_NODES`)
@@ -317,7 +330,7 @@ SEARCHING = frozenset({"trigsimp-fu", "cases"})
 
 REWRITES: list[tuple[str, Callable[[Any], Any]]] = [
     ("expand-power-exp", lambda d: sp.powsimp(sp.expand(d, power_exp=True))),
-    ("cancel-power-exp", lambda d: sp.cancel(sp.expand(d, power_exp=True))),
+    ("cancel-power-exp", lambda d: _cancel(sp.expand(d, power_exp=True))),
     ("expand-log", lambda d: sp.expand_log(d, force=False)),
     ("trigsimp-fu", lambda d: sp.trigsimp(d, method="fu")),
     ("expand-trig", lambda d: sp.expand_trig(sp.expand(d, trig=True))),
