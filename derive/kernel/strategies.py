@@ -332,17 +332,18 @@ REWRITES: list[tuple[str, Callable[[Any], Any]]] = [
     ("expand-power-exp", lambda d: sp.powsimp(sp.expand(d, power_exp=True))),
     ("cancel-power-exp", lambda d: _cancel(sp.expand(d, power_exp=True))),
     ("expand-log", lambda d: sp.expand_log(d, force=False)),
-    ("trigsimp-fu", lambda d: sp.trigsimp(d, method="fu")),
     ("expand-trig", lambda d: sp.expand_trig(sp.expand(d, trig=True))),
     ("rewrite-exp", lambda d: d.rewrite(sp.exp)),
     ("powdenest", lambda d: sp.powdenest(sp.powsimp(d), force=False)),
     ("logcombine", lambda d: sp.logcombine(d, force=False)),
     ("sums", _sums_normal),
-    ("cases", lambda d: cases(d)),
     ("expand-complex", lambda d: sp.expand_complex(d) if d.free_symbols and any(
         s.is_real is not True for s in d.free_symbols) else d),
     ("rewrite-piecewise", lambda d: sp.piecewise_fold(d.rewrite(sp.Piecewise))),
     ("radsimp", sp.radsimp),
+    # the searching ones last (after the quick probe): their cost grows fastest with the size
+    ("trigsimp-fu", lambda d: sp.trigsimp(d, method="fu")),
+    ("cases", lambda d: cases(d)),
 ]
 
 
@@ -716,17 +717,22 @@ def _prove(before: Any, after: Any, relation: str, probe: Callable[[], bool] | N
             closer = close(d)
             if closer:
                 return Proof(True, f"normalise → {closer}", doit)
-    if probe is not None:
+    def probed() -> bool:
+        """The caller's quick probe, once, before the costlier strategies: did it find a counterexample?"""
+        if probe is None or state.at_probe is not None:
+            return False
         state.at_probe = Proof(False, "tried " + ", ".join(tried), doit, tuple(timed_out))
-        if probe():
-            state.probed = True
-            return state.at_probe
-    # a rewriting pass with the closers after each
+        state.probed = bool(probe())
+        return state.probed
+
+    # a rewriting pass with the closers after each (the probe before the searching rewritings)
     rewritten: list[tuple[str, Any]] = []
     nc = noncommutative(before, after, d)
     for name, fn in REWRITES:
         if nc and name not in NONCOMMUTATIVE_SAFE:
             continue
+        if name in SEARCHING and probed():
+            return state.at_probe
         done, out = attempt(name, fn, d, SEARCH_NODES if name in SEARCHING else REWRITE_NODES)
         if done:
             return Proof(True, f"normalise → {name}", doit)
@@ -736,6 +742,8 @@ def _prove(before: Any, after: Any, relation: str, probe: Callable[[], bool] | N
         closer = close(out, f"{name} → ", rewritten=True)
         if closer:
             return Proof(True, f"normalise → {closer}", doit)
+    if probed():
+        return state.at_probe
     # the operators last, when the algebra alone did not close the step
     if has_ops and not operators_first:
         got = level2()
