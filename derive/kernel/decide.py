@@ -23,8 +23,11 @@ A step ``before R claimed`` (R its relation, a rule optional) is decided so:
 4. **Refutation** needs a point whose gap is stable from 60 to 120 digits.
    Anything else is undecided, with the reason.
 
-The symbolic work (rule, side conditions, strategies) runs under the step's
-budget of CPU time, with slices for the phases. The numeric phases (the
+The symbolic work (rule, side conditions, strategies) is chosen by the size of the
+expressions (:mod:`derive.kernel.strategies`), never by time: the step's budget of
+CPU time, and a backstop of :data:`~derive.kernel.limits.BACKSTOP` seconds on each
+sympy call, only stop a hang, so the verdict does not depend on how fast or how
+loaded the machine is. The numeric phases (the
 witness of a proof, the counterexample search) are bounded by a count of
 evaluated nodes, the same on every machine, and run in a reserve of
 :data:`NUMERIC_RESERVE` × the budget (at least :data:`NUMERIC_FLOOR` s) of their own, which the symbolic work

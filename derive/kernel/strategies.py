@@ -12,11 +12,13 @@
    definition, agrees (:mod:`derive.kernel.witness`).
 2. **Close** the normalised difference with cheap closers (expand,
    cancel∘together, factor) — first on their own, then after each rewriting
-   (power expansion, ``trigsimp(method="fu")``, ``expand_trig``,
-   ``rewrite(exp)``, ``expand_log`` under the symbols' assumptions,
-   ``powdenest``, linearity of sums), and ``simplify``. Each strategy gets
-   a slice of the step's CPU budget, so a slow one cannot starve the rest,
-   and ``simplify`` keeps a reserved share.
+   (power expansion, ``expand_trig``, ``rewrite(exp)``, ``expand_log`` under
+   the symbols' assumptions, ``powdenest``, linearity of sums, then the
+   searching ``trigsimp(method="fu")`` and case splits), and ``simplify``.
+   Whether a strategy is attempted is decided by the size of its input
+   (:data:`CLOSER_NODES` and the caps after it), before sympy runs, so the
+   same strategies run in the same order on every machine; each sympy call
+   has a :data:`BACKSTOP` against a hang only. Proofs are remembered by goal.
 3. **Congruence**: two applications of the same operator (a ``Limit``, an
    ``E[·]``, a ``Sum`` over the same range) are equal when their arguments
    are, which the closers prove recursively.
