@@ -25,7 +25,7 @@ A step ``before R claimed`` (R its relation, a rule optional) is decided so:
 
 The symbolic work (rule, side conditions, strategies) is chosen by the size of the
 expressions (:mod:`derive.kernel.strategies`), never by time: the step's budget of
-CPU time, and a backstop of :data:`~derive.kernel.limits.BACKSTOP` seconds on each
+CPU time, and a backstop of ``limits.BACKSTOP`` (5 s) on each
 sympy call, only stop a hang, so the verdict does not depend on how fast or how
 loaded the machine is. The numeric phases (the
 witness of a proof, the counterexample search) are bounded by a count of

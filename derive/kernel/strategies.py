@@ -16,9 +16,9 @@
    the symbols' assumptions, ``powdenest``, linearity of sums, then the
    searching ``trigsimp(method="fu")`` and case splits), and ``simplify``.
    Whether a strategy is attempted is decided by the size of its input
-   (:data:`CLOSER_NODES` and the caps after it), before sympy runs, so the
+   (``CLOSER_NODES`` and the caps after it), before sympy runs, so the
    same strategies run in the same order on every machine; each sympy call
-   has a :data:`BACKSTOP` against a hang only. Proofs are remembered by goal.
+   has a backstop (``BACKSTOP``) against a hang only. Proofs are remembered by goal.
 3. **Congruence**: two applications of the same operator (a ``Limit``, an
    ``E[·]``, a ``Sum`` over the same range) are equal when their arguments
    are, which the closers prove recursively.
@@ -581,10 +581,10 @@ def prove(before: Any, after: Any, relation: str, budget: float | None = None,
           probe: Callable[[], bool] | None = None, operators_first: bool = True, doit: bool = True) -> Proof:
     """Try to prove ``before relation after`` (see the module docstring).
 
-    Which strategies run is decided by the sizes of the expressions (:data:`CLOSER_NODES` and the
+    Which strategies run is decided by the sizes of the expressions (``CLOSER_NODES`` and the
     caps after it), never by the time they took, so the result is the same on every machine. ``budget``
     (CPU seconds, optional) bounds the whole call as a backstop only; each sympy call has its own
-    :data:`BACKSTOP`. ``probe`` is called once after the cheap closers failed; if it returns true (the
+    ``BACKSTOP``. ``probe`` is called once, after the cheap rewritings failed; if it returns true (the
     caller found a counterexample) the search stops there. With ``operators_first`` false, the rewritings
     are tried on the level-1 form before sympy's ``doit()`` evaluates the remaining operators (a step that
     is algebra needs no closed form of a symbolic sum, which can be slow to find). With ``doit`` false,
