@@ -248,15 +248,15 @@ def test_a_limit_of_a_commutative_expression_gets_every_strategy():
 
 def test_a_denominator_read_where_it_is_infinite_is_no_breakpoint():
     """lim_{T→0⁺} of a softmax at temperature T: its denominator read at T = 0 is exp(zoo·z_max) + …, which has
-    no zero to solve for; it took a breakpoint slot (softmax.temperature-zero) and is dropped, and no point
-    of any step of that derivation has an infinite value."""
+    no zero to solve for; it took a breakpoint slot (softmax.temperature-zero) and is dropped (y, the factor of
+    1/T, stays: the limit is 1/2 at y = 0), and no point of any step of that derivation has an infinite value."""
     from derive import registry
     from derive.kernel import witness
     from derive.kernel.points import _analysis, generate
 
     y = sp.Symbol("y", real=True)
     T = sp.Symbol("T", positive=True)
-    assert _analysis([sp.Limit(1 / (1 + sp.exp(-y / T)), T, 0, "+")])[3] == ()
+    assert _analysis([sp.Limit(1 / (1 + sp.exp(-y / T)), T, 0, "+")])[3] == ((y, False, True),)
     registry.load_catalog()
     d = registry.get("softmax.temperature-zero")
     chain = [d.start, *(s.expr for s in d.steps)]

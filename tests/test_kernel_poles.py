@@ -93,3 +93,20 @@ def test_the_lowest_term_of_a_limit_at_a_finite_point_is_read_around_that_point(
     assert _limit_trailing(sp.Limit((x - 1) / (x**2 - 2 * x + y), x, 1)) == (y - 1,)
     assert _limit_trailing(sp.Limit(x ** (y - 1), x, 0, "+")) == (y - 1,)
     assert _limit_trailing(sp.Limit(x * (y - 1), x, sp.oo)) == ()
+
+
+def test_a_breakpoint_survives_a_symbol_rebuilt_by_sympy():
+    """sympy's symbol cache is bounded: after many expressions, Symbol("a", real=True) is a new object equal to
+    the old one, while the remembered breakpoints of an integral still hold the old one. The other symbols of a
+    point were told apart by identity, so a itself was substituted into its own breakpoint and none was drawn
+    (∫₀¹ dx/(x − a)⁴ under a > 1/2 was proved after the kernel's boundary tests had run in the same process)."""
+    from derive.kernel import points
+
+    unit = sp.Integral(1 / (x - a) ** 2, (x, 0, 1))
+    points._integral_poles(unit)  # remembered with this a
+    sp.core.cache.clear_cache()  # what a full symbol cache does to the oldest symbols
+    again = sp.Symbol("a", real=True)
+    rebuilt = sp.Integral(1 / (sp.Symbol("x", real=True) - again) ** 2, (x, 0, 1))
+    assert again == a and again is not a and rebuilt.free_symbols == {again}
+    points._ANALYSIS.clear()
+    assert [p.values[again] for p in generate([rebuilt], 0, 0, 0, 3)] == [Fraction(1, 2), 0, 1]

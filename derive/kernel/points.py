@@ -479,7 +479,7 @@ def generate(exprs: list, seed: int, n_random: int, n_special: int, n_breaks: in
             for s in syms[:2]:
                 pt = base_point(count)
                 rest = {o: sp.Rational(v.numerator, v.denominator) for o, v in pt.items()
-                        if o is not s and isinstance(v, Fraction)}
+                        if o != s and isinstance(v, Fraction)}
                 if isinstance(g, sp.Tuple):
                     # a set of values (where an integrand's pole lies in its range): the first value inside
                     # it that the premises admit, not only its ends
