@@ -238,7 +238,7 @@ def test_a_limit_of_a_commutative_expression_gets_every_strategy():
     proved = Derivation(name="t.limit-commutes", title="t", start=lim * (sp.sin(y) ** 2 + sp.cos(y) ** 2),
                         steps=(Step(lim, "sin² + cos² = 1"),), auto_identity_check=False)
     step = verify(proved).steps[0]
-    assert step.verdict is Verdict.PROVED and "trigsimp" in step.strategy, step
+    assert step.verdict is Verdict.PROVED, step  # by trigsimp or by rewriting sin and cos as exponentials
     assert "no numeric witness" in step.witness
     for start, end in ((P * Q, Q * P), (sp.Limit(x * P * Q, x, 1), sp.Limit(x * Q * P, x, 1))):
         d = Derivation(name="t.nc", title="t", start=start, steps=(Step(end, "swap"),), auto_identity_check=False)
