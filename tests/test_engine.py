@@ -65,7 +65,8 @@ def test_true_identities_proved_with_named_strategy():
     ok, strategy = prove_relation((x + y) ** 2, x**2 + 2 * x * y + y**2)
     assert ok and strategy in ("normalise → expand", "normalise → cancel")
     ok, strategy = prove_relation(sp.sin(x) ** 2 + sp.cos(x) ** 2, sp.Integer(1))
-    assert ok and strategy.removeprefix("normalise → ") in {"trigsimp-fu", "expand-trig", "rewrite-exp", "simplify"}
+    first = strategy.removeprefix("normalise → ").split(" → ")[0]  # a rewriting, then the closer that ended it
+    assert ok and first in {"trigsimp-fu", "expand-trig", "rewrite-exp", "simplify"}, strategy
     ok, _ = prove_relation(softmax_i(z[j] - c), softmax_i(z[j]))
     assert ok
 
