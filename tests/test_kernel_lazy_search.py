@@ -111,14 +111,20 @@ def test_limit_laws_decide_an_atom_once_whatever_its_index_is_called(monkeypatch
     assert value is None and "g[k]" in why and "_limit_law" not in why
 
 
-def test_an_index_used_outside_its_element_is_not_renamed():
+def test_an_atom_is_decided_with_its_symbols_renamed_consistently():
+    """Every symbol (not a family's label) is renamed, the same way wherever it occurs, with its assumptions:
+    an alpha-renaming, so the limit is the same; the renaming back restores the atom."""
     g = sp.IndexedBase("g", positive=True)
     T = sp.Symbol("T", positive=True)
     j = sp.Symbol("j", integer=True, positive=True)
     atom = sp.exp(-j * g[j] / T)
-    assert limit_laws._canonical(atom, T, sp.Integer(0)) == (atom, {})
-    canon, back = limit_laws._canonical(sp.exp(-g[j] / T), T, sp.Integer(0))
-    assert back and canon.xreplace(back) == sp.exp(-g[j] / T) and j not in canon.free_symbols
+    (canon, t, _), back = limit_laws._canonical(sp.Tuple(atom, T, sp.Integer(0)))
+    assert canon.xreplace(back) == atom and t.xreplace(back) == T
+    assert j not in canon.free_symbols and {s.assumptions0["integer"] for s in back if back[s] == j} == {True}
+    # the same shape under other names is the same canonical atom
+    k = sp.Symbol("k", integer=True, positive=True)
+    (other, _, _), _ = limit_laws._canonical(sp.Tuple(sp.exp(-k * g[k] / T), T, sp.Integer(0)))
+    assert other == canon
 
 
 def test_which_chains_imply_their_claim():

@@ -23,8 +23,11 @@ A step ``before R claimed`` (R its relation, a rule optional) is decided so:
 4. **Refutation** needs a point whose gap is stable from 60 to 120 digits.
    Anything else is undecided, with the reason.
 
-The symbolic work (rule, side conditions, strategies) runs under the step's
-budget of CPU time, with slices for the phases. The numeric phases (the
+The symbolic work (rule, side conditions, strategies) is chosen by the size of the
+expressions (:mod:`derive.kernel.strategies`), never by time: the step's budget of
+CPU time, and a backstop of ``limits.BACKSTOP`` (5 s) on each
+sympy call, only stop a hang, so the verdict does not depend on how fast or how
+loaded the machine is. The numeric phases (the
 witness of a proof, the counterexample search) are bounded by a count of
 evaluated nodes, the same on every machine, and run in a reserve of
 :data:`NUMERIC_RESERVE` × the budget (at least :data:`NUMERIC_FLOOR` s) of their own, which the symbolic work
@@ -40,8 +43,6 @@ from typing import Any
 from ..report import Counterexample, StepResult, Verdict
 from . import domain, hypotheses, limits, primitives, strategies, witness
 
-#: Shares of the step budget: rule application, proof, witness of a proof.
-RULE_SHARE, PROOF_SHARE, WITNESS_SHARE = 0.15, 0.6, 0.25
 #: CPU time reserved for the numeric phases (witness, counterexample search) beyond the symbolic budget,
 #: as a multiple of the budget: they never run in what the symbolic strategies left over, so whether a
 #: step is refuted or witnessed does not depend on how fast its strategies ran on this machine.
@@ -131,18 +132,13 @@ def _decide(before: Any, step: Any, budget: float, seed: int, ctx: primitives.Co
     used_doit: list[str] = []
     found: list = []
     proof = strategies.Proof(False, "no strategy finished")
-    sym_start = limits.cpu_time()
-
-    def sym_left() -> float:
-        return budget - (limits.cpu_time() - sym_start)
-
     def symbolic() -> StepResult | None:
         """The rule, its side conditions and the symbolic strategies (a result only if the step ends here)."""
         nonlocal prefix, target, lhs_for_witness, used_doit, proof
         display = getattr(step, "display", None)
         if display is not None:
             phase[0] = "the display form"
-            shown = strategies.prove(display, claimed, "=", 0.1 * budget)
+            shown = strategies.prove(display, claimed, "=", doit=False)
             if not (shown.proved and not shown.used_doit):
                 return done(Verdict.UNDECIDED, "display form not proved equal",
                             detail="the step's display form is not proved equal to its expression, so the step would "
@@ -157,7 +153,7 @@ def _decide(before: Any, step: Any, budget: float, seed: int, ctx: primitives.Co
                 phase[0] = f"the side conditions of {rule.name}"
 
                 def prove_equal(a: Any, b: Any) -> bool:
-                    p = strategies.prove(a, b, "=", 0.1 * budget)
+                    p = strategies.prove(a, b, "=", doit=False)
                     return p.proved and not p.used_doit
 
                 try:
@@ -174,20 +170,20 @@ def _decide(before: Any, step: Any, budget: float, seed: int, ctx: primitives.Co
                     prefix = rule.describe() + " (not applicable) → "
             if primitives.is_primitive(rule) and not notes:
                 phase[0] = f"applying {rule.name}"
-                ok, out = limits.run_limited(RULE_SHARE * budget, phase[0], _call, primitives.apply, rule, before, ctx)
+                ok, out = limits.run_limited(limits.BACKSTOP, phase[0], _call, primitives.apply, rule, before, ctx)
                 if not ok or isinstance(out, _Failed):
                     why = "ran out of time" if not ok else out.reason
                     return done(Verdict.UNDECIDED, prefix + "rule failed", detail=f"{why}; not proved", vacuous=vacuous)
                 target = lhs_for_witness = out
             elif not primitives.is_primitive(rule):
                 phase[0] = f"the rule {rule.name} (a proposal)"
-                ok, out = limits.run_limited(RULE_SHARE * budget, phase[0], _call, type(rule).apply, rule, before)
+                ok, out = limits.run_limited(limits.BACKSTOP, phase[0], _call, type(rule).apply, rule, before)
                 if not ok or isinstance(out, _Failed):
                     why = "ran out of time" if not ok else out.reason
                     notes.append(f"the rule proposed nothing ({why})")
                 elif out != before:
                     phase[0] = "proving the rule's proposal equal to its input"
-                    p = strategies.prove(before, out, "=", 0.3 * budget)
+                    p = strategies.prove(before, out, "=")
                     if p.proved:
                         target = out
                         used_doit += p.used_doit
@@ -197,15 +193,13 @@ def _decide(before: Any, step: Any, budget: float, seed: int, ctx: primitives.Co
                                      "without it")
         # the symbolic proof, with a quick probe for an obvious counterexample
         phase[0] = "the symbolic strategies"
-        proof_budget = min(PROOF_SHARE * budget, max(sym_left() - RULE_SHARE * budget, 0.05))
 
         def probe() -> bool:
             """After the cheap closers: is there an obvious counterexample (stable from 60 to 120 digits)?"""
             phase[0] = "the quick counterexample probe"
-            # bounded by a count of evaluated nodes (the same points on every machine), and by a small CPU
-            # slice that the proof needs more: definitions substituted make the sides larger to evaluate
-            share = 0.05 if hyps.eliminations else 0.15
-            ok, w = limits.run_limited(share * budget, phase[0], witness.quick_search, lhs_for_witness, claimed,
+            # bounded by a count of evaluated nodes (the same points on every machine); the time limit is a
+            # backstop against a hang only
+            ok, w = limits.run_limited(limits.BACKSTOP, phase[0], witness.quick_search, lhs_for_witness, claimed,
                                        relation, seed, hyps)
             phase[0] = "the symbolic strategies"
             if ok and w.differ is not None:
@@ -217,14 +211,13 @@ def _decide(before: Any, step: Any, budget: float, seed: int, ctx: primitives.Co
             return False
 
         evaluates = rule is not None and not primitives.is_primitive(rule)  # e.g. Evaluate: closed forms first
-        proof = strategies.prove(target, claimed, relation, proof_budget, probe=probe, operators_first=evaluates)
-        second_budget = min(0.4 * budget, sym_left())
-        if not proof.proved and not found and hyps.usable and second_budget > 0.05:
+        proof = strategies.prove(target, claimed, relation, probe=probe, operators_first=evaluates)
+        if not proof.proved and not found and hyps.usable:
             # the premises: exact eliminations substituted, bounds written s = c ± t (sound uses only)
             phase[0] = "the symbolic strategies under the premises"
             t2, c2 = hyps.specialise(target), hyps.specialise(claimed)
             if (t2, c2) != (target, claimed):
-                second = strategies.prove(t2, c2, relation, second_budget, operators_first=evaluates)
+                second = strategies.prove(t2, c2, relation, operators_first=evaluates)
                 if second.proved:
                     proof = strategies.Proof(True, "under the premises → " + second.strategy, second.used_doit)
         return None

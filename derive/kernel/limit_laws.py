@@ -96,56 +96,48 @@ _ATOMS: dict[tuple, tuple[Any, str]] = {}
 def _atom_limit(atom: Any, x: Any, x0: Any, d: Any) -> tuple[Any, str]:
     """(the atom's limit, "") when found finite and confirmed by mpmath, else (None, why); remembered.
 
-    The atom is decided with the symbols that only index its elements renamed (:func:`_canonical`), so the
-    summand of Σ_j and the same term at another index (e^(−g_j/T), e^(−g_i/T)) are decided once.
-    """
-    canon, back = _canonical(atom, x, x0)
-    key = (canon, x, x0, d)
+    The atom is checked with its symbols renamed to canonical ones (:func:`_canonical`), so exp(z[i]/T) and
+    exp(z[j]/T) are one check, and its random points depend on the atom's shape only."""
+    (atom_c, x_c, x0_c), back = _canonical(sp.Tuple(atom, x, x0))
+    key = (atom_c, x_c, x0_c, d)
     if key not in _ATOMS:
         if len(_ATOMS) > 4096:
             _ATOMS.clear()
-        found = _find_atom_limit(canon, x, x0, d)
+        found = _find_atom_limit(atom_c, x_c, x0_c, d)
         if found[1].endswith(" in time"):  # a time-out depends on the machine: not remembered
-            return _named(found, back)
+            return _renamed(found, back)
         _ATOMS[key] = found
-    return _named(_ATOMS[key], back)
+    return _renamed(_ATOMS[key], back)
 
 
-#: the names the symbols that only index an atom's elements take while the atom is decided
-_INDEX_NAME = "_limit_law_index{}"
+#: the names of the canonical symbols of :func:`_canonical` (an expression that already uses one is not renamed)
+_CANONICAL_NAME = "_limit_law_"
 
 
-def _canonical(atom: Any, x: Any, x0: Any) -> tuple[Any, dict]:
-    """``atom`` with each symbol that occurs only in the indices of its elements (``g[j]``) renamed to
-    :data:`_INDEX_NAME` (numbered in the order of the names; the assumptions kept), and the renaming back.
-
-    An index symbol takes small integer values at every point of the witness like any other, and sympy's
-    limit treats ``g[j]`` as a symbol whatever j is called: the decision does not depend on the name.
-    """
-    indexed = atom.atoms(sp.Indexed)
-    if not indexed:
-        return atom, {}
-    inside = {s for i in indexed for k in i.indices for s in k.free_symbols if isinstance(s, sp.Symbol)}
-    outside = (atom.xreplace({i: sp.Dummy() for i in indexed}).free_symbols
-               | {b.label for b in (i.base for i in indexed)} | x.free_symbols | x0.free_symbols)
-    names = {str(s) for s in atom.free_symbols}
-    only = sorted((s for s in inside - outside), key=lambda s: (s.name, sp.srepr(s)))
-    if not only or any(_INDEX_NAME.format(k) in names for k in range(len(only))):
-        return atom, {}
-    forward = {s: sp.Symbol(_INDEX_NAME.format(k), **s.assumptions0) for k, s in enumerate(only)}
-    if len(set(forward.values())) != len(forward):
-        return atom, {}
-    return atom.xreplace(forward), {v: s for s, v in forward.items()}
+def _canonical(e: Any) -> tuple[Any, dict]:
+    """``e`` with its symbols (not the labels of indexed families) renamed, in the order they first appear,
+    to canonical symbols with the same assumptions; and the renaming back (canonical → original name)."""
+    labels = {b.label for b in e.atoms(sp.IndexedBase)}
+    seen: list = []
+    for n in sp.preorder_traversal(e):
+        if isinstance(n, sp.Symbol) and not isinstance(n, sp.Wild) and n not in labels and n not in seen:
+            seen.append(n)
+    if any(s.name.startswith(_CANONICAL_NAME) for s in seen):
+        return e, {}
+    to = {s: sp.Symbol(f"{_CANONICAL_NAME}{k}", **s.assumptions0) for k, s in enumerate(seen)}
+    return e.xreplace(to), {c: s for s, c in to.items()}
 
 
-def _named(found: tuple[Any, str], back: dict) -> tuple[Any, str]:
-    """An outcome of :func:`_find_atom_limit` on the renamed atom, in the atom's own names."""
+def _renamed(found: tuple[Any, str], back: dict) -> tuple[Any, str]:
+    """An atom's outcome for the canonical atom, in the original symbols."""
     if not back:
         return found
     value, why = found
-    for new, old in back.items():
-        why = why.replace(str(new), str(old))
-    return (value.xreplace(back) if value is not None else None), why
+    if value is not None:
+        value = value.xreplace(back)
+    for c in sorted(back, key=lambda c: -len(c.name)):  # _limit_law_10 before _limit_law_1
+        why = why.replace(c.name, str(back[c]))
+    return value, why
 
 
 def _find_atom_limit(atom: Any, x: Any, x0: Any, d: Any) -> tuple[Any, str]:

@@ -336,7 +336,9 @@ def _free(exprs: list) -> list:
     for e in exprs:
         free |= e.free_symbols
         bases = e.atoms(sp.IndexedBase)
-        if bases:
+        if not bases:  # every symbol of an expression without a family stands alone
+            plain |= {s for s in e.free_symbols if isinstance(s, sp.Symbol)}
+        else:
             labels |= {b.label for b in bases}
             stack = [e]
             while stack:

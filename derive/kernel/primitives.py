@@ -233,18 +233,23 @@ class Substitute(Rule):
                 rebound = (f"the premise {old} = {new} holds for one value of "
                            f"{', '.join(sorted(map(str, shared)))}, which is bound inside the expression, and "
                            "is not proved for every value (declare a definition for every index instead)")
-            if prove_equal(old, new):
-                continue
-            if rebound:
-                return rebound
-            # old = new follows from the declared definitions of symbols (σ² := Σ(x − μ)²/d gives Σ(x − μ)² = d·σ²)
-            defs = {a: b for a, b in declared if isinstance(a, sp.Symbol)}
+            # old = new may follow from the declared definitions of symbols (σ² := Σ(x − μ)²/d gives
+            # Σ(x − μ)² = d·σ²): when both sides, definitions substituted, are the same expression, that is
+            # decided before any search
+            defs = {a: b for a, b in declared if isinstance(a, sp.Symbol)} if not rebound else {}
+            o = n = None
             if defs:
                 o, n = sp.sympify(old, strict=True), sp.sympify(new, strict=True)
                 for _ in range(5):  # definitions may use each other (σ² uses μ)
                     o, n = substitute(o, defs), substitute(n, defs)
-                if prove_equal(o, n):
+                if _same(o, n):
                     continue
+            if prove_equal(old, new):
+                continue
+            if rebound:
+                return rebound
+            if defs and prove_equal(o, n):
+                continue
             return (f"{old} = {new} is neither declared by the derivation (definitions or an Eq premise) "
                     "nor provable")
         return None

@@ -12,11 +12,13 @@
    definition, agrees (:mod:`derive.kernel.witness`).
 2. **Close** the normalised difference with cheap closers (expand,
    cancel∘together, factor) — first on their own, then after each rewriting
-   (power expansion, ``trigsimp(method="fu")``, ``expand_trig``,
-   ``rewrite(exp)``, ``expand_log`` under the symbols' assumptions,
-   ``powdenest``, linearity of sums), and ``simplify``. Each strategy gets
-   a slice of the step's CPU budget, so a slow one cannot starve the rest,
-   and ``simplify`` keeps a reserved share.
+   (power expansion, ``expand_trig``, ``rewrite(exp)``, ``expand_log`` under
+   the symbols' assumptions, ``powdenest``, linearity of sums, then the
+   searching ``trigsimp(method="fu")`` and case splits), and ``simplify``.
+   Whether a strategy is attempted is decided by the size of its input
+   (``CLOSER_NODES`` and the caps after it), before sympy runs, so the
+   same strategies run in the same order on every machine; each sympy call
+   has a backstop (``BACKSTOP``) against a hang only. Proofs are remembered by goal.
 3. **Congruence**: two applications of the same operator (a ``Limit``, an
    ``E[·]``, a ``Sum`` over the same range) are equal when their arguments
    are, which the closers prove recursively.
@@ -37,9 +39,6 @@ from typing import Any
 import sympy as sp
 
 from . import limits
-
-#: Share of a step's budget reserved for ``simplify`` (the strongest, slowest closer).
-SIMPLIFY_SHARE = 0.35
 
 
 @dataclass(frozen=True)
@@ -143,7 +142,20 @@ def canonical_indices(e: Any) -> Any:
     """
     if not isinstance(e, sp.Basic) or not e.has(sp.Sum, sp.Product):
         return e
+    hit = _CANONICAL.get(e)
+    if hit is None:
+        hit = _canonical_indices(e)
+        if len(_CANONICAL) > 8192:
+            _CANONICAL.clear()
+        _CANONICAL[e] = hit
+    return hit
 
+
+#: canonical forms already computed (a pure function of the expression: the dummies are shared objects)
+_CANONICAL: dict = {}
+
+
+def _canonical_indices(e: Any) -> Any:
     def height(x: Any) -> int:
         inner = [n for n in x.function.atoms(sp.Sum, sp.Product)]
         return max((height(n) + len(n.limits) for n in inner), default=0)
@@ -252,7 +264,7 @@ def _normalise(e: Any, used: list[str] | None) -> Any:
         return e
     ops = [type(n).__name__ for n in e.atoms(*_DOIT_TYPES)]
     if ops:
-        ok, out = limits.run_limited(max(limits.remaining(), 0.05), "doit", _doit, e)
+        ok, out = limits.run_limited(BACKSTOP, "doit", _doit, e)
         if not ok:
             _INCOMPLETE[0] += 1
         if ok and out is not None and out != e:
@@ -285,33 +297,55 @@ def _sums_normal(e: Any) -> Any:
     return e.replace(lambda x: isinstance(x, sp.Sum), fix)
 
 
+def _cancel(e: Any) -> Any:
+    """``cancel(e)`` with every unevaluated operator that is a number (an infinite series, a definite
+    integral without parameters) held as an opaque symbol: sympy orders the terms of a sum by their
+    numeric values and would evaluate such an operator to do so, again at each call (an infinite
+    series: a quarter of a second each). Sound: what holds for every value of the symbol holds for the
+    operator's."""
+    ops = [n for n in e.atoms(*_DOIT_TYPES) if not n.free_symbols] if isinstance(e, sp.Basic) else []
+    if not ops:
+        return sp.cancel(e)
+    held = {n: sp.Dummy("op") for n in ops}
+    return sp.cancel(e.xreplace(held)).xreplace({v: k for k, v in held.items()})
+
+
+#: The cheap closers, cheapest first. For an equation, ``factor`` runs only where ``cancel`` could not
+#: (both reduce the difference to one fraction of polynomials in the same generators, so a zero that
+#: ``cancel`` missed, ``factor`` misses too); for an inequality each may bring out a different sign.
 CLOSERS: list[tuple[str, Callable[[Any], Any]]] = [
-    ("cancel", lambda d: sp.cancel(sp.together(d))),
     ("expand", sp.expand),
-    ("factor", lambda d: sp.factor(d)),
+    ("cancel", lambda d: _cancel(sp.together(d))),
+    # sympy's factor of an expression that is not known commutative (an unevaluated Sum or Limit of indexed
+    # terms) falls back to factor_nc, which recurses into every argument again: seconds on a 60-node input
+    ("factor", lambda d: sp.factor(d) if d.is_commutative is True else None),
 ]
 
 #: closers for the arguments of two applications of one operator (cheap, and exp-aware)
 CONGRUENCE_CLOSERS: list[tuple[str, Callable[[Any], Any]]] = [
-    *CLOSERS,
-    ("cancel-power-exp", lambda e: sp.cancel(sp.expand(e, power_exp=True))),
+    *CLOSERS[:2],
+    ("cancel-power-exp", lambda e: _cancel(sp.expand(e, power_exp=True))),
 ]
+
+#: the rewritings that search (their cost grows fastest with the size: :data:`SEARCH_NODES`)
+SEARCHING = frozenset({"trigsimp-fu", "cases"})
 
 REWRITES: list[tuple[str, Callable[[Any], Any]]] = [
     ("expand-power-exp", lambda d: sp.powsimp(sp.expand(d, power_exp=True))),
-    ("cancel-power-exp", lambda d: sp.cancel(sp.expand(d, power_exp=True))),
+    ("cancel-power-exp", lambda d: _cancel(sp.expand(d, power_exp=True))),
     ("expand-log", lambda d: sp.expand_log(d, force=False)),
-    ("trigsimp-fu", lambda d: sp.trigsimp(d, method="fu")),
     ("expand-trig", lambda d: sp.expand_trig(sp.expand(d, trig=True))),
     ("rewrite-exp", lambda d: d.rewrite(sp.exp)),
     ("powdenest", lambda d: sp.powdenest(sp.powsimp(d), force=False)),
     ("logcombine", lambda d: sp.logcombine(d, force=False)),
     ("sums", _sums_normal),
-    ("cases", lambda d: cases(d)),
     ("expand-complex", lambda d: sp.expand_complex(d) if d.free_symbols and any(
         s.is_real is not True for s in d.free_symbols) else d),
     ("rewrite-piecewise", lambda d: sp.piecewise_fold(d.rewrite(sp.Piecewise))),
     ("radsimp", sp.radsimp),
+    # the searching ones last (after the quick probe): their cost grows fastest with the size
+    ("trigsimp-fu", lambda d: sp.trigsimp(d, method="fu")),
+    ("cases", lambda d: cases(d)),
 ]
 
 
@@ -453,7 +487,7 @@ def cases(d: Any) -> Any:
         variants = [v.xreplace({s: r}) for v in variants for r in (p, -p, sp.Integer(0))]
     for v in variants:
         limits.checkpoint()
-        if not any((out := _safe(fn, v)) is not None and _is_zero(out) for _, fn in CLOSERS):
+        if not any((out := _safe(fn, v)) is not None and _is_zero(out) for _, fn in CLOSERS[:2]):
             return d
     return sp.Integer(0)
 
@@ -462,13 +496,71 @@ def _apply(fn: Callable, d: Any) -> Any:
     return d.applyfunc(fn) if isinstance(d, sp.MatrixBase) else fn(d)
 
 
-def congruent(before: Any, after: Any, budget: float, depth: int = 0) -> bool:
+# ----------------------------------------------------------------------------
+# what is attempted: decided by sizes, never by time
+# ----------------------------------------------------------------------------
+
+#: Largest expression (nodes of its tree; a matrix counts the nodes of all its entries) that each kind of
+#: strategy is attempted on. Decided before sympy runs, so the same strategies run, in the same order, on
+#: every machine however loaded; the time limit left on each call is :data:`BACKSTOP`, against a hang only.
+#: The closers (expand, cancel, factor) and the congruence of arguments:
+CLOSER_NODES = 20_000
+#: the rewritings (power expansion, expand_trig, rewrite(exp), ...), each followed by the closers:
+REWRITE_NODES = 4_000
+#: the searching rewritings, whose cost grows fastest with size (``trigsimp(method="fu")``, ``cases``):
+SEARCH_NODES = 600
+#: ``simplify`` (sympy's strongest and slowest closer), on the normal form:
+SIMPLIFY_NODES = 400
+#: ``simplify`` after a rewriting, on at most this many rewritten forms (the smallest first) ...
+SIMPLIFY_AFTER = 3
+#: ... of at most this many nodes each.
+SIMPLIFY_AFTER_NODES = 250
+#: ``doit()`` of the remaining operators (an integral, a limit, a symbolic sum), counting the operators' nodes.
+DOIT_NODES = 2_000
+#: CPU seconds one sympy call of the strategies may take: a backstop against a hang (sympy's own
+#: ``integrate`` can run for minutes on a small integral), far above what a call within its size cap takes.
+#: The whole symbolic work of a step stays bounded by the step's budget.
+BACKSTOP = limits.BACKSTOP
+
+#: the largest count :func:`size` reports (larger expressions are over every cap)
+_SIZE_MOST = 100_000
+_SIZES: dict = {}
+
+
+def size(e: Any) -> int:
+    """Nodes of ``e``'s expression tree (entries of a matrix added up), counted up to 100,000; remembered."""
+    try:
+        hit = _SIZES.get(e)
+    except TypeError:  # unhashable (a mutable matrix)
+        hit = None
+    if hit is not None:
+        return hit
+    if isinstance(e, sp.MatrixBase):
+        n = sum(size(x) for x in e)
+    elif isinstance(e, sp.Basic):
+        n = 0
+        for n, _ in enumerate(sp.preorder_traversal(e), 1):
+            if n > _SIZE_MOST:
+                break
+    else:
+        n = 1
+    n = min(n, _SIZE_MOST + 1)
+    try:
+        if len(_SIZES) > 8192:
+            _SIZES.clear()
+        _SIZES[e] = n
+    except TypeError:
+        pass
+    return n
+
+
+def congruent(before: Any, after: Any, depth: int = 0) -> bool:
     """Same head, same non-expression arguments, arguments pairwise provably equal (cheap closers only)."""
     if before == after:
         return True
     if isinstance(before, sp.MatrixBase) and isinstance(after, sp.MatrixBase):
         pairs = zip(before, after, strict=True)
-        return before.shape == after.shape and all(congruent(x, y, budget, depth) for x, y in pairs)
+        return before.shape == after.shape and all(congruent(x, y, depth) for x, y in pairs)
     if depth > 3 or not (isinstance(before, sp.Basic) and isinstance(after, sp.Basic)):
         return False
     if type(before) is not type(after) or len(before.args) != len(after.args) or not before.args:
@@ -480,12 +572,14 @@ def congruent(before: Any, after: Any, budget: float, depth: int = 0) -> bool:
             continue
         if isinstance(x, sp.Tuple) or isinstance(y, sp.Tuple) or not isinstance(x, sp.Expr):
             return False  # limits of sums / integrals must match exactly
-        if congruent(x, y, budget, depth + 1):
+        if congruent(x, y, depth + 1):
             continue
         d = sp.sympify(y - x, strict=True)
+        if size(d) > CLOSER_NODES:
+            return False
         ok = False
         for _name, fn in CONGRUENCE_CLOSERS:
-            done, out = limits.run_limited(budget / 4, "congruence", _safe, fn, d)
+            done, out = limits.run_limited(BACKSTOP, "congruence", _safe, fn, d)
             if done and out is not None and _is_zero(out):
                 ok = True
                 break
@@ -494,16 +588,69 @@ def congruent(before: Any, after: Any, budget: float, depth: int = 0) -> bool:
     return True
 
 
-def prove(before: Any, after: Any, relation: str, budget: float, probe: Callable[[], bool] | None = None,
-          operators_first: bool = True) -> Proof:
-    """Try to prove ``before relation after`` within ``budget`` CPU seconds (see the module docstring).
+#: proofs already found (or not), by (before, after, relation, operators first, doit allowed, probed): with the
+#: strategies chosen by sizes, a proof is a function of its goal. What the quick probe would have stopped
+#: at is kept beside it, so a remembered goal gives the same result with a probe as a fresh one.
+_PROOFS: dict = {}
 
-    ``probe`` is called once after the cheap closers failed; if it returns true
-    (the caller found a counterexample) the search stops there. With
-    ``operators_first`` false, the rewritings are tried on the level-1 form
-    before sympy's ``doit()`` evaluates the remaining operators (a step that is
-    algebra needs no closed form of a symbolic sum, which can be slow to find).
+
+def prove(before: Any, after: Any, relation: str, budget: float | None = None,
+          probe: Callable[[], bool] | None = None, operators_first: bool = True, doit: bool = True) -> Proof:
+    """Try to prove ``before relation after`` (see the module docstring).
+
+    Which strategies run is decided by the sizes of the expressions (``CLOSER_NODES`` and the
+    caps after it), never by the time they took, so the result is the same on every machine. ``budget``
+    (CPU seconds, optional) bounds the whole call as a backstop only; each sympy call has its own
+    ``BACKSTOP``. ``probe`` is called once, after the cheap rewritings failed; if it returns true (the
+    caller found a counterexample) the search stops there. With ``operators_first`` false, the rewritings
+    are tried on the level-1 form before sympy's ``doit()`` evaluates the remaining operators (a step that
+    is algebra needs no closed form of a symbolic sum, which can be slow to find). With ``doit`` false,
+    the operators are never evaluated (for a caller that would not accept a proof that used ``doit()``).
     """
+    try:
+        key = (before, after, relation, operators_first, doit, probe is not None)
+        hit = _PROOFS.get(key)
+    except TypeError:  # an unhashable expression (a mutable matrix)
+        key, hit = None, None
+    if hit is not None:
+        proof, at_probe = hit
+        if at_probe is not None and probe is not None and probe():
+            return at_probe
+        return proof
+    state = _Search()
+    if budget is None:
+        proof = _prove(before, after, relation, probe, operators_first, doit, state)
+    else:
+        try:
+            with limits.limit(budget, "the strategies"):
+                proof = _prove(before, after, relation, probe, operators_first, doit, state)
+        except limits.TimeLimit as exc:
+            if any(f is exc.frame for f in limits._stack):
+                raise
+            return Proof(False, f"the strategies reached their limit of {budget:g} s CPU", (), ("the strategies",))
+    if key is not None and not state.timed_out and not state.probed:
+        if len(_PROOFS) > 4096:
+            _PROOFS.clear()
+        _PROOFS[key] = (proof, state.at_probe)
+    return proof
+
+
+@dataclass
+class _Search:
+    """What one proof search tried (for its report and for remembering it)."""
+
+    tried: list = None  # type: ignore[assignment]
+    timed_out: list = None  # type: ignore[assignment]
+    used: list = None  # type: ignore[assignment]
+    at_probe: Proof | None = None   # what the search returns if the probe finds a counterexample
+    probed: bool = False            # the probe found one (the result then depends on the caller's probe)
+
+    def __post_init__(self) -> None:
+        self.tried, self.timed_out, self.used = [], [], []
+
+
+def _prove(before: Any, after: Any, relation: str, probe: Callable[[], bool] | None, operators_first: bool,
+           allow_doit: bool, state: _Search) -> Proof:
     before, after = explicit(before), explicit(after)
     if isinstance(before, sp.MatrixBase) != isinstance(after, sp.MatrixBase):
         return Proof(False, "shape mismatch (matrix vs scalar)")
@@ -511,22 +658,15 @@ def prove(before: Any, after: Any, relation: str, budget: float, probe: Callable
         return Proof(False, f"shape mismatch {before.shape} vs {after.shape}")
     if relation == "=" and alpha_equal(before, after):
         return Proof(True, "structural")
-    tried: list[str] = []
-    timed_out: list[str] = []
-    used: list[str] = []
-    start = limits.cpu_time()
-
-    def left() -> float:
-        return budget - (limits.cpu_time() - start)
+    tried, timed_out, used = state.tried, state.timed_out, state.used
 
     if relation == "=":
         # on canonical indices: a summand is never simplified with its index's declared assumptions
-        ok, same = limits.run_limited(min(0.2 * budget, 1.0), "congruence",
-                                      lambda: congruent(canonical_indices(before), canonical_indices(after),
-                                                        budget / 4))
+        ok, same = limits.run_limited(BACKSTOP, "congruence",
+                                      lambda: congruent(canonical_indices(before), canonical_indices(after)))
         if ok and same:
             return Proof(True, "congruence")
-    ok, pair = limits.run_limited(0.3 * budget, "normalise", lambda: (normalise(before), normalise(after)))
+    ok, pair = limits.run_limited(BACKSTOP, "normalise", lambda: (normalise(before), normalise(after)))
     if not ok:
         timed_out.append("normalise")
         pair = (before, after)
@@ -536,18 +676,47 @@ def prove(before: Any, after: Any, relation: str, budget: float, probe: Callable
     doit: tuple[str, ...] = ()
     if _closed(d, relation):
         return Proof(True, "normalise")
-    # cheap closers on the level-1 form (no doit() needed)
-    for name, fn in CLOSERS:
-        slice_ = min(0.1 * budget, max(left(), 0.0))
-        ok, out = limits.run_limited(slice_, name, _safe, fn, d)
+
+    def attempt(name: str, fn: Callable, base: Any, cap: int) -> tuple[bool, Any]:
+        """Run one strategy on ``base`` if it is within the strategy's size cap (then under the backstop)."""
+        if size(base) > cap:
+            return False, None
         tried.append(name)
-        if ok and out is not None and _closed(out, relation):
-            return Proof(True, f"normalise → {name}")
-    has_ops = any(isinstance(x, sp.Basic) and x.has(*_DOIT_TYPES) for x in pair)
+        ok, out = limits.run_limited(BACKSTOP, name, _safe, fn, base)
+        if not ok:
+            timed_out.append(name)
+            return False, None
+        if out is None:
+            return False, None
+        return _closed(out, relation), out
+
+    def close(base: Any, prefix: str = "", rewritten: bool = False) -> str | None:
+        """The cheap closers on ``base``: the name of the one that closed it, or None. After a rewriting, an
+        equation gets ``cancel`` only (``expand`` where ``cancel`` could not run): the rewriting was
+        chosen to expose a cancellation, and ``expand`` finds no zero that ``cancel`` misses."""
+        cancelled = False
+        order = CLOSERS if not (rewritten and relation == "=") else [CLOSERS[1], CLOSERS[0]]
+        for name, fn in order:
+            if relation == "=" and cancelled and name != "cancel":
+                continue  # cancel reduced it to one fraction: neither factor nor expand finds another zero
+            done, out = attempt(prefix + name, fn, base, CLOSER_NODES)
+            if done:
+                return prefix + name
+            if name == "cancel" and out is not None:
+                cancelled = True
+        return None
+
+    # cheap closers on the level-1 form (no doit() needed)
+    closer = close(d)
+    if closer:
+        return Proof(True, f"normalise → {closer}")
+    has_ops = allow_doit and any(isinstance(x, sp.Basic) and x.has(*_DOIT_TYPES) for x in pair)
 
     def level2() -> tuple[Any, tuple[str, ...]] | None:
         """Operators evaluated by doit() (the witness must then confirm): the new difference, or None."""
-        ok, pair2 = limits.run_limited(0.5 * budget, "normalise",
+        if sum(size(n) for x in pair if isinstance(x, sp.Basic) for n in x.atoms(*_DOIT_TYPES)) > DOIT_NODES:
+            return None
+        ok, pair2 = limits.run_limited(2 * BACKSTOP, "normalise",
                                        lambda: (normalise(pair[0], used), normalise(pair[1], used)))
         if not ok:
             timed_out.append("doit")
@@ -563,49 +732,37 @@ def prove(before: Any, after: Any, relation: str, budget: float, probe: Callable
             d, doit = got
             if _closed(d, relation):
                 return Proof(True, "normalise (doit)", doit)
+            # the cheap closers on the normal form again, now that doit() changed it
+            closer = close(d)
+            if closer:
+                return Proof(True, f"normalise → {closer}", doit)
+    def probed() -> bool:
+        """The caller's quick probe, once, before the costlier strategies: did it find a counterexample?"""
+        if probe is None or state.at_probe is not None:
+            return False
+        state.at_probe = Proof(False, "tried " + ", ".join(tried), doit, tuple(timed_out))
+        state.probed = bool(probe())
+        return state.probed
 
-    def attempt(name: str, fn: Callable, share: float, base: Any = None) -> tuple[bool, Any]:
-        """Run one strategy on ``base`` (default: the normalised difference) with a slice of the budget."""
-        slice_ = min(share, max(left(), 0.0))
-        if slice_ <= 0.005:
-            return False, None
-        tried.append(name)
-        ok, out = limits.run_limited(slice_, name, _safe, fn, d if base is None else base)
-        if not ok:
-            timed_out.append(name)
-            return False, None
-        if out is None:
-            return False, None
-        return _closed(out, relation), out
-
-    # 1. cheap closers on the normal form (again, if doit() changed it)
-    if doit:
-        for name, fn in CLOSERS:
-            done, _ = attempt(name, fn, 0.1 * budget)
-            if done:
-                return Proof(True, f"normalise → {name}", doit)
-    if probe is not None and probe():
-        return Proof(False, "tried " + ", ".join(tried), doit, tuple(timed_out))
-    # 2. a fast rewriting pass with the closers after each
-    reserve = SIMPLIFY_SHARE * budget
+    # a rewriting pass with the closers after each (the probe before the searching rewritings)
     rewritten: list[tuple[str, Any]] = []
     nc = noncommutative(before, after, d)
     for name, fn in REWRITES:
-        if left() <= reserve:
-            break
         if nc and name not in NONCOMMUTATIVE_SAFE:
             continue
-        share = max((left() - reserve) / 4, 0.01)
-        done, out = attempt(name, fn, share)
+        if name in SEARCHING and probed():
+            return state.at_probe
+        done, out = attempt(name, fn, d, SEARCH_NODES if name in SEARCHING else REWRITE_NODES)
         if done:
             return Proof(True, f"normalise → {name}", doit)
         if out is None or out == d:
             continue
         rewritten.append((name, out))
-        for cname, cfn in CLOSERS:
-            done, _ = attempt(f"{name} → {cname}", cfn, min(share, 0.1 * budget), out)
-            if done:
-                return Proof(True, f"normalise → {name} → {cname}", doit)
+        closer = close(out, f"{name} → ", rewritten=True)
+        if closer:
+            return Proof(True, f"normalise → {closer}", doit)
+    if probed():
+        return state.at_probe
     # the operators last, when the algebra alone did not close the step
     if has_ops and not operators_first:
         got = level2()
@@ -613,25 +770,23 @@ def prove(before: Any, after: Any, relation: str, budget: float, probe: Callable
             d, doit = got
             if _closed(d, relation):
                 return Proof(True, "normalise (doit)", doit)
-            for name, fn in CLOSERS:
-                done, _ = attempt(name, fn, 0.1 * budget)
-                if done:
-                    return Proof(True, f"normalise (doit) → {name}", doit)
+            closer = close(d)
+            if closer:
+                return Proof(True, f"normalise (doit) → {closer}", doit)
     if nc:  # simplify and the rewritings after it may treat non-commuting factors as numbers
         return Proof(False, "tried " + ", ".join(tried) + " (non-commuting factors: only order-keeping "
                      "strategies)", doit, tuple(timed_out))
-    # 3. simplify, with what is left (its reserve at least)
-    done, _ = attempt("simplify", sp.simplify, left())
+    # simplify on the normal form, then after the rewritings that changed something (the smallest first)
+    done, _ = attempt("simplify", sp.simplify, d, SIMPLIFY_NODES)
     if done:
         return Proof(True, "normalise → simplify", doit)
-    # 4. simplify after the rewritings that changed something
-    for name, out in rewritten:
-        if left() <= 0.01:
-            break
-        done, _ = attempt(f"{name} → simplify", sp.simplify, left() / 2, out)
+    small = sorted(((size(out), k) for k, (_, out) in enumerate(rewritten)))[:SIMPLIFY_AFTER]
+    for _, k in sorted(small, key=lambda t: t[1]):
+        name, out = rewritten[k]
+        done, _ = attempt(f"{name} → simplify", sp.simplify, out, SIMPLIFY_AFTER_NODES)
         if done:
             return Proof(True, f"normalise → {name} → simplify", doit)
-    text = "tried " + ", ".join(tried) if tried else "no strategy ran"
+    text = "tried " + ", ".join(tried) if tried else "no strategy ran (every expression over its size cap)"
     return Proof(False, text, doit, tuple(timed_out))
 
 
