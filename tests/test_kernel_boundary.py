@@ -131,8 +131,8 @@ def test_a_limit_at_infinity_false_where_its_leading_coefficient_vanishes_is_not
 def test_an_integral_whose_singularity_a_parameter_moves_into_the_range_is_not_proved():
     """∫_{1.41}^{1.42} dx/(x − a)² = 1/(a − 1.42) − 1/(a − 1.41) holds for a outside [1.41, 1.42] only (the
     integral diverges inside), and ∫₀¹ dx/(x − a)² = 1/(a − 1) − 1/a outside [0, 1]: the parameter values that
-    put the pole at the middle and the ends of the range are breakpoints, where the left side is undefined and
-    the right side has a value, so neither is proved for every a; under a > 2 both are."""
+    put the pole inside the range (its middle first) and at its ends are breakpoints, where the left side is
+    undefined and the right side has a value, so neither is proved for every a; under a > 2 both are."""
     from derive.kernel.points import _integral_poles, generate
     from derive.verify import verify
 
@@ -140,7 +140,7 @@ def test_an_integral_whose_singularity_a_parameter_moves_into_the_range_is_not_p
     lo, hi = sp.Rational(141, 100), sp.Rational(142, 100)
     narrow = sp.Integral(1 / (x - a) ** 2, (x, lo, hi))
     unit = sp.Integral(1 / (x - a) ** 2, (x, 0, 1))
-    assert _integral_poles(narrow) == (a - (lo + hi) / 2, a - lo, a - hi)
+    assert _integral_poles(narrow) == (sp.Tuple(a, lo, hi), a - lo, a - hi)
     assert [p.values[a] for p in generate([unit], 0, 0, 0, 3)] == [Fraction(1, 2), 0, 1]
     for integral, rhs in ((narrow, 1 / (a - hi) - 1 / (a - lo)), (unit, 1 / (a - 1) - 1 / a)):
         d = Derivation(name="t.integral-pole", title="t", start=integral, steps=(Step(rhs, "integrate"),))
@@ -238,7 +238,7 @@ def test_a_limit_of_a_commutative_expression_gets_every_strategy():
     proved = Derivation(name="t.limit-commutes", title="t", start=lim * (sp.sin(y) ** 2 + sp.cos(y) ** 2),
                         steps=(Step(lim, "sin² + cos² = 1"),), auto_identity_check=False)
     step = verify(proved).steps[0]
-    assert step.verdict is Verdict.PROVED and "trigsimp" in step.strategy, step
+    assert step.verdict is Verdict.PROVED, step  # by trigsimp or by rewriting sin and cos as exponentials
     assert "no numeric witness" in step.witness
     for start, end in ((P * Q, Q * P), (sp.Limit(x * P * Q, x, 1), sp.Limit(x * Q * P, x, 1))):
         d = Derivation(name="t.nc", title="t", start=start, steps=(Step(end, "swap"),), auto_identity_check=False)
@@ -248,15 +248,15 @@ def test_a_limit_of_a_commutative_expression_gets_every_strategy():
 
 def test_a_denominator_read_where_it_is_infinite_is_no_breakpoint():
     """lim_{T→0⁺} of a softmax at temperature T: its denominator read at T = 0 is exp(zoo·z_max) + …, which has
-    no zero to solve for; it took a breakpoint slot (softmax.temperature-zero) and is dropped, and no point
-    of any step of that derivation has an infinite value."""
+    no zero to solve for; it took a breakpoint slot (softmax.temperature-zero) and is dropped (y, the factor of
+    1/T, stays: the limit is 1/2 at y = 0), and no point of any step of that derivation has an infinite value."""
     from derive import registry
     from derive.kernel import witness
     from derive.kernel.points import _analysis, generate
 
     y = sp.Symbol("y", real=True)
     T = sp.Symbol("T", positive=True)
-    assert _analysis([sp.Limit(1 / (1 + sp.exp(-y / T)), T, 0, "+")])[3] == ()
+    assert _analysis([sp.Limit(1 / (1 + sp.exp(-y / T)), T, 0, "+")])[3] == ((y, False, True),)
     registry.load_catalog()
     d = registry.get("softmax.temperature-zero")
     chain = [d.start, *(s.expr for s in d.steps)]

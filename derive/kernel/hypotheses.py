@@ -741,7 +741,7 @@ def _move_inside(g: Any, kind: str, values: dict, label: str) -> tuple[Any, Frac
             continue
         # an irrational breakpoint of another symbol (y = √2) enters with its exact value
         sub = {o: sp.Rational(v.numerator, v.denominator) if isinstance(v, Fraction) else v.exact
-               for o, v in values.items() if o is not s and isinstance(v, (Fraction, ExactReal))}
+               for o, v in values.items() if o != s and isinstance(v, (Fraction, ExactReal))}
         h = sp.expand(g.xreplace(sub))
         if h.free_symbols - {s}:
             continue

@@ -235,7 +235,7 @@ def _kinks(exprs: list) -> list:
                     for rel in cond.atoms(sp.core.relational.Relational):
                         out.append((rel.lhs - rel.rhs, False))
             elif name == "Limit":
-                first += [*_limit_poles(node), *_limit_leading(node)]
+                first += [*_limit_poles(node), *_limit_leading(node), *_limit_trailing(node)]
             elif name == "Integral":
                 first += _integral_poles(node)
     # the same expression met twice takes one slot; one with an infinity or nan in it (a denominator read at
@@ -291,12 +291,56 @@ def _limit_leading(node: Any) -> tuple:
 
 
 @functools.lru_cache(maxsize=256)
+def _limit_trailing(node: Any) -> tuple:
+    """Where a limit at a finite point x₀ can change its value: the coefficients, in the other symbols, of the
+    lowest powers of x − x₀. lim_{x→0⁺} (y − 3/7)x/((y − 3/7)x + x²) is 1 except at y = 3/7, where the lowest
+    term vanishes and the limit is 0. Each factor ``c(y)`` of a product with x in it, the lowest nonzero
+    coefficient of a polynomial in x − x₀, and an exponent ``c(y)`` of a power whose base vanishes at x₀ is
+    returned (its zeros are breakpoints; a proposal, checked by evaluation); as for a limit at infinity,
+    not one with an indexed element or a sum.
+    """
+    f, var, x0 = node.args[0], node.args[1], node.args[2]
+    if x0.is_finite is not True or x0.has(sp.Indexed, sp.Sum) or sp.count_ops(f) > 60:
+        return ()
+    lowest: list = []  # the lowest coefficients first: x·y + x² − x changes its order at y = 1
+    out: list = []
+    for sub in sp.preorder_traversal(f):
+        if isinstance(sub, sp.Mul) and sub.has(var):
+            out += [a for a in sub.args if not a.has(var)]
+        elif isinstance(sub, sp.Add) and sub.has(var) and sub.is_polynomial(var):
+            try:
+                lowest.append(sp.Poly(sub.xreplace({var: var + x0}) if x0 != 0 else sub, var).EC())
+            except (sp.PolynomialError, sp.GeneratorsNeeded):
+                continue
+        elif isinstance(sub, sp.Pow) and sub.base.has(var) and not sub.exp.has(var):
+            try:
+                at = sub.base.xreplace({var: x0})
+            except (TypeError, ValueError):
+                continue
+            if at == 0:
+                out.append(sub.exp)
+    return tuple(dict.fromkeys(c for c in lowest + out
+                               if c.free_symbols - {var} and not c.has(sp.Indexed, sp.Sum)))
+
+
+#: how wide a stand-in range an infinite bound of an integral gets (∫₀^∞ dx/(x − a)² diverges for every a ≥ 0:
+#: the points are drawn in a ∈ [0, 16])
+_INFINITE_RANGE = 16
+#: where inside a range of parameter values a breakpoint is drawn: the middle first, then ever closer to its
+#: ends (a premise a > 3/4 or a ≠ 1/2 leaves part of a ∈ [0, 1] only), down to 2⁻¹⁶ of its width
+_INSIDE = (Fraction(1, 2),) + tuple(t for k in range(2, 17) for t in (Fraction(1, 2**k), 1 - Fraction(1, 2**k)))
+
+
+@functools.lru_cache(maxsize=256)
 def _integral_poles(node: Any) -> tuple:
     """Where a parameter puts a singularity of an integrand inside its range: for ∫_lo^hi over x of a
     negative power of a base vanishing at x = r(a) (a polynomial of degree ≤ 2 in x), the parameter values
-    with r at the middle of the range and at its ends. ∫_{1.41}^{1.42} dx/(x − a)² diverges for a in
-    [1.41, 1.42]; the breakpoints give a = 1.415, 1.41, 1.42, where the witness finds the integral undefined.
-    Returned as expressions ``r − m`` whose zeros are those values (a proposal, checked by evaluation).
+    with r inside the range, and at its ends. ∫₀¹ dx/(x − a)² diverges for every a in [0, 1]; the
+    breakpoints draw a inside that set (a = 1/2 first, else as close to its ends as the premises need:
+    a = 7/8 under a > 3/4) and a = 0, 1, where the witness finds the integral undefined.
+    Returned as ``Tuple(r, lo, hi)`` (the set where lo ≤ r ≤ hi; an infinite bound stands in as a finite one
+    :data:`_INFINITE_RANGE` away) and expressions ``r − m`` whose zeros are the ends (a proposal, checked by
+    evaluation).
     """
     f = node.function
     bound = {lim[0] for lim in node.limits}
@@ -307,7 +351,13 @@ def _integral_poles(node: Any) -> tuple:
         if len(lim) != 3:
             continue
         var, lo, hi = lim
-        targets = [t for t in ((lo + hi) / 2, lo, hi) if t.is_finite is not False]
+        targets = [t for t in (lo, hi) if t.is_finite is not False]
+        if len(targets) == 2:
+            span = (lo, hi)
+        elif len(targets) == 1:
+            span = (lo, lo + _INFINITE_RANGE) if lo in targets else (hi - _INFINITE_RANGE, hi)
+        else:
+            span = None
         for sub in sp.preorder_traversal(f):
             if not (isinstance(sub, sp.Pow) and sub.base.has(var) and sub.exp.is_negative):
                 continue
@@ -323,6 +373,8 @@ def _integral_poles(node: Any) -> tuple:
             for r in sp.roots(poly, var):
                 if r.is_real is False or r.has(*bound):
                     continue
+                if span is not None:
+                    out.append(sp.Tuple(r, *span))
                 out += [r - m for m in targets]
     return tuple(dict.fromkeys(g for g in out if g.free_symbols and not g.has(*bound)))[:6]
 
@@ -429,7 +481,24 @@ def generate(exprs: list, seed: int, n_random: int, n_special: int, n_breaks: in
             for s in syms[:2]:
                 pt = base_point(count)
                 rest = {o: sp.Rational(v.numerator, v.denominator) for o, v in pt.items()
-                        if o is not s and isinstance(v, Fraction)}
+                        if o != s and isinstance(v, Fraction)}
+                if isinstance(g, sp.Tuple):
+                    # a set of values (where an integrand's pole lies in its range): the first value inside
+                    # it that the premises admit, not only its ends
+                    for v in _range_values(g, rest, s):
+                        pt2 = dict(pt)
+                        pt2[s] = v
+                        made_pt = Point(pt2, int(rng.integers(2**32)), label=f"breakpoint {s} = {_text(v)}")
+                        if accept is not None:
+                            made_pt = accept(made_pt)
+                            if made_pt is None or made_pt.values.get(s) != v:
+                                continue  # outside the premises, or moved off the set
+                        yield made_pt
+                        made[0] += 1
+                        break
+                    if made[0] >= n_breaks:
+                        return
+                    continue
                 targets = [0, 1, -1] if integer_steps else [0]
                 alone = g.free_symbols == {s}  # then sympy's solve of a non-polynomial g is tried (and remembered)
                 for c in targets:
@@ -459,6 +528,38 @@ def generate(exprs: list, seed: int, n_random: int, n_special: int, n_breaks: in
     yield from breakpoints([(g, steps) for g, steps, first in kinks if first])
     yield from special_points()
     yield from breakpoints([(g, steps) for g, steps, first in kinks if not first])
+
+
+def _range_values(g: Any, rest: dict, s: Any) -> Iterator[Fraction]:
+    """Rational values of ``s`` (the other symbols at ``rest``) in the set where ``lo ≤ r ≤ hi`` for
+    ``g = Tuple(r, lo, hi)``: in each stretch of it between the solutions of r = lo and r = hi (a stretch
+    unbounded on one side taken :data:`_INFINITE_RANGE` long), the points of :data:`_INSIDE` (its middle
+    first, then ever closer to its ends). A proposal: the caller keeps the first one the premises admit."""
+    r, lo, hi = (e.xreplace(rest) for e in g)
+    alone = (g[0] - g[1]).free_symbols == {s}
+    ends: list = []
+    for m in (lo, hi):
+        ok, sols = limits.run_limited(limits.BACKSTOP, "breakpoints", _linear_solve, r - m, s, alone)
+        for sol in (sols or []) if ok else []:
+            if sol.is_Rational:
+                ends.append(Fraction(int(sol.p), int(sol.q)))
+            elif sol.is_number and sol.is_real and sol.is_finite:
+                ends.append(Fraction(int(sp.floor(sol * 2**40)), 2**40))
+    ends = sorted(set(ends))
+    if not ends:
+        return
+    stretches = [(ends[0] - _INFINITE_RANGE, ends[0]), *zip(ends, ends[1:], strict=False),
+                 (ends[-1], ends[-1] + _INFINITE_RANGE)]
+    for a, b in stretches:
+        m = (a + b) / 2
+        mid = r.xreplace({s: sp.Rational(m.numerator, m.denominator)})
+        inside = [(mid - lo).is_nonnegative, (hi - mid).is_nonnegative]
+        if not all(inside):
+            continue  # r is outside [lo, hi] on the whole stretch (or it cannot tell)
+        for t in _INSIDE:
+            v = a + t * (b - a)
+            if _satisfies(v, s):
+                yield v
 
 
 def _analysis(exprs: list) -> tuple:
