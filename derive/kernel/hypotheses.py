@@ -58,6 +58,7 @@ from typing import Any
 import mpmath
 import sympy as sp
 from sympy.core.function import AppliedUndef
+from sympy.polys.polyerrors import BasePolynomialError
 
 from .binders import free_of, rename_bound, substitute
 from .points import ExactReal, Point, _satisfies, generate
@@ -287,6 +288,9 @@ class Hypotheses:
             if val is None:
                 return None
             ok = _decide(val, kind)
+            if ok is None:
+                # too close to call at 50 digits: a point on the boundary (y = √2 under y ≥ √2) is decided exactly
+                ok = _decide_exact(g, kind, values)
             if ok is None:
                 return None
             if not ok:
@@ -668,6 +672,40 @@ def _decide(val: Any, kind: str) -> bool | None:
         if abs(val) <= margin:
             return None
         return {">=": val > 0, ">": val > 0, "=": False, "!=": True}[kind]
+
+
+def _decide_exact(g: Any, kind: str, values: dict) -> bool | None:
+    """``g kind 0`` at a point too close to call numerically, decided with the point's exact values.
+
+    Only where every symbol of ``g`` has an exact value (a ``Fraction`` or an ``ExactReal`` breakpoint) and
+    ``g`` there is exactly zero: sympy's automatic evaluation gives 0 (√2 − √2, exp(log 2) − 2), or ``g``
+    is an algebraic number whose minimal polynomial is x (exact arithmetic on algebraic numbers). Zero
+    satisfies ``≥`` and ``=`` and fails ``>`` and ``≠``; anything else (a nonzero value within the margin,
+    a transcendental value sympy does not reduce to 0) stays undecided (``None``)."""
+    sub = {}
+    for s in g.free_symbols:
+        v = values.get(s)
+        if isinstance(v, ExactReal):
+            sub[s] = v.exact
+        elif isinstance(v, Fraction):
+            sub[s] = sp.Rational(v.numerator, v.denominator)
+        else:
+            return None
+    if not any(isinstance(values.get(s), ExactReal) for s in g.free_symbols):
+        return None  # rational values are decided exactly by _decide already
+    try:
+        e = g.xreplace(sub)
+        if e.free_symbols or not e.is_number:
+            return None
+        zero = e == 0
+        if not zero and e.is_algebraic is True and sp.count_ops(e) <= 40:
+            x = sp.Dummy("x")
+            zero = sp.minimal_polynomial(e, x) == x
+    except (TypeError, ValueError, ArithmeticError, NotImplementedError, AttributeError, BasePolynomialError):
+        return None
+    if not zero:
+        return None
+    return {">=": True, ">": False, "=": True, "!=": False}[kind]
 
 
 def _in_domain(val: Any, s: Any) -> bool:

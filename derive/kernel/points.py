@@ -585,13 +585,15 @@ _ANALYSIS: dict = {}
 
 def _linear_solve(g: Any, s: Any, alone: bool = False) -> list:
     """Real solutions of g = 0 for s when g is a polynomial of degree ≤ 2 in s, or (``alone``: s is the only
-    symbol of the breakpoint's expression) what sympy's ``solve`` gives for a small g (a proposal: a point
-    only; checked by evaluation)."""
+    symbol of the breakpoint's expression) what sympy's ``solve`` gives for a small g, polynomial of higher
+    degree or not (a proposal: a point only; checked by evaluation)."""
     if not g.is_polynomial(s):
         if alone and g.free_symbols == {s} and sp.count_ops(g) <= 20:
             return list(_solve_alone(g, s))
         return []
     poly = sp.Poly(g, s)
+    if poly.degree() > 2 and alone and g.free_symbols == {s} and sp.count_ops(g) <= 20:
+        return list(_solve_alone(g, s))  # y³ = 2 at y = ∛2
     if poly.degree() > 2 or poly.free_symbols - {s}:
         return []
     return [r for r in sp.roots(poly, s) if r.is_real]

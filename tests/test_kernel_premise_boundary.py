@@ -1,0 +1,95 @@
+"""A breakpoint on the boundary of a closed premise (y = √2 under y ≥ √2) is a point of the premises' region.
+
+lim_{t→∞} t·c(y)/(t·c(y) + 1) is 1 where c(y) ≠ 0 and 0 where c(y) = 0. Under a premise whose closed boundary is
+the zero of c (y ≥ √2 with c = y² − 2), the claim "= 1" is false at that boundary point alone: the witness must
+draw it, which needs the premise decided exactly there (y − √2 at y = √2 is 0 to every precision, too close to
+call numerically). A strict premise (y > √2) excludes the point, and the same claim is then true.
+"""
+
+from __future__ import annotations
+
+import sympy as sp
+
+from derive import Derivation, Step, Verdict
+from derive.kernel import hypotheses
+from derive.kernel.points import Point, exact_real, generate
+from derive.verify import verify
+
+t = sp.Symbol("t", real=True)
+y = sp.Symbol("y", real=True)
+SQRT2, CBRT2 = sp.sqrt(2), sp.cbrt(2)
+
+
+def _ratio(c):
+    return sp.Limit(t * c / (t * c + 1), t, sp.oo, "-")
+
+
+def _admitted(premises: tuple, value) -> bool:
+    """Is the point y = ``value`` (an exact irrational) admitted as it is by ``premises``?"""
+    point = Point({y: exact_real(value)}, 0, label=f"breakpoint y = {value}")
+    got = hypotheses.of((), premises).admit(point)
+    return got is not None and getattr(got.values[y], "exact", None) == value
+
+
+def test_a_point_on_a_closed_boundary_is_admitted_exactly():
+    assert _admitted((sp.Ge(y, SQRT2),), SQRT2)
+    assert _admitted((sp.Le(y, -SQRT2),), -SQRT2)
+    assert _admitted((sp.Ge(y, sp.log(2)),), sp.log(2))
+    assert _admitted((sp.Ge(y, CBRT2),), CBRT2)
+    assert _admitted((sp.Ge(y**2, sp.pi), sp.Gt(y, 0)), sp.sqrt(sp.pi))
+    assert _admitted((sp.Ge(y, SQRT2), sp.Le(y, 3)), SQRT2)
+    # a bound √(3 + 2√2) − 1 = √2: y minus it is zero at √2 as an algebraic number (its minimal polynomial),
+    # not by sympy's evaluation
+    nested = sp.sqrt(3 + 2 * SQRT2) - 1
+    assert nested - SQRT2 != 0 and _admitted((sp.Ge(y, nested),), SQRT2)
+    assert not _admitted((sp.Gt(y, nested),), SQRT2)
+    # a strict premise excludes its boundary; a bound 10⁻³¹ away on either side is never admitted at √2
+    # (too close to call at 50 digits, and not exactly zero: undecided, so the point is dropped)
+    assert not _admitted((sp.Gt(y, SQRT2),), SQRT2)
+    assert not _admitted((sp.Lt(y, -SQRT2),), -SQRT2)
+    near = sp.Rational(14142135623730950488016887242097, 10**31)  # just below √2
+    assert not _admitted((sp.Le(y, near),), SQRT2)
+    assert not _admitted((sp.Ge(y, near + sp.Rational(1, 10**31)),), SQRT2)
+    assert not _admitted((sp.Ge(y, SQRT2 + sp.Rational(1, 10**40)),), SQRT2)
+
+
+def test_the_boundary_breakpoint_is_drawn():
+    hyps = hypotheses.of((), (sp.Ge(y, SQRT2),))
+    drawn = [p.values[y] for p in generate([_ratio(y**2 - 2)], 0, 0, 0, 1, accept=hyps.admit)]
+    assert [getattr(v, "exact", None) for v in drawn] == [SQRT2]
+    # a cubic coefficient alone in y: its real root is proposed (sympy's solve), then admitted on the boundary
+    hyps = hypotheses.of((), (sp.Ge(y, CBRT2),))
+    drawn = [p.values[y] for p in generate([_ratio(y**3 - 2)], 0, 0, 0, 1, accept=hyps.admit)]
+    assert [getattr(v, "exact", None) for v in drawn] == [CBRT2]
+    # strictly inside y > √2 there is no breakpoint at all
+    hyps = hypotheses.of((), (sp.Gt(y, SQRT2),))
+    assert list(generate([_ratio(y**2 - 2)], 0, 0, 0, 1, accept=hyps.admit)) == []
+
+
+FALSE = [  # (coefficient, premises, where the claim "= 1" fails)
+    (y**2 - 2, (sp.Ge(y, SQRT2),), "sqrt(2)"),
+    (y - SQRT2, (sp.Ge(y, SQRT2),), "sqrt(2)"),
+    (sp.exp(y) - 2, (sp.Ge(y, sp.log(2)),), "log(2)"),
+    (y**3 - 2, (sp.Ge(y, CBRT2),), "2**(1/3)"),
+    (y**2 - sp.pi, (sp.Ge(y, sp.sqrt(sp.pi)),), "sqrt(pi)"),
+    (y**2 - 2, (sp.Le(y, -SQRT2),), "-sqrt(2)"),
+    (y**2 - 2, (sp.Ge(y, SQRT2), sp.Le(y, 3)), "sqrt(2)"),
+]
+
+
+def test_a_limit_false_on_a_closed_boundary_is_refuted_there():
+    for c, premises, where in FALSE:
+        d = Derivation(name="t.premise-boundary", title="t", start=_ratio(c), steps=(Step(sp.Integer(1), "lim"),),
+                       premises=premises)
+        step = verify(d).steps[0]
+        assert step.verdict is Verdict.REFUTED, (c, premises, step)
+        assert step.counterexample.point == {"y": where}, step.counterexample
+        assert step.counterexample.lhs.startswith("0"), step.counterexample
+
+
+def test_the_true_counterparts_stay_proved():
+    for c, premises in [(y**2 - 2, (sp.Gt(y, SQRT2),)), (y**2 - 2, (sp.Ge(y, 2),)),
+                        (y**3 - 2, (sp.Gt(y, CBRT2),)), (y**2 - 2, (sp.Lt(y, -SQRT2),))]:
+        d = Derivation(name="t.premise-boundary-ok", title="t", start=_ratio(c),
+                       steps=(Step(sp.Integer(1), "lim"),), premises=premises)
+        assert verify(d).verdict is Verdict.PROVED, (c, premises)
