@@ -473,6 +473,15 @@ def generate(exprs: list, seed: int, n_random: int, n_special: int, n_breaks: in
     # breakpoints: solve g = c for one symbol, the others at a random rational point
     made = [0]
 
+    def at_breakpoint(pt: dict, s: Any, v: Any) -> Point | None:
+        """``pt`` with ``s = v``, as the premises admit it (None when they do not, or move ``s`` off ``v``)."""
+        made_pt = Point({**pt, s: v}, int(rng.integers(2**32)), label=f"breakpoint {s} = {_text(v)}")
+        if accept is not None:
+            made_pt = accept(made_pt)
+            if made_pt is None or made_pt.values.get(s) != v:
+                return None
+        return made_pt
+
     def breakpoints(kinks: list) -> Iterator[Point]:
         for g, integer_steps in kinks:
             if made[0] >= n_breaks:
@@ -486,13 +495,9 @@ def generate(exprs: list, seed: int, n_random: int, n_special: int, n_breaks: in
                     # a set of values (where an integrand's pole lies in its range): the first value inside
                     # it that the premises admit, not only its ends
                     for v in _range_values(g, rest, s):
-                        pt2 = dict(pt)
-                        pt2[s] = v
-                        made_pt = Point(pt2, int(rng.integers(2**32)), label=f"breakpoint {s} = {_text(v)}")
-                        if accept is not None:
-                            made_pt = accept(made_pt)
-                            if made_pt is None or made_pt.values.get(s) != v:
-                                continue  # outside the premises, or moved off the set
+                        made_pt = at_breakpoint(pt, s, v)
+                        if made_pt is None:
+                            continue  # outside the premises, or moved off the set
                         yield made_pt
                         made[0] += 1
                         break
@@ -509,13 +514,9 @@ def generate(exprs: list, seed: int, n_random: int, n_special: int, n_breaks: in
                     for sol in sols:
                         v = Fraction(int(sol.p), int(sol.q)) if sol.is_Rational else exact_real(sol)
                         if v is not None and _satisfies(v, s):
-                            pt2 = dict(pt)
-                            pt2[s] = v
-                            made_pt = Point(pt2, int(rng.integers(2**32)), label=f"breakpoint {s} = {_text(v)}")
-                            if accept is not None:
-                                made_pt = accept(made_pt)
-                                if made_pt is None or made_pt.values.get(s) != v:
-                                    continue  # outside the premises, or moved off the breakpoint
+                            made_pt = at_breakpoint(pt, s, v)
+                            if made_pt is None:
+                                continue  # outside the premises, or moved off the breakpoint
                             yield made_pt
                             made[0] += 1
                             break
