@@ -267,7 +267,8 @@ def _pin_bibtex_plugins(app: Any, config: Any) -> None:
     import pybtex.plugin as pybtex_plugin
     from sphinxcontrib.bibtex import plugin as bibtex_plugin
 
-    wanted = {(group, name) for group, name in pybtex_plugin._DEFAULT_PLUGINS.items()}
+    # the library's defaults (a private table: read defensively, so a pybtex that renames it only loses the saving)
+    wanted = set(getattr(pybtex_plugin, "_DEFAULT_PLUGINS", {}).items())
     wanted |= {("pybtex.backends", "plaintext"), ("pybtex.backends", "docutils"),
                ("pybtex.style.formatting", config.bibtex_default_style)}
     for group, name in sorted(wanted):
