@@ -246,9 +246,9 @@ KNOWN_FAILURES = Path(__file__).with_name("known_failures.txt")
 #: below, whose tests are handed out one at a time to whichever worker is free: long sweeps (one chunk or case per
 #: test) and files with several long tests. Their summaries read the run's shared results (:func:`shared_result`),
 #: not a worker's memory.
-SPREAD = ("test_mutations.py", "test_heldout_limits.py", "test_heldout_batch2.py", "test_docs_site.py",
-          "test_render_slides.py", "test_docs_snippets.py", "test_cli_export.py", "test_robustness_inputs.py",
-          "test_kernel_adversarial.py")
+SPREAD = ("test_mutations.py", "test_heldout_limits.py", "test_heldout_batch2.py", "test_witness_integrals.py",
+          "test_docs_site.py", "test_render_slides.py", "test_docs_snippets.py", "test_cli_export.py",
+          "test_robustness_inputs.py", "test_kernel_adversarial.py")
 
 
 @pytest.hookimpl(tryfirst=True, optionalhook=True)  # a pytest-xdist hook, asked in the controller
@@ -271,15 +271,20 @@ def pytest_xdist_make_scheduler(config, log):
 
 
 #: the work units that take longest, handed out first (the scheduler takes them in collection order), so that no
-#: long one is left for the end: the Sphinx sites (built once per run by the first test that needs them,
-#: ``built_sites``) with the Korean file, then the long single tests, then the sweeps, the other files after
-FIRST = ("test_docs_korean.py", "test_catalog_audit.py", "test_render_slides.py::test_catalog_deck",
-         "test_docs_snippets.py::test_every_code_block_runs[README.md]", "test_cli_export.py::test_all_as",
+#: long one is left for the end: the Korean file, whose first test builds the English and Korean sites (once per
+#: run, ``built_sites``), then long single tests and sweeps; the pages of the site are measured in Chromium after
+#: about two minutes of other work, when the sites are built; then the longest files
+FIRST = ("test_docs_korean.py", "test_catalog_audit.py", "test_docs_snippets.py::test_every_code_block_runs[README.md]",
+         "test_render_slides.py::test_catalog_deck",
          "test_heldout_batch2.py::test_heldout_verdicts_do_not_depend_on_hash_seed",
-         "test_docs_site.py::test_no_display_math", "test_mutations.py::test_every_step",
-         "test_docs_site.py::test_on_a_phone", "test_heldout_limits.py", "test_heldout_batch2.py",
-         "test_robustness_inputs.py", "test_kernel_adversarial.py", "test_docs_site.py", "test_render_slides.py",
-         "test_docs_snippets.py", "test_cli_export.py", "test_mutations.py")
+         "test_witness_integrals.py::test_these_true_claims_are_not_refuted[narrow-peak]",
+         "test_witness_integrals.py::test_a_convergent_series_with_a_late", "test_mutations.py::test_every_step",
+         "test_docs_site.py::test_no_display_math", "test_docs_site.py::test_on_a_phone",
+         "test_heldout_limits.py::test_heldout_limit_step", "test_witness_integrals.py", "test_heldout_batch2.py",
+         "test_kernel_adversarial.py", "test_robustness_inputs.py", "test_sphinxext.py", "test_attention.py",
+         "test_pytest_plugin.py", "test_cache_dependencies.py", "test_cli_export.py::test_all_as",
+         "test_docs_site.py", "test_render_slides.py", "test_docs_snippets.py", "test_cli_export.py",
+         "test_mutations.py", "test_heldout_limits.py")
 #: ... and the summaries of spread files last, when their cases have run
 LAST = ("test_heldout_limits.py::test_summary", "test_heldout_batch2.py::test_heldout_summary")
 
