@@ -88,8 +88,7 @@ def _satisfies(value: Any, obj: Any) -> bool:
         facts = getattr(obj, "assumptions0", {})
         return not any(facts.get(k) for k in ("real", "extended_real", "rational", "integer", "positive",
                                               "negative", "nonnegative", "nonpositive", "zero"))
-    facts = getattr(obj, "assumptions0", {})
-    key = (value, tuple(sorted((k, f) for k, f in facts.items() if isinstance(f, bool))))
+    key = (value, _facts(obj))
     hit = _SATISFIES.get(key)
     if hit is None:
         exact = sp.Rational(value.numerator, value.denominator)
@@ -102,8 +101,30 @@ def _satisfies(value: Any, obj: Any) -> bool:
 
 #: whether an exact value has a set of assumptions (a pure function of the two, so remembered)
 _SATISFIES: dict = {}
+#: the (name, truth) assumptions of a sympy object, sorted (a pure function of the object, so remembered)
+_FACTS: dict = {}
+
+
+def _facts(obj: Any) -> tuple:
+    """The assumptions ``obj`` states (true or false), as a sorted tuple of ``(name, truth)``."""
+    try:
+        hit = _FACTS.get(obj)
+    except TypeError:  # unhashable: computed every time
+        hit, obj_key = None, None
+    else:
+        obj_key = obj
+    if hit is None:
+        facts = getattr(obj, "assumptions0", {})
+        hit = tuple(sorted((k, f) for k, f in facts.items() if isinstance(f, bool)))
+        if obj_key is not None:
+            if len(_FACTS) > 65536:
+                _FACTS.clear()
+            _FACTS[obj_key] = hit
+    return hit
 #: the sympy object whose assumptions an indexed element's value must satisfy, by (base, indices)
 _LIKE: dict = {}
+#: the CRC-32 of an indexed element's name (its seed beside the point's), by (base, indices)
+_CRC: dict = {}
 
 
 _ENTRY = sp.Symbol("entry", real=True)
@@ -161,7 +182,12 @@ class Point:
         """The value of an indexed element or a matrix entry, drawn when first asked for."""
         if key not in self.elements:
             base, idx = key
-            rng = np.random.default_rng([self.seed, zlib.crc32(f"{base}{idx}".encode())])
+            crc = _CRC.get(key)
+            if crc is None:  # the element's name, printed and hashed once (sympy's printer is slow)
+                if len(_CRC) > 65536:
+                    _CRC.clear()
+                crc = _CRC[key] = zlib.crc32(f"{base}{idx}".encode())
+            rng = np.random.default_rng([self.seed, crc])
             like = _LIKE.get(key)
             if like is None:  # built once: sympy then remembers its assumptions on the object
                 like = base[idx] if isinstance(base, sp.IndexedBase) else _ENTRY
