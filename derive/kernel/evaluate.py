@@ -1210,6 +1210,21 @@ def _build(e: Any, bound: frozenset) -> Callable[[Evaluator, dict], Value]:
             b = base(ev, env)
             return _power(b, exponent(ev, env))
         return power
+    if code == _INDEXED:
+        base = e.base
+        indices = tuple(_child(i, bound) for i in e.indices)
+
+        def indexed(ev: Evaluator, env: dict) -> Value:
+            ev.visits += 1
+            ev._ticks += 1
+            if ev._ticks >= _TICKS:
+                ev._tick()
+            key = (base, tuple(_as_int(i(ev, env)) for i in indices))
+            slot = ("element", key)
+            if slot in env:
+                return env[slot]
+            return ev.element(key, base)
+        return indexed
     if code == _UNARY_FN and len(e.args) == 1:
         arg = _child(e.args[0], bound)
 
