@@ -222,24 +222,57 @@ def length_symbols(exprs: list) -> set:
     """Symbols in the bounds of sums and products and in the shapes of matrix symbols."""
     out: set = set()
     for e in exprs:
-        for node in e.atoms(sp.Sum, sp.Product):
-            for lim in node.limits:
-                for bound in lim[1:]:
-                    out |= bound.free_symbols
-        for m in sp.preorder_traversal(e):  # every matrix expression: symbols, 0, 1, I, products
-            if isinstance(m, sp.MatrixExpr) and not isinstance(m, sp.MatrixBase):
-                for size in m.shape:
-                    out |= sp.sympify(size, strict=True).free_symbols
-    return {s for s in out if isinstance(s, sp.Symbol)}
+        out |= _per_expression(_LENGTHS_OF, e, _lengths_one)
+    return out
+
+
+def _lengths_one(e: Any) -> frozenset:
+    out: set = set()
+    for node in e.atoms(sp.Sum, sp.Product):
+        for lim in node.limits:
+            for bound in lim[1:]:
+                out |= bound.free_symbols
+    for m in sp.preorder_traversal(e):  # every matrix expression: symbols, 0, 1, I, products
+        if isinstance(m, sp.MatrixExpr) and not isinstance(m, sp.MatrixBase):
+            for size in m.shape:
+                out |= sp.sympify(size, strict=True).free_symbols
+    return frozenset(s for s in out if isinstance(s, sp.Symbol))
+
+
+def _per_expression(table: dict, e: Any, fn: Callable[[Any], Any]) -> Any:
+    """``fn(e)``, remembered in ``table`` per expression (each analysis below is a pure function of one
+    expression, and consecutive steps share one: the claim of a step is the next step's start)."""
+    try:
+        hit = table.get(e)
+    except TypeError:  # an unhashable expression: analysed every time
+        return fn(e)
+    if hit is None:
+        if len(table) > 4096:
+            table.clear()
+        hit = table[e] = fn(e)
+    return hit
+
+
+#: the per-expression parts of the analysis of a point's expressions (pure functions of the expression)
+_LENGTHS_OF: dict = {}
+_INDEX_OF: dict = {}
+_FREE_OF: dict = {}
+_KINKS_OF: dict = {}
 
 
 def _index_symbols(exprs: list) -> set:
     out: set = set()
     for e in exprs:
-        for idx in e.atoms(sp.Indexed):
-            for i in idx.indices:
-                out |= i.free_symbols
+        out |= _per_expression(_INDEX_OF, e, _index_one)
     return out
+
+
+def _index_one(e: Any) -> frozenset:
+    out: set = set()
+    for idx in e.atoms(sp.Indexed):
+        for i in idx.indices:
+            out |= i.free_symbols
+    return frozenset(out)
 
 
 def _kinks(exprs: list) -> list:
@@ -249,25 +282,35 @@ def _kinks(exprs: list) -> list:
     out: list = []
     first: list = []  # where a limit's or an integral's value changes with a parameter
     for e in exprs:
-        for node in sp.preorder_traversal(e):
-            name = type(node).__name__
-            if name in ("Abs", "sign", "Heaviside", "floor", "ceiling", "frac", "KroneckerDelta"):
-                arg = node.args[0] if name != "KroneckerDelta" else node.args[0] - node.args[1]
-                out.append((arg, name in ("floor", "ceiling", "frac")))
-            elif name in ("Min", "Max"):
-                out += [(x - y, False) for k, x in enumerate(node.args) for y in node.args[k + 1:]]
-            elif name == "Piecewise":
-                for _, cond in node.args:
-                    for rel in cond.atoms(sp.core.relational.Relational):
-                        out.append((rel.lhs - rel.rhs, False))
-            elif name == "Limit":
-                first += [*_limit_poles(node), *_limit_leading(node), *_limit_trailing(node)]
-            elif name == "Integral":
-                first += _integral_poles(node)
+        out_e, first_e = _per_expression(_KINKS_OF, e, _kinks_one)
+        out += out_e
+        first += first_e
     # the same expression met twice takes one slot; one with an infinity or nan in it (a denominator read at
     # T = 0 where it holds 1/T: exp(zoo·z)) has no zero to solve for, so it is no breakpoint and takes none
     unique = [(g, False, True) for g in dict.fromkeys(first)] + [(g, k, False) for g, k in dict.fromkeys(out)]
     return [u for u in unique if not u[0].has(*_NOT_FINITE)][:12]
+
+
+def _kinks_one(e: Any) -> tuple:
+    """The ``(out, first)`` lists of :func:`_kinks` for one expression, in the order its nodes are met."""
+    out: list = []
+    first: list = []
+    for node in sp.preorder_traversal(e):
+        name = type(node).__name__
+        if name in ("Abs", "sign", "Heaviside", "floor", "ceiling", "frac", "KroneckerDelta"):
+            arg = node.args[0] if name != "KroneckerDelta" else node.args[0] - node.args[1]
+            out.append((arg, name in ("floor", "ceiling", "frac")))
+        elif name in ("Min", "Max"):
+            out += [(x - y, False) for k, x in enumerate(node.args) for y in node.args[k + 1:]]
+        elif name == "Piecewise":
+            for _, cond in node.args:
+                for rel in cond.atoms(sp.core.relational.Relational):
+                    out.append((rel.lhs - rel.rhs, False))
+        elif name == "Limit":
+            first += [*_limit_poles(node), *_limit_leading(node), *_limit_trailing(node)]
+        elif name == "Integral":
+            first += _integral_poles(node)
+    return tuple(out), tuple(first)
 
 
 #: values that make an expression no breakpoint (and never a point's value)
@@ -412,22 +455,32 @@ def _free(exprs: list) -> list:
     labels: set = set()
     plain: set = set()
     for e in exprs:
-        free |= e.free_symbols
-        bases = e.atoms(sp.IndexedBase)
-        if not bases:  # every symbol of an expression without a family stands alone
-            plain |= {s for s in e.free_symbols if isinstance(s, sp.Symbol)}
-        else:
-            labels |= {b.label for b in bases}
-            stack = [e]
-            while stack:
-                node = stack.pop()
-                if isinstance(node, sp.IndexedBase):
-                    continue
-                if isinstance(node, sp.Symbol):
-                    plain.add(node)
-                stack.extend(node.args)
+        free_e, labels_e, plain_e = _per_expression(_FREE_OF, e, _free_one)
+        free |= free_e
+        labels |= labels_e
+        plain |= plain_e
     free -= labels - plain
     return sorted((s for s in free if isinstance(s, sp.Symbol)), key=_order)
+
+
+def _free_one(e: Any) -> tuple:
+    """(free symbols, labels of indexed families, symbols that stand alone) of one expression."""
+    plain: set = set()
+    labels: set = set()
+    bases = e.atoms(sp.IndexedBase)
+    if not bases:  # every symbol of an expression without a family stands alone
+        plain |= {s for s in e.free_symbols if isinstance(s, sp.Symbol)}
+    else:
+        labels |= {b.label for b in bases}
+        stack = [e]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, sp.IndexedBase):
+                continue
+            if isinstance(node, sp.Symbol):
+                plain.add(node)
+            stack.extend(node.args)
+    return frozenset(e.free_symbols), frozenset(labels), frozenset(plain)
 
 
 def generate(exprs: list, seed: int, n_random: int, n_special: int, n_breaks: int,
