@@ -696,6 +696,8 @@ def _prove(before: Any, after: Any, relation: str, probe: Callable[[], bool] | N
         chosen to expose a cancellation, and ``expand`` finds no zero that ``cancel`` misses."""
         cancelled = False
         order = CLOSERS if not (rewritten and relation == "=") else [CLOSERS[1], CLOSERS[0]]
+        if relation == "=" and isinstance(base, sp.MatrixBase):
+            return close_entries(base, prefix, order)
         for name, fn in order:
             if relation == "=" and cancelled and name != "cancel":
                 continue  # cancel reduced it to one fraction: neither factor nor expand finds another zero
@@ -705,6 +707,40 @@ def _prove(before: Any, after: Any, relation: str, probe: Callable[[], bool] | N
             if name == "cancel" and out is not None:
                 cancelled = True
         return None
+
+    def close_entries(base: Any, prefix: str, order: list) -> str | None:
+        """The closers of a matrix equation, entry by entry: each entry not already zero gets the closers in
+        ``order`` until one closes it (``cancel`` having run, the later ones are skipped, as in ``close``),
+        and the first entry none closes ends the attempt; the name is that of the latest closer in ``order``
+        any entry needed. The matrix is zero when every entry is, so this proves what running each closer
+        over the whole matrix proves (and more: entries may close by different closers), without running
+        the costlier closers on entries a cheaper one closed, or on the entries after one that stays open."""
+        if size(base) > CLOSER_NODES:
+            return None
+        tried.extend(prefix + name for name, _ in order)
+        worst = 0
+        for x in base:
+            if _closed(x, relation):
+                continue
+            cancelled, shut = False, None
+            for k, (name, fn) in enumerate(order):
+                if cancelled and name != "cancel":
+                    continue
+                ok, out = limits.run_limited(BACKSTOP, prefix + name, _safe, fn, x)
+                if not ok:
+                    timed_out.append(prefix + name)
+                    continue
+                if out is None:
+                    continue
+                if _closed(out, relation):
+                    shut = k
+                    break
+                if name == "cancel":
+                    cancelled = True
+            if shut is None:
+                return None
+            worst = max(worst, shut)
+        return prefix + order[worst][0]
 
     # cheap closers on the level-1 form (no doit() needed)
     closer = close(d)
@@ -799,10 +835,33 @@ def _difference(a: Any, b: Any) -> Any:
 
 
 def _safe(fn: Callable, d: Any) -> Any:
-    """``fn`` on ``d`` (entrywise for a matrix); ``None`` when the strategy cannot handle the input."""
+    """``fn`` on ``d`` (entrywise for a matrix); ``None`` when the strategy cannot handle the input.
+
+    Remembered per (strategy, input): a strategy is a function of its input, and the same difference (an
+    entry a step left unchanged, the form a rewriting leaves as it was, the claim after its steps) meets
+    the same closer again. A run stopped by a time limit is not remembered (it depends on the machine)."""
     try:
-        return _apply(fn, d)
+        key = (fn, d)
+        hit = _DONE.get(key, _MISSING)
+    except TypeError:  # unhashable (a mutable matrix)
+        key, hit = None, _MISSING
+    if hit is not _MISSING:
+        return hit
+    try:
+        out = _apply(fn, d)
     except limits.TimeLimit:
         raise
-    except Exception:  # noqa: BLE001 - a strategy that cannot handle its input simply fails
+    except RecursionError:
         return None
+    except Exception:  # noqa: BLE001 - a strategy that cannot handle its input simply fails
+        out = None
+    if key is not None:
+        if len(_DONE) > 8192:
+            _DONE.clear()
+        _DONE[key] = out
+    return out
+
+
+#: strategies' outputs by (strategy, input) (see :func:`_safe`)
+_DONE: dict = {}
+_MISSING = object()
