@@ -690,14 +690,15 @@ def _prove(before: Any, after: Any, relation: str, probe: Callable[[], bool] | N
             return False, None
         return _closed(out, relation), out
 
-    def close(base: Any, prefix: str = "", rewritten: bool = False) -> str | None:
+    def close(base: Any, prefix: str = "", rewritten: bool = False, closed: set | None = None) -> str | None:
         """The cheap closers on ``base``: the name of the one that closed it, or None. After a rewriting, an
         equation gets ``cancel`` only (``expand`` where ``cancel`` could not run): the rewriting was
-        chosen to expose a cancellation, and ``expand`` finds no zero that ``cancel`` misses."""
+        chosen to expose a cancellation, and ``expand`` finds no zero that ``cancel`` misses. For a matrix
+        equation, ``closed`` (if given) collects the positions of the entries the closers proved zero."""
         cancelled = False
         order = CLOSERS if not (rewritten and relation == "=") else [CLOSERS[1], CLOSERS[0]]
         if relation == "=" and isinstance(base, sp.MatrixBase):
-            return close_entries(base, prefix, order)
+            return close_entries(base, prefix, order, closed)
         for name, fn in order:
             if relation == "=" and cancelled and name != "cancel":
                 continue  # cancel reduced it to one fraction: neither factor nor expand finds another zero
@@ -708,19 +709,22 @@ def _prove(before: Any, after: Any, relation: str, probe: Callable[[], bool] | N
                 cancelled = True
         return None
 
-    def close_entries(base: Any, prefix: str, order: list) -> str | None:
+    def close_entries(base: Any, prefix: str, order: list, closed: set | None) -> str | None:
         """The closers of a matrix equation, entry by entry: each entry not already zero gets the closers in
         ``order`` until one closes it (``cancel`` having run, the later ones are skipped, as in ``close``),
         and the first entry none closes ends the attempt; the name is that of the latest closer in ``order``
         any entry needed. The matrix is zero when every entry is, so this proves what running each closer
         over the whole matrix proves (and more: entries may close by different closers), without running
-        the costlier closers on entries a cheaper one closed, or on the entries after one that stays open."""
+        the costlier closers on entries a cheaper one closed, or on the entries after one that stays open.
+        With ``closed``, every entry is tried and the positions of those closed are added to it."""
         if size(base) > CLOSER_NODES:
             return None
         tried.extend(prefix + name for name, _ in order)
-        worst = 0
-        for x in base:
+        worst, open_ = 0, False
+        for pos, x in enumerate(base):
             if _closed(x, relation):
+                if closed is not None:
+                    closed.add(pos)
                 continue
             cancelled, shut = False, None
             for k, (name, fn) in enumerate(order):
@@ -738,14 +742,29 @@ def _prove(before: Any, after: Any, relation: str, probe: Callable[[], bool] | N
                 if name == "cancel":
                     cancelled = True
             if shut is None:
-                return None
+                if closed is None:
+                    return None
+                open_ = True
+                continue
+            if closed is not None:
+                closed.add(pos)
             worst = max(worst, shut)
-        return prefix + order[worst][0]
+        return None if open_ else prefix + order[worst][0]
+
+    def without_closed(base: Any, closed: set) -> Any:
+        """A matrix difference with the entries the closers proved zero set to 0: the later strategies work
+        on the entries still open only (the matrix is zero when each entry is; the ones set to 0 are proved)."""
+        if not closed or not isinstance(base, sp.MatrixBase):
+            return base
+        flat = [sp.S.Zero if k in closed else x for k, x in enumerate(base)]
+        return sp.ImmutableMatrix(base.rows, base.cols, flat)
 
     # cheap closers on the level-1 form (no doit() needed)
-    closer = close(d)
+    shut: set = set()
+    closer = close(d, closed=shut)
     if closer:
         return Proof(True, f"normalise → {closer}")
+    d = without_closed(d, shut)
     has_ops = allow_doit and any(isinstance(x, sp.Basic) and x.has(*_DOIT_TYPES) for x in pair)
 
     def level2() -> tuple[Any, tuple[str, ...]] | None:
@@ -769,9 +788,11 @@ def _prove(before: Any, after: Any, relation: str, probe: Callable[[], bool] | N
             if _closed(d, relation):
                 return Proof(True, "normalise (doit)", doit)
             # the cheap closers on the normal form again, now that doit() changed it
-            closer = close(d)
+            shut = set()
+            closer = close(d, closed=shut)
             if closer:
                 return Proof(True, f"normalise → {closer}", doit)
+            d = without_closed(d, shut)
     def probed() -> bool:
         """The caller's quick probe, once, before the costlier strategies: did it find a counterexample?"""
         if probe is None or state.at_probe is not None:
@@ -806,9 +827,11 @@ def _prove(before: Any, after: Any, relation: str, probe: Callable[[], bool] | N
             d, doit = got
             if _closed(d, relation):
                 return Proof(True, "normalise (doit)", doit)
-            closer = close(d)
+            shut = set()
+            closer = close(d, closed=shut)
             if closer:
                 return Proof(True, f"normalise (doit) → {closer}", doit)
+            d = without_closed(d, shut)
     if nc:  # simplify and the rewritings after it may treat non-commuting factors as numbers
         return Proof(False, "tried " + ", ".join(tried) + " (non-commuting factors: only order-keeping "
                      "strategies)", doit, tuple(timed_out))
