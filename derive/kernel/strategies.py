@@ -382,6 +382,24 @@ def _commutes(e: Any) -> bool:
 
 
 def _is_zero(value: Any) -> bool:
+    """Is ``value`` zero, as its form shows (remembered per expression: a pure function of it)?"""
+    try:
+        hit = _ZERO.get(value)
+    except TypeError:  # unhashable (a mutable matrix)
+        return _zero(value)
+    if hit is None:
+        hit = _zero(value)
+        if len(_ZERO) > 8192:
+            _ZERO.clear()
+        _ZERO[value] = hit
+    return hit
+
+
+#: :func:`_is_zero` by expression
+_ZERO: dict = {}
+
+
+def _zero(value: Any) -> bool:
     if isinstance(value, sp.MatrixBase):
         return all(_is_zero(v) for v in value)
     if isinstance(value, sp.Piecewise):
