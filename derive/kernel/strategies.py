@@ -677,6 +677,7 @@ def _prove(before: Any, after: Any, relation: str, probe: Callable[[], bool] | N
     if relation == "=" and alpha_equal(before, after):
         return Proof(True, "structural")
     tried, timed_out, used = state.tried, state.timed_out, state.used
+    measured: list = []  # (a matrix with closed entries set to 0, the size of the matrix it was made from)
 
     if relation == "=":
         # on canonical indices: a summand is never simplified with its index's declared assumptions
@@ -696,8 +697,11 @@ def _prove(before: Any, after: Any, relation: str, probe: Callable[[], bool] | N
         return Proof(True, "normalise")
 
     def attempt(name: str, fn: Callable, base: Any, cap: int) -> tuple[bool, Any]:
-        """Run one strategy on ``base`` if it is within the strategy's size cap (then under the backstop)."""
-        if size(base) > cap:
+        """Run one strategy on ``base`` if it is within the strategy's size cap (then under the backstop).
+        A matrix whose closed entries were set to 0 is measured as it was before: setting them to 0 changes
+        how much work a strategy does, never which strategies are attempted."""
+        known = next((n for m, n in measured if m is base), None)
+        if (known if known is not None else size(base)) > cap:
             return False, None
         tried.append(name)
         ok, out = limits.run_limited(BACKSTOP, name, _safe, fn, base)
@@ -775,7 +779,9 @@ def _prove(before: Any, after: Any, relation: str, probe: Callable[[], bool] | N
         if not closed or not isinstance(base, sp.MatrixBase):
             return base
         flat = [sp.S.Zero if k in closed else x for k, x in enumerate(base)]
-        return sp.ImmutableMatrix(base.rows, base.cols, flat)
+        out = sp.ImmutableMatrix(base.rows, base.cols, flat)
+        measured.append((out, max(size(base), next((n for m, n in measured if m is base), 0))))
+        return out
 
     # cheap closers on the level-1 form (no doit() needed)
     shut: set = set()
