@@ -18,7 +18,7 @@ WARM_TARGET = 1.0
 QUICK_STRIDE = 4
 
 
-def _catalog_names() -> list[str]:
+def catalog_names() -> list[str]:
     """The catalog's derivation names, sorted (as ``derive list`` gives them)."""
     from derive import registry
 
@@ -52,7 +52,7 @@ def _timed(argv: list[str], cache: str) -> tuple[float, float, object]:
 def run(quick: bool) -> Figure:
     fig = Figure("catalog", "Whole-catalog check",
                  columns=["derivation", "CPU", "wall (verify)", "naive simplify", "ratio", "costliest part"])
-    everything = _catalog_names()
+    everything = catalog_names()
     # a quick run: a fixed sample (every QUICK_STRIDE-th name), the same on every run; the full run: all of it
     chosen = everything[::QUICK_STRIDE] if quick else []
     with tempfile.TemporaryDirectory() as cache:

@@ -10,7 +10,7 @@ SLOWDOWN_TARGET = 1.5
 
 
 def run(quick: bool) -> Figure:
-    n = 100_000 if quick else 1_000_000
+    n = 25_000 if quick else 400_000
     repeat = 2 if quick else 3
     fig = Figure("montecarlo", "Monte Carlo throughput and memory",
                  columns=["", "best time", "samples·d_k/s", "peak RSS", "chunk (draws)", "estimate of d_k"])

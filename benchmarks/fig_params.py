@@ -14,6 +14,17 @@ from .models import CONFIGS, total
 ALLOC_LIMIT = 4 * 2**30
 #: timeit repeats of each count (best of them is reported); a quick run takes 2
 REPEATS = [5]
+#: each timeit repeat runs the count for at least this many seconds (a quick run: 0.02 s)
+MIN_SECONDS = [0.2]
+
+
+def _best(fn) -> float:
+    """Seconds of one call of ``fn``: the best of ``REPEATS[0]`` timeit repeats of at least ``MIN_SECONDS[0]``."""
+    timer = timeit.Timer(fn)
+    loops = 1
+    while timer.timeit(loops) < MIN_SECONDS[0]:
+        loops *= 2
+    return min(timer.repeat(REPEATS[0], loops)) / loops
 
 
 def _derive_count(name: str) -> tuple[int, float] | None:
@@ -22,10 +33,7 @@ def _derive_count(name: str) -> tuple[int, float] | None:
     except ImportError:
         return None
     arch = get_preset(name).arch
-    timer = timeit.Timer(lambda: count(arch))
-    loops, _ = timer.autorange()
-    seconds = min(timer.repeat(REPEATS[0], loops)) / loops
-    return int(count(arch)), seconds
+    return int(count(arch)), _best(lambda: count(arch))
 
 
 #: The real config.json files of the test suite, one per family.
@@ -51,9 +59,7 @@ def _derive_config(path: Path) -> tuple[int, int, float] | None:
     def once() -> object:
         return budget(from_dict(data, path.name).arch)
 
-    timer = timeit.Timer(once)
-    loops, _ = timer.autorange()
-    seconds = min(timer.repeat(REPEATS[0], loops)) / loops
+    seconds = _best(once)
     b = once()
     return b.total, b.flops.forward, seconds
 
@@ -84,7 +90,7 @@ def _configs(fig: Figure) -> None:
     fig.notes += [
         "config rows: `budget(from_dict(json).arch)` — map the parsed config.json, count every component, FLOPs "
         "per token at the model's context, KV cache and training memory — best of 5 timeit repeats (2 in a "
-        "quick run). Baseline: "
+        "quick run), as for the models. Baseline: "
         "the class in `architectures` built by transformers under `torch.device('meta')` and `numel` summed "
         "(best of 3 builds in a fresh process, import excluded). transformers 5 ties T5 v1.1's head whatever "
         "the file says, hence its smaller count on those rows.",
@@ -93,6 +99,7 @@ def _configs(fig: Figure) -> None:
 
 def run(quick: bool) -> Figure:
     REPEATS[0] = 2 if quick else 5
+    MIN_SECONDS[0] = 0.02 if quick else 0.2
     fig = Figure("params", "Parameter counting vs instantiation",
                  columns=["model", "derive count", "time", "numpy allocation (float32)", "ratio",
                           "torch meta device", "ratio"])
@@ -132,7 +139,7 @@ def run(quick: bool) -> Figure:
     _configs(fig)
     fig.notes += [
         "derive: `derive.params.count(get_preset(name).arch)`, an exact Python int, best of 5 timeit repeats "
-        "(2 in a quick run).",
+        "of at least 0.2 s each (2 of 0.02 s in a quick run).",
         "numpy: every weight allocated as float32 with `np.ones` (pages committed, as a loaded model's are), "
         "then `.size` summed, in a fresh process. GPT-2 small needs 0.5 GB; LLaMA-7B would need 25 GiB and "
         "GPT-3 175B 650 GiB, more than this 24 GiB machine has, so those rows are not allocated: that is the "

@@ -10,7 +10,7 @@ TARGET_OVER = 0.2
 
 
 def run(quick: bool) -> Figure:
-    repeat = 5 if quick else 15
+    repeat = 3 if quick else 15
     fig = Figure("startup", "Start-up time",
                  columns=["command", "best wall", "over `python -c pass`", "ratio", "CPU (user+sys)",
                           "CPU over bare", "sympy imported?"])

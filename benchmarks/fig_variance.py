@@ -9,7 +9,7 @@ NAME = "attention.score-variance"
 
 def run(quick: bool) -> Figure:
     dims = [1, 2, 3] if quick else [1, 2, 3, 4, 5, 6, 7, 8, 64, 512]
-    cap = 10.0 if quick else 30.0
+    cap = 5.0 if quick else 30.0
     fig = Figure("variance", "Symbolic variance vs brute force",
                  columns=["d_k", "derive (once) + substitution", "value", "sympy.stats", "value", "ratio"])
     _, ours = worker("derive_variance", NAME, *map(str, dims))

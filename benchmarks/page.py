@@ -36,8 +36,11 @@ def render(results: dict[str, Any]) -> str:
     ]
     for n, fig in enumerate(results["figures"], 1):
         lines += [f"## {n}. {mark_markdown(fig['title'])}", ""]
+        took = f" in {fig['seconds']:.0f} s" if fig.get("seconds") is not None else ""
         if fig.get("date") and fig["date"] != results["date"]:
-            lines += [f"*Measured {fig['date']}.*", ""]
+            lines += [f"*Measured {fig['date']}{took}.*", ""]
+        elif took:
+            lines += [f"*Measured{took}.*", ""]
         if fig["status"] != "ok":
             lines += [f"*Skipped:* {fig['reason']}", ""]
             continue

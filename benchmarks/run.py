@@ -36,6 +36,10 @@ FIGURES = {
     "svg": "benchmarks.fig_svg",
 }
 
+#: issue 20: wall seconds of a whole run, quick and full
+QUICK_RUN_TARGET = 120.0
+FULL_RUN_TARGET = 600.0
+
 
 def print_figure(n: int, fig: Figure) -> None:
     print(f"\n== {n}. {fig.title}")
@@ -105,10 +109,16 @@ def main(argv: list[str] | None = None) -> int:
             traceback.print_exc()
             fig = Figure(key, key).skip(f"failed: {type(exc).__name__}: {exc}")
         print_figure(n, fig)
-        print(f"   ({time.perf_counter() - began:.0f} s)", flush=True)
-        figures.append({**fig.to_dict(), "date": _now()})
+        took = time.perf_counter() - began
+        print(f"   ({took:.0f} s)", flush=True)
+        figures.append({**fig.to_dict(), "date": _now(), "seconds": took})
         # each figure is written as soon as it is measured: an interrupted run keeps what it measured
         _write(args, t0, {**previous, **{f["key"]: f for f in figures}})
+    total = time.perf_counter() - t0
+    if not args.only:  # issue 20: a quick run in two minutes, the full one in ten
+        limit = QUICK_RUN_TARGET if args.quick else FULL_RUN_TARGET
+        print(f"\n{'OK  ' if total <= limit else 'MISS'} the whole {'quick' if args.quick else 'full'} run: "
+              f"{total:.0f} s (target <= {limit:.0f} s)")
     print(f"\nresults: {args.out}")
     if str(args.page) != "-":
         print(f"page: {args.page}")

@@ -273,3 +273,32 @@ def test_online_softmax_merge_steps_have_a_numeric_witness(monkeypatch):
         assert step.verdict is Verdict.UNDECIDED, step
         assert step.strategy.endswith("(no admissible point)")
         assert "satisfied the premises and definitions" in step.detail
+
+
+# ----------------------------------------------------------------------------
+# a bound written s = c ± t reaches derivatives in s too (held-out breaker, session 9)
+# ----------------------------------------------------------------------------
+
+_X = sp.Symbol("x", real=True)
+_S5 = sp.sqrt(5)
+
+
+@pytest.mark.parametrize(("start", "end", "premise", "verdict"), [
+    # d/dx max(x, √5)² = 2x only where x > √5; under x > 2 it is 0 on (2, √5)
+    (sp.Derivative(sp.Max(_X, _S5) ** 2, _X), 2 * _X, sp.Gt(_X, _S5), Verdict.PROVED),
+    (sp.Derivative(sp.Max(_X, _S5) ** 2, _X), 2 * _X, sp.Gt(_X, 2), Verdict.REFUTED),
+    # x = −√5 − t: d/dx = −d/dt, once per order
+    (sp.Derivative(sp.Min(_X, -_S5) ** 3, _X), 3 * _X**2, sp.Lt(_X, -_S5), Verdict.PROVED),
+    (sp.Derivative(sp.Min(_X, -_S5) ** 3, _X), -3 * _X**2, sp.Lt(_X, -_S5), Verdict.REFUTED),
+    (sp.Derivative(sp.Min(_X, -_S5) ** 3, (_X, 2)), 6 * _X, sp.Lt(_X, -_S5), Verdict.PROVED),
+    (sp.Derivative(sp.Min(_X, -_S5) ** 3, (_X, 2)), -6 * _X, sp.Lt(_X, -_S5), Verdict.REFUTED),
+    (sp.Derivative(sp.Max(_X, _S5) ** 3, (_X, 2)), 6 * _X, sp.Ge(_X, _S5 + 1), Verdict.PROVED),
+])
+def test_a_derivative_in_a_bounded_symbol_is_taken_under_its_premise(start, end, premise, verdict):
+    d = Derivation(name="t.shifted-derivative", title="a derivative under a bound", start=start,
+                   steps=(Step(end, "differentiate"),), premises=(premise,))
+    step = verify(d).steps[0]
+    assert step.verdict is verdict, step
+    assert "Error" not in step.detail and "internal error" not in step.strategy, step
+    if verdict is Verdict.PROVED:
+        assert step.strategy.startswith("under the premises"), step

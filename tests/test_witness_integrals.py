@@ -70,6 +70,35 @@ def test_a_convergent_series_with_a_late_maximum_or_an_inner_sum_is_not_called_d
         assert abs(_value(sp.Product(1 + 1 / k**2, (k, 1, oo))) - mpmath.sinh(mpmath.pi) / mpmath.pi) < 1e-25
 
 
+@pytest.mark.parametrize("exponent", [sp.Rational(-986, 1000), sp.Rational(-95, 100)])
+def test_a_singularity_just_short_of_one_over_x_is_not_called_divergent(exponent):
+    # x^p for −1 < p ≤ −0.9 is integrable at 0; the test read |f| growing 8× per decade as 1/x ("undefined"),
+    # so ∫₀¹ x^(a − √5) dx was "undefined" at a = 5/4 although a > √5 − 1 (breaker, session 9)
+    try:
+        got = _value(sp.Integral(x**exponent, (x, 0, 1)))
+    except Unreliable:
+        return  # too slow to integrate: no value, which is not "undefined"
+    assert abs(got - 1 / (1 + float(exponent))) < 1e-6 * abs(got)
+
+
+@pytest.mark.parametrize("integrand", [1 / x, x ** sp.Rational(-1001, 1000), 1 / x**2])
+def test_a_singularity_like_one_over_x_or_worse_is_divergent(integrand):
+    with pytest.raises(Undefined, match="non-integrable singularity"):
+        _value(sp.Integral(integrand, (x, 0, 1)))
+
+
+def test_a_power_integral_under_its_convergence_premise_is_proved():
+    s5 = sp.sqrt(5)
+    start, end = sp.Integral(x ** (a - s5), (x, 0, 1)), 1 / (a - s5 + 1)
+    proved = Derivation(name="witness-integrals.power-premise", title="x^(a - sqrt 5)", start=start,
+                        steps=(Step(end, "integrate"),), premises=(sp.Gt(a, s5 - 1),))
+    assert verify(proved).steps[0].verdict is Verdict.PROVED
+    # under a > 1 it diverges for 1 < a ≤ √5 − 1: never proved
+    loose = Derivation(name="witness-integrals.power-loose", title="x^(a - sqrt 5)", start=start,
+                       steps=(Step(end, "integrate"),), premises=(sp.Gt(a, 1),))
+    assert verify(loose).steps[0].verdict is not Verdict.PROVED
+
+
 def test_an_integrand_that_decays_too_slowly_gives_no_value():
     with pytest.raises(Unreliable):
         _value(sp.Integral(x ** sp.Rational(-101, 100), (x, 1, oo)))

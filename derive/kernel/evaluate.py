@@ -831,7 +831,16 @@ class Evaluator:
         return not isinstance(v, mpmath.mpc) and v < 0
 
     def _diverges_at(self, f: Any, var: Any, v: Any, a: Any, b: Any, env: dict) -> bool:
-        """Does |f| grow like 1/|x − v| (or faster) next to v, on a side inside [a, b]?"""
+        """Does |f| grow like 1/|x − v| (or faster) next to v, on a side inside [a, b]?
+
+        |f| is read at distances 10⁻⁸ and 10⁻⁹ (relative) from v: for |x − v|^p the ratio is 10^(−p), so
+        its logarithm estimates the local exponent p. p ≤ −1 (to 10⁻⁶) ⇒ divergent (True). Between −1 and
+        −0.9 the singularity may be integrable (|x|^(−0.986)) or not (1/(|x| log|x|)), and a quadrature of
+        it converges too slowly to tell: :class:`Unreliable`, never a value and never "undefined".
+
+        Raises:
+            Unreliable: the local exponent is in (−1, −0.9].
+        """
         for side in (1, -1):
             eps = mpmath.mpf(10) ** -8 * max(1, abs(v))
             if not a <= v + side * eps <= b:
@@ -841,8 +850,16 @@ class Evaluator:
                 far = abs(to_mp(self.ev(f, {**env, var: v + side * eps})))
             except (Undefined, Unreliable, NotEvaluable, ZeroDivisionError):
                 return True
-            if far == 0 or near / far > 8:
-                return far != 0 or near != 0
+            if far == 0:
+                if near != 0:
+                    return True
+                continue
+            exponent = -mpmath.log10(near / far)  # p of |x − v|^p
+            if exponent <= -1 + mpmath.mpf(10) ** -6:
+                return True
+            if exponent <= -mpmath.mpf(9) / 10:
+                raise Unreliable(f"the integrand's singularity at {var} = {mpmath.nstr(v, 8)} is too close to "
+                                 "1/|x − v| to tell whether it is integrable")
         return False
 
     def _oscillation(self, f: Any, var: Any, env: dict) -> Any:

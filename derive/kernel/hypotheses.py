@@ -166,8 +166,8 @@ class Hypotheses:
     def specialise(self, expr: Any) -> Any:
         """``expr`` under the premises (exact eliminations, then bounds as ``s = c ± t``), for the strategies."""
         expr = self.reduce(expr, exact_only=True)
-        for s, shift in self._shifts():
-            expr = substitute(expr, {s: shift})
+        for s, shift, t in self._shifts():
+            expr = substitute(_shift_derivatives(expr, s, shift, t), {s: shift})
         return expr
 
     @functools.cached_property
@@ -177,7 +177,7 @@ class Hypotheses:
         for g, kind, _ in self.checks:
             if kind not in (">=", ">"):
                 continue
-            g = g.xreplace(dict(out))
+            g = g.xreplace({s: shift for s, shift, _ in out})
             for s in sorted(g.free_symbols, key=str):
                 if s in done or not isinstance(s, sp.Symbol) or s.is_real is not True:
                     continue
@@ -190,7 +190,7 @@ class Hypotheses:
                 integer = bool(s.is_integer and c.is_integer)
                 t = sp.Dummy(f"t_{s}", integer=integer or None, nonnegative=kind == ">=" or None,
                              positive=kind == ">" or None)
-                out.append((s, c + t if a > 0 else c - t))
+                out.append((s, c + t if a > 0 else c - t, t))
                 done.add(s)
                 break
         return tuple(out)
@@ -824,3 +824,20 @@ def of(definitions: tuple = (), premises: tuple = ()) -> Hypotheses:
 
 
 NONE = Hypotheses()
+
+
+def _shift_derivatives(expr: Any, s: Any, shift: Any, t: Any) -> Any:
+    """``expr`` with each derivative in ``s`` taken in ``t`` instead, where ``s = shift = c ± t``.
+
+    d/ds f(s) = ±d/dt f(c ± t) (ds/dt = ±1, per order): substituting ``s`` alone would ask sympy for a
+    derivative with respect to the expression ``c ± t``, which it refuses (a ValueError).
+    """
+    sign = shift.diff(t)
+
+    def in_t(d: Any) -> Any:
+        order = sum(int(n) for v, n in d.variable_count if v == s)
+        counts = [(t if v == s else v, n) for v, n in d.variable_count]
+        return sign**order * sp.Derivative(substitute(d.expr, {s: shift}), *counts)
+
+    return expr.replace(lambda e: isinstance(e, sp.Derivative) and s in e.variables, in_t) \
+        if isinstance(expr, sp.Basic) else expr
