@@ -241,15 +241,64 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config):
 KNOWN_FAILURES = Path(__file__).with_name("known_failures.txt")
 
 
-#: the files that take longest, run first: under pytest-xdist (``--dist loadfile``, files handed out in this
-#: order) the whole-catalog verification starts at once on every core and no long file is left for the end
-FIRST = ("test_catalog_audit.py", "test_docs_site.py", "test_docs_snippets.py", "test_cli_export.py",
-         "test_heldout_batch2.py", "test_heldout_limits.py", "test_kernel_adversarial.py", "test_mutations.py")
+#: Under pytest-xdist (``--dist loadgroup`` in pyproject.toml, the groups made by :func:`pytest_xdist_make_scheduler`)
+#: a test file's tests are one work unit, run by one worker (its module fixtures built once), except in the files
+#: below, whose tests are handed out one at a time to whichever worker is free: long sweeps (one chunk or case per
+#: test) and files with several long tests. Their summaries read the run's shared results (:func:`shared_result`),
+#: not a worker's memory.
+SPREAD = ("test_mutations.py", "test_heldout_limits.py", "test_heldout_batch2.py", "test_witness_integrals.py",
+          "test_docs_site.py", "test_render_slides.py", "test_docs_snippets.py", "test_cli_export.py",
+          "test_robustness_inputs.py", "test_kernel_adversarial.py")
+
+
+@pytest.hookimpl(tryfirst=True, optionalhook=True)  # a pytest-xdist hook, asked in the controller
+def pytest_xdist_make_scheduler(config, log):
+    """``--dist loadgroup``: a file is a work unit, a test of a :data:`SPREAD` file is one by itself; units are
+    handed out in collection order (:func:`pytest_collection_modifyitems`) to the worker that is free.
+
+    (pytest-xdist's own ``xdist_group`` marks rename node ids through an attribute that pytest 9 no longer
+    reads, so the groups are made here, from the node ids.)"""
+    if config.getvalue("dist") != "loadgroup":
+        return None
+    from xdist.scheduler import LoadScopeScheduling
+
+    class FileOrTest(LoadScopeScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            path = nodeid.split("::", 1)[0]
+            return nodeid if path.rsplit("/", 1)[-1] in SPREAD else path
+
+    return FileOrTest(config, log)
+
+
+#: the work units that take longest, handed out first (the scheduler takes them in collection order), so that no
+#: long one is left for the end: the Korean file, whose first test builds the English and Korean sites (once per
+#: run, ``built_sites``), then long single tests and sweeps; the pages of the site are measured in Chromium after
+#: about two minutes of other work, when the sites are built; then the longest files
+FIRST = ("test_docs_korean.py", "test_catalog_audit.py", "test_docs_snippets.py::test_every_code_block_runs[README.md]",
+         "test_render_slides.py::test_catalog_deck",
+         "test_heldout_batch2.py::test_heldout_verdicts_do_not_depend_on_hash_seed",
+         "test_witness_integrals.py::test_these_true_claims_are_not_refuted[narrow-peak]",
+         "test_witness_integrals.py::test_a_convergent_series_with_a_late", "test_mutations.py::test_every_step",
+         "test_docs_site.py::test_no_display_math", "test_docs_site.py::test_on_a_phone",
+         "test_heldout_limits.py::test_heldout_limit_step", "test_witness_integrals.py", "test_heldout_batch2.py",
+         "test_kernel_adversarial.py", "test_robustness_inputs.py", "test_sphinxext.py", "test_attention.py",
+         "test_pytest_plugin.py", "test_cache_dependencies.py", "test_cli_export.py::test_all_as",
+         "test_docs_site.py", "test_render_slides.py", "test_docs_snippets.py", "test_cli_export.py",
+         "test_mutations.py", "test_heldout_limits.py")
+#: ... and the summaries of spread files last, when their cases have run
+LAST = ("test_heldout_limits.py::test_summary", "test_heldout_batch2.py::test_heldout_summary")
+
+
+def _rank(item) -> int:
+    where = f"{item.path.name}::{item.name}"
+    for k, name in enumerate(LAST):
+        if where.startswith(name):
+            return len(FIRST) + 1 + k
+    return next((k for k, name in enumerate(FIRST) if where.startswith(name)), len(FIRST))
 
 
 def pytest_collection_modifyitems(config, items):
-    rank = {name: k for k, name in enumerate(FIRST)}
-    items.sort(key=lambda item: rank.get(item.path.name, len(FIRST)))  # stable: the rest keep their order
+    items.sort(key=_rank)  # stable: the rest keep their order
     if not KNOWN_FAILURES.exists():
         return
     known = {line.strip() for line in KNOWN_FAILURES.read_text(encoding="utf-8").splitlines()
@@ -258,6 +307,38 @@ def pytest_collection_modifyitems(config, items):
         if item.nodeid in known:
             item.add_marker(pytest.mark.xfail(reason="known open defect (tests/known_failures.txt says why)",
                                               strict=False))
+
+
+@pytest.fixture
+def shared_result(pytestconfig):
+    """``shared_result(store, key, compute=None)``: the outcome (a JSON-friendly dict) recorded under ``key`` in
+    the run's ``store``, by any worker; ``compute()`` makes and records it when none is recorded yet (``None``
+    then, without ``compute``). ``shared_result(store)``: every outcome recorded so far, ``{key: outcome}``.
+
+    The store is a directory of the run's cache (:func:`pytest_configure`), so a summary test sees the cases
+    that other pytest-xdist workers ran, and a case that one of them ran is not run again for it."""
+    import json
+    import os
+    import urllib.parse
+
+    def result(store, key=None, compute=None):
+        folder = pytestconfig.stash[RUN_CACHE_DIR] / "results" / store
+        folder.mkdir(parents=True, exist_ok=True)
+        if key is None:
+            return {urllib.parse.unquote(p.stem): json.loads(p.read_text(encoding="utf-8"))
+                    for p in sorted(folder.glob("*.json"))}
+        path = folder / (urllib.parse.quote(key, safe="") + ".json")
+        if path.exists():
+            return json.loads(path.read_text(encoding="utf-8"))
+        if compute is None:
+            return None
+        outcome = compute()
+        partial = path.with_suffix(f".{os.getpid()}.part")
+        partial.write_text(json.dumps(outcome), encoding="utf-8")
+        partial.replace(path)  # whole or absent, for a reader in another worker
+        return outcome
+
+    return result
 
 
 @pytest.fixture(scope="session")

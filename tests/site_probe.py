@@ -20,6 +20,9 @@ import sys
 from pathlib import Path
 
 CHROMIUM = shutil.which("chromium") or "/usr/bin/chromium"
+#: in the name of a page's copy that a probe opens (left out of :func:`site_text.edition_pages`: tests in other
+#: pytest-xdist workers read the site's pages meanwhile)
+COPY = "probe-copy-"
 FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
          "--hide-scrollbars", "--host-resolver-rules=MAP * ~NOTFOUND", "--proxy-server=127.0.0.1:9"]
 
@@ -232,9 +235,11 @@ class Browser:
 
     def _open_until(self, page: Path, script: str, suffix: str, attribute: str, timeout: float) -> str:
         """Open a copy of ``page`` with ``script`` added and wait until its body has ``attribute``; its value."""
+        import os
         import time
 
-        copy = page.with_name(page.stem + suffix)
+        # a name of this process's own: tests in other pytest-xdist workers open copies of the same page
+        copy = page.with_name(f"{page.stem}.{COPY}{os.getpid()}{suffix}")
         copy.write_text(page.read_text(encoding="utf-8").replace("</body>", script + "</body>"), encoding="utf-8")
         try:
             self._call("Page.navigate", session=True, url=copy.as_uri())
@@ -267,7 +272,9 @@ class Browser:
 
 def probe_page(page: Path, width: int, height: int, profile: Path) -> dict:
     """Open ``page`` (an HTML file of a built site) at ``width`` x ``height`` px and measure it."""
-    copy = page.with_name(page.stem + ".probe.html")
+    import os
+
+    copy = page.with_name(f"{page.stem}.{COPY}{os.getpid()}.probe.html")  # a name of this process's own
     copy.write_text(page.read_text(encoding="utf-8").replace("</body>", PROBE_JS + "</body>"), encoding="utf-8")
     try:
         proc = subprocess.run([CHROMIUM, *FLAGS, f"--user-data-dir={profile}", f"--window-size={width},{height}",

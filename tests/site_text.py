@@ -66,7 +66,8 @@ EDITIONS = ("ko",)
 
 def edition_pages(site: Path) -> list[Path]:
     """Every HTML page of the site in ``site``, leaving out the other editions built inside it (``ko/``)."""
-    return sorted(p for p in site.rglob("*.html") if p.relative_to(site).parts[0] not in EDITIONS)
+    return sorted(p for p in site.rglob("*.html") if p.relative_to(site).parts[0] not in EDITIONS
+                  and ".probe-copy-" not in p.name)  # a probe's copy of a page (site_probe.COPY), not a page
 
 
 def site_raw_math(site: Path) -> dict[str, list[str]]:

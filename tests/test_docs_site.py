@@ -138,7 +138,7 @@ def test_chromium_quiz_gives_a_second_try_then_opens_the_explanation(site, tmp_p
     page = site / "chapters" / "multihead.html"
     source = page.read_text()
     assert 'data-answer="a"' in source
-    probe = page.with_name("_quiz_probe.html")
+    probe = page.with_name(f"{page.stem}.probe-copy-quiz.html")  # left out of edition_pages
     probe.write_text(source.replace("</body>", _PROBE + "</body>"))
     try:
         dom = _dom(probe.as_uri(), tmp_path)
@@ -320,7 +320,7 @@ window.addEventListener("load", function () {
 def test_dark_mode_keeps_the_derivations_legible(site, tmp_path):
     """Furo's dark theme: every derivation box's words stand out from its background (WCAG contrast >= 4.5)."""
     page = site / "chapters" / "softmax.html"
-    probe = page.with_name("_dark_probe.html")
+    probe = page.with_name(f"{page.stem}.probe-copy-dark.html")  # left out of edition_pages
     probe.write_text(page.read_text().replace("</body>", _DARK + "</body>"))
     try:
         dom = _dom(probe.as_uri(), tmp_path)

@@ -656,13 +656,23 @@ def invariant_holds(outcome: dict) -> bool:
     return "refuted" not in outcome["steps"] and outcome["flagged"]
 
 
-RESULTS: dict[str, dict] = {}
+#: where the outcomes are recorded for the summary (the run's shared results: ``shared_result`` in conftest.py)
+STORE = "heldout-batch2"
+
+
+class _Record:
+    """``_Record(shared_result)[key] = outcome``: records ``outcome`` in the run's shared results."""
+
+    def __init__(self, shared_result) -> None:
+        self.shared_result = shared_result
+
+    def __setitem__(self, key: str, outcome: dict) -> None:
+        self.shared_result(STORE, key, lambda: outcome)
 
 
 @pytest.mark.parametrize("c", CASES, ids=[c.id for c in CASES])
-def test_heldout_case(c: Case):
-    outcome = run_case(c)
-    RESULTS[c.id] = outcome
+def test_heldout_case(c: Case, shared_result):
+    outcome = shared_result(STORE, c.id, lambda: run_case(c))  # recorded for test_heldout_summary's worker
     message = {
         "false": "a false step was proved",
         "true": "a true step was refuted",
@@ -729,19 +739,20 @@ def _env(tmp_path: Path) -> dict:
 
 
 @pytest.mark.parametrize("which,expected", HANG_CASES, ids=[h[0] for h in HANG_CASES])
-def test_heldout_doit_never_returns(tmp_path, which, expected):
+def test_heldout_doit_never_returns(tmp_path, which, expected, shared_result):
+    record = _Record(shared_result)
     script = tmp_path / "hang.py"
     script.write_text(HANG_SCRIPT)
     try:
         proc = subprocess.run([sys.executable, str(script), which, str(HANG_BUDGET)], capture_output=True,
                               text=True, timeout=60, env=_env(tmp_path), cwd=tmp_path)
     except subprocess.TimeoutExpired:
-        RESULTS[f"hang-{which}"] = {"id": f"hang-{which}", "category": "hang", "verdict": "hung > 60 s"}
+        record[f"hang-{which}"] = {"id": f"hang-{which}", "category": "hang", "verdict": "hung > 60 s"}
         pytest.fail(f"derive check of a never-returning doit() ({which}) was still running after 60 s "
                     f"(budget {HANG_BUDGET} s)")
     assert proc.returncode == 0, proc.stderr[-2000:]
     out = json.loads(proc.stdout.strip().splitlines()[-1])
-    RESULTS[f"hang-{which}"] = {"id": f"hang-{which}", "category": "hang", **out}
+    record[f"hang-{which}"] = {"id": f"hang-{which}", "category": "hang", **out}
     limit = HANG_BUDGET + 1.0
     # CPU time is what the budget counts (docs/proved.md): budget + 1 s, strictly. Wall time also counts
     # other processes' load: on an idle machine it must be within budget + 1 s as well; on a busy one
@@ -798,7 +809,8 @@ MODULE = textwrap.dedent(
 
 
 @pytest.mark.parametrize("how", list(HELPERS_EDIT))
-def test_heldout_stale_helper_module(tmp_path, how):
+def test_heldout_stale_helper_module(tmp_path, how, shared_result):
+    record = _Record(shared_result)
     (tmp_path / "helpers.py").write_text(HELPERS)
     (tmp_path / "my_derivs.py").write_text(MODULE)
     cmd = [sys.executable, "-m", "derive", "check", "--module", "my_derivs.py", f"heldout.stale-{how}", "--jobs", "1"]
@@ -815,7 +827,7 @@ def test_heldout_stale_helper_module(tmp_path, how):
     (tmp_path / "helpers.py").write_text(source.replace(old, new))
     second = run()
     fresh = run("--no-cache")
-    RESULTS[f"stale-{how}"] = {"id": f"stale-{how}", "category": "stale", "first": first.returncode,
+    record[f"stale-{how}"] = {"id": f"stale-{how}", "category": "stale", "first": first.returncode,
                                "after-edit": second.returncode, "no-cache": fresh.returncode}
     assert fresh.returncode == 1, "sanity: the edited helper makes the step false\n" + fresh.stdout
     assert second.returncode == 1, "the cache served a stale result after helpers.py was edited:\n" + second.stdout
@@ -842,7 +854,8 @@ def _run_ids(tmp_path: Path, ids, seed: str) -> list[dict]:
     return [r for r in json.loads(out.read_text()) if r["id"] in ids]
 
 
-def test_heldout_verdicts_do_not_depend_on_hash_seed(tmp_path):
+def test_heldout_verdicts_do_not_depend_on_hash_seed(tmp_path, shared_result):
+    record = _Record(shared_result)
     seen: dict[str, dict[str, str]] = {cid: {} for cid in HASH_IDS}
     failures = []
     for seed in HASH_SEEDS:
@@ -850,14 +863,15 @@ def test_heldout_verdicts_do_not_depend_on_hash_seed(tmp_path):
             seen[r["id"]][seed] = r["verdict"]
             if not invariant_holds(r):
                 failures.append(f"{r['id']} is {r['verdict']} with PYTHONHASHSEED={seed}")
-    RESULTS["hash-seed"] = {"id": "hash-seed", "category": "determinism",
+    record["hash-seed"] = {"id": "hash-seed", "category": "determinism",
                             **{cid: "/".join(f"{k}:{v}" for k, v in by.items()) for cid, by in seen.items()}}
     assert not failures, "; ".join(failures)
     changing = {cid: by for cid, by in seen.items() if len(set(by.values())) > 1}
     assert not changing, f"verdicts change with PYTHONHASHSEED: {changing}"
 
 
-def test_heldout_verdicts_do_not_depend_on_load(tmp_path):
+def test_heldout_verdicts_do_not_depend_on_load(tmp_path, shared_result):
+    record = _Record(shared_result)
     idle = {r["id"]: r["verdict"] for r in _run_ids(tmp_path, HASH_IDS, "0")}
     hogs = [subprocess.Popen([sys.executable, "-c", "while True: pass"]) for _ in range(os.cpu_count() or 2)]
     try:
@@ -866,17 +880,18 @@ def test_heldout_verdicts_do_not_depend_on_load(tmp_path):
         for hog in hogs:
             hog.kill()
             hog.wait()
-    RESULTS["hash-load"] = {"id": "hash-load", "category": "determinism",
+    record["hash-load"] = {"id": "hash-load", "category": "determinism",
                             **{cid: f"idle:{idle[cid]}/busy:{busy.get(cid)}" for cid in idle}}
     assert busy == idle, f"verdicts change with machine load: idle {idle}, busy {busy}"
 
 
 # ---------------------------------------------------------------- summary (runs last in this file)
-def test_heldout_summary(capsys):
+def test_heldout_summary(capsys, shared_result):
     from heldout_summary import summarize
 
-    ran = [RESULTS[c.id] for c in CASES if c.id in RESULTS]
-    extra = [r for key, r in RESULTS.items() if key.startswith(("hang-", "stale-", "hash-"))]
+    recorded = shared_result(STORE)  # by every pytest-xdist worker (this test runs last: conftest.LAST)
+    ran = [recorded[c.id] for c in CASES if c.id in recorded]
+    extra = [r for key, r in recorded.items() if key.startswith(("hang-", "stale-", "hash-"))]
     if not ran and not extra:
         pytest.skip("no held-out case ran in this session")
     with capsys.disabled():

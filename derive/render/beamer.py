@@ -21,6 +21,7 @@ from ..core import Derivation, Step
 from ..exceptions import InputError
 from ..i18n import gettext
 from .latex import REL_TEX, checked_settings, definitions_latex, escape_text, fit_to_width, korean_preamble
+from .layout import remembered
 
 _ASPECT = ("43", "169", "1610")
 
@@ -85,11 +86,11 @@ def _reveal(k: int, body: str, s: BeamerSettings) -> str:
 
 def _breaker(s: BeamerSettings) -> Any:
     from ..transformer.notation import latex_names
-    from .layout import Breaker
+    from .layout import shared_breaker
 
     names = latex_names()
     names.update(s.symbol_names)
-    return Breaker(FRAME_BUDGET, names)
+    return shared_breaker(FRAME_BUDGET, names)
 
 
 def _rows(lines: list[str], relation: str, k: int | None, s: BeamerSettings) -> list[str]:
@@ -233,6 +234,7 @@ def _chain(start_lines: list[str], steps: Sequence[tuple[int, Step, list[str]]],
 ENTRY_WIDTH = 12.0
 
 
+@remembered  # asked by the frame, its chunks, the claim and the height estimates
 def named(derivation: Derivation, s: BeamerSettings) -> tuple[Any, Any, list[Any], list[tuple[Any, Any]]]:
     """``(start, end, step expressions, where)``: when a formula is wider than a frame, large repeated
     subexpressions and wide matrix entries are named once (:func:`~derive.render.layout.name_repeats`)

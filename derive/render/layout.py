@@ -24,6 +24,7 @@ math font. It errs on the wide side.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import Any
 
 #: widths in em of single characters (anything else: 0.55)
@@ -644,3 +645,45 @@ def _tidy(expr: Any) -> Any:
         return factors[0] if len(factors) == 1 else sp.Mul(*factors, evaluate=False)
 
     return expr.replace(lambda e: isinstance(e, sp.Mul) and any(a == 1 for a in e.args), one_free)
+
+
+#: the shared breakers (:func:`shared_breaker`), by width and spellings
+_BREAKERS: dict[tuple, Breaker] = {}
+#: a shared breaker that remembers more formulas than this is replaced (a long session's memory stays bounded)
+BREAKER_MEMORY = 50_000
+
+
+def shared_breaker(budget: float, symbol_names: dict) -> Breaker:
+    """The process's :class:`Breaker` for ``budget`` and ``symbol_names``, with the TeX it has printed: a deck
+    measures each formula for its height estimate, its chunk and its frame, and prints it once."""
+    try:
+        key = (budget, frozenset(symbol_names.items()))
+        found = _BREAKERS.get(key)
+    except TypeError:  # an unhashable spelling: a breaker of its own
+        return Breaker(budget, symbol_names)
+    if found is None or len(found._tex) > BREAKER_MEMORY:
+        found = _BREAKERS[key] = Breaker(budget, symbol_names)
+    return found
+
+
+def remembered(function: Callable[[Any, Any], tuple]) -> Callable[[Any, Any], tuple]:
+    """``function(derivation, settings)`` (a tuple of what the layout names in a derivation: expressions and
+    lists) remembered per derivation, while it exists, and the settings' ``symbol_names``; each caller gets
+    fresh lists. For the functions that frames, chunks and height estimates each ask again."""
+    import functools
+    import weakref
+
+    memory: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+    @functools.wraps(function)
+    def wrapper(derivation: Any, settings: Any) -> tuple:
+        try:
+            key = frozenset(settings.symbol_names.items())
+            found = memory.setdefault(derivation, {}).get(key)
+        except TypeError:  # unhashable: not remembered
+            return function(derivation, settings)
+        if found is None:
+            found = memory[derivation][key] = function(derivation, settings)
+        return tuple(list(part) if isinstance(part, list) else part for part in found)
+
+    return wrapper

@@ -28,6 +28,7 @@ from typing import Any
 from ..core import Derivation
 from ..exceptions import InputError
 from .latex import REL_TEX, checked_settings, definitions_latex
+from .layout import remembered
 from .textmath import mark_math
 
 FLAVOURS = ("revealjs", "marp")
@@ -129,12 +130,13 @@ def _words(text: str) -> float:
     return LINE * (1 + len(text.replace("$", "")) // 90)
 
 
+@remembered  # asked by the chunks, the first lines and the slides
 def named(d: Derivation, s: SlidesSettings) -> tuple[list[Any], list[tuple[Any, Any]]]:
     """``([start, step expressions...], where)``: in a chain with a formula wider than a slide, repeated
     subexpressions and wide matrix entries are named once (:func:`~derive.render.layout.name_repeats`)."""
-    from .layout import Breaker, name_repeats, tex_width
+    from .layout import name_repeats, shared_breaker, tex_width
 
-    breaker = Breaker(SLIDE_BUDGET, _names(s))
+    breaker = shared_breaker(SLIDE_BUDGET, _names(s))
     exprs = [d.start, *(st.expr for st in d.steps)]
     if max(tex_width(breaker.tex(e)) for e in exprs) <= SLIDE_BUDGET:
         return exprs, []
@@ -146,9 +148,9 @@ def chunks(d: Derivation, s: SlidesSettings) -> list[list[tuple[int, Any, list[s
     """The steps cut into slides: ``(number, step, lines)`` per step, at most ``steps_per_slide`` steps and
     ``max_lines`` lines of text high (formulas by their estimated height,
     :func:`~derive.render.layout.tex_height`); each continued slide starts from the last expression."""
-    from .layout import Breaker
+    from .layout import shared_breaker
 
-    breaker = Breaker(SLIDE_BUDGET, _names(s))
+    breaker = shared_breaker(SLIDE_BUDGET, _names(s))
     exprs, _ = named(d, s)
     room = s.max_lines * LINE
     out: list[list[tuple[int, Any, list[str]]]] = [[]]
@@ -188,10 +190,10 @@ class _Slide(list):
 
 def _where(d: Derivation, s: SlidesSettings) -> list[list[str]]:
     r"""The named subexpressions (``\xi_1 = ...``), as many slides of formula lines as they need."""
-    from .layout import Breaker
+    from .layout import shared_breaker
 
     _, where = named(d, s)
-    breaker = Breaker(SLIDE_BUDGET, _names(s))
+    breaker = shared_breaker(SLIDE_BUDGET, _names(s))
     pages: list[list[str]] = []
     used = s.max_lines * LINE
     for name, value in where:
@@ -225,12 +227,12 @@ def _tail(d: Derivation, s: SlidesSettings) -> list[str]:
 
 
 def _start_lines(d: Derivation, parts: list, c: int, s: SlidesSettings) -> list[str]:
-    from .layout import Breaker
+    from .layout import shared_breaker
 
     if not getattr(parts[c], "repeat", True):
         return []
     if c == 0 or not parts[c - 1]:
-        return Breaker(SLIDE_BUDGET, _names(s)).lines(named(d, s)[0][0])
+        return shared_breaker(SLIDE_BUDGET, _names(s)).lines(named(d, s)[0][0])
     return parts[c - 1][-1][2]
 
 
