@@ -314,6 +314,11 @@ def test_a_derivative_in_a_bounded_symbol_is_taken_under_its_premise(start, end,
     ((sp.Lt(_X**2, 2), sp.Gt(_X, sp.Rational(14142, 10000))), lambda v: sp.Rational(14142, 10000) < v < sp.sqrt(2)),
     ((sp.Eq(_X**2, 5), sp.Gt(_X, sp.Rational(2236, 1000))), lambda v: v == _S5),
     ((sp.Eq(_X**2, 5),), lambda v: v**2 == 5),
+    # windows narrower than the 50 digits points are checked at: an end, decided exactly
+    ((sp.Ge(_X, sp.sqrt(2) - sp.Rational(1, 10**60)), sp.Le(_X, sp.sqrt(2))),
+     lambda v: sp.sqrt(2) - sp.Rational(1, 10**60) <= v <= sp.sqrt(2)),
+    ((sp.Ge(_X, sp.sqrt(2)), sp.Le(_X, sp.sqrt(2) + sp.Rational(1, 10**20))),
+     lambda v: sp.sqrt(2) <= v <= sp.sqrt(2) + sp.Rational(1, 10**20)),
 ])
 def test_premises_met_only_together_still_give_a_point(premises, inside):
     from derive.kernel.points import generate

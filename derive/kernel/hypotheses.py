@@ -242,7 +242,8 @@ class Hypotheses:
     def _solve_point(self, values: dict, point: Point, failed: list) -> bool:
         """Give one symbol of a failing premise a value that satisfies every premise (in ``values``; False:
         none found). Candidates: between consecutive real roots of the premises' polynomials in that symbol
-        (the other symbols at their values, rational coefficients, degree ≤ 4), then the roots themselves."""
+        (the other symbols at their values, rational coefficients and degree ≤ 4, or any real coefficients and
+        degree 1), then the roots themselves."""
         syms = sorted({x for g, _ in failed for x in g.free_symbols
                        if isinstance(values.get(x), (Fraction, ExactReal))}, key=str)
         for x in syms:
@@ -260,8 +261,11 @@ class Hypotheses:
                         poly = sp.Poly(part, x)
                     except BasePolynomialError:
                         continue
-                    if 0 < poly.degree() <= 4 and all(c.is_Rational for c in poly.all_coeffs()):
+                    coeffs = poly.all_coeffs()
+                    if 0 < poly.degree() <= 4 and all(c.is_Rational for c in coeffs):
                         roots += sp.real_roots(poly)
+                    elif poly.degree() == 1 and all(c.is_number and c.is_real for c in coeffs):
+                        roots.append(sp.nsimplify(-coeffs[1] / coeffs[0], rational=False))  # √2 − 10⁻⁶⁰
             if not roots:
                 continue
             exact = sorted(set(roots), key=lambda r: float(r))
@@ -726,8 +730,9 @@ def _decide_exact(g: Any, kind: str, values: dict) -> bool | None:
     Only where every symbol of ``g`` has an exact value (a ``Fraction`` or an ``ExactReal`` breakpoint) and
     ``g`` there is exactly zero: sympy's automatic evaluation gives 0 (√2 − √2, exp(log 2) − 2), or ``g``
     is an algebraic number whose minimal polynomial is x (exact arithmetic on algebraic numbers). Zero
-    satisfies ``≥`` and ``=`` and fails ``>`` and ``≠``; anything else (a nonzero value within the margin,
-    a transcendental value sympy does not reduce to 0) stays undecided (``None``)."""
+    satisfies ``≥`` and ``=`` and fails ``>`` and ``≠``; a value sympy reduces to a rational number (the
+    irrational parts cancelled) is decided by its sign; anything else (a nonzero irrational value within the
+    margin, a transcendental value sympy does not reduce to 0) stays undecided (``None``)."""
     sub = {}
     for s in g.free_symbols:
         v = values.get(s)
@@ -750,6 +755,8 @@ def _decide_exact(g: Any, kind: str, values: dict) -> bool | None:
     except (TypeError, ValueError, ArithmeticError, NotImplementedError, AttributeError, BasePolynomialError):
         return None
     if not zero:
+        if e.is_Rational:  # the irrational parts cancelled exactly: √2 − (√2 − 10⁻⁶⁰) is 10⁻⁶⁰
+            return {">=": e >= 0, ">": e > 0, "=": False, "!=": True}[kind]
         return None
     return {">=": True, ">": False, "=": True, "!=": False}[kind]
 
