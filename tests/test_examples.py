@@ -312,3 +312,23 @@ def test_titles_are_written_once(derivations):
         assert (d.name, d.title, d.summary) == (meta["name"], meta["title"], meta["summary"])
     with pytest.raises(UnknownDerivationError, match="example.pe-tabel"):
         registry.metadata("example.pe-tabel")
+
+
+def test_relu_sign_from_an_interval_enclosure():
+    from derive.transformer.exact_ops import _interval_sign, relu
+
+    a = sp.Symbol("a")
+    w = 1 / (1 + sp.exp(1))  # 0.26894...
+    assert _interval_sign(a - sp.Rational(1, 4), {a: w}) == 1
+    assert _interval_sign(a - sp.Rational(27, 100), {a: w}) == -1
+    assert relu(a - sp.Rational(1, 4), {a: w}) == a - sp.Rational(1, 4)
+    assert relu(a - sp.Rational(27, 100), {a: w}) == 0
+    # 10⁻³⁰ apart: the 40-digit enclosure still separates it from 0
+    close = r2 - sp.Rational(14142135623730950488016887242096, 10**31)
+    assert _interval_sign(close, {}) == 1 and _interval_sign(-close, {}) == -1
+    # an exact zero written as surds cannot be separated from 0: no sign from the enclosure
+    assert _interval_sign(sp.sqrt(3) * r2 - sp.sqrt(6) + 0 * a, {a: w}) is None
+    assert relu(sp.Mul(sp.sqrt(3), r2, evaluate=False) - sp.sqrt(6)) == 0
+    # an operator the intervals do not evaluate, or a symbol without a value: evalf or Max decides
+    assert _interval_sign(sp.log(3) - 1, {}) is None and relu(sp.log(3) - 1) == sp.log(3) - 1
+    assert _interval_sign(a + 1, {}) is None

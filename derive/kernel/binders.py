@@ -124,6 +124,8 @@ def substitute(e: Any, mapping: dict) -> Any:
     if not mapping or not isinstance(e, sp.Basic):
         return e
     keys = tuple(mapping)
+    if not e.has(*keys):  # nothing to replace: no binder is touched, nothing is renamed
+        return e
     avoid = {k for k in keys if isinstance(k, sp.Symbol)}
     for key, value in mapping.items():
         avoid |= free_of([value]) - free_of([key])

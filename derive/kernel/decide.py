@@ -59,13 +59,29 @@ def _confirm(lhs: Any, rhs: Any, relation: str, seed: int, everywhere: bool,
 def hypotheses_of(ctx: primitives.Context) -> hypotheses.Hypotheses:
     """The hypotheses a context declares (:mod:`derive.kernel.hypotheses`), with the context's own
     consistency check (circular declarations, declarations the assumptions refute) folded in."""
+    try:
+        key = (tuple(ctx.definitions), tuple(ctx.premises))
+        hit = _HYPOTHESES.get(key)
+    except TypeError:  # an unhashable declaration (a mutable Matrix)
+        key, hit = None, None
+    if hit is not None:
+        return hit
     hyps = hypotheses.of(ctx.definitions, ctx.premises)
     if not hyps.empty and not hyps.contradiction:
         why = ctx.inconsistency()
         if why:
             hyps = hypotheses.Hypotheses(hyps.eliminations, hyps.checks, hyps.domains, hyps.shown, why,
                                          hyps.unusable)
+    if key is not None:
+        if len(_HYPOTHESES) > 256:
+            _HYPOTHESES.clear()
+        _HYPOTHESES[key] = hyps
     return hyps
+
+
+#: the hypotheses of a context by (definitions, premises): both the hypotheses and the context's consistency
+#: check are functions of the declarations alone, and every step of a derivation asks again
+_HYPOTHESES: dict = {}
 
 
 def _cex(res: witness.PointResult) -> Counterexample:

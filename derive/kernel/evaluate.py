@@ -65,6 +65,8 @@ Value = Any  # Fraction | mpmath.mpf | mpmath.mpc
 
 def to_mp(v: Value) -> Any:
     """A Fraction or mpmath number as an mpmath number (at the working precision)."""
+    if type(v) is _MPF_TYPE:  # the common case first (isinstance of Fraction, an ABC, is slow for an mpf)
+        return v
     if isinstance(v, Fraction):
         # remembered per precision: the same constants (½, a point's values) are converted at every sample
         # of an integrand or a limit, and an mpf is immutable (the conversion is the same every time)
@@ -82,6 +84,19 @@ def to_mp(v: Value) -> Any:
 
 #: Fractions as mpmath numbers, by (numerator, denominator, binary precision)
 _MPF: dict = {}
+#: the types of mpmath's real and complex numbers (of its global context)
+_MPF_TYPE, _MPC_TYPE = type(mpmath.mpf(1)), type(mpmath.mpc(1, 1))
+
+
+def _all_exact(vals: list) -> bool:
+    """Are all ``vals`` Fractions? (``all(_is_exact(v) ...)``, without the slow ABC test for an mpmath number.)"""
+    for v in vals:
+        t = type(v)
+        if t is Fraction:
+            continue
+        if t is _MPF_TYPE or t is _MPC_TYPE or not isinstance(v, Fraction):
+            return False
+    return True
 
 
 def _is_exact(v: Value) -> bool:
@@ -272,6 +287,8 @@ class Evaluator:
         #: (subtree, precision) -> (value, magnitude it reached, visits it took), for subtrees evaluated
         #: inside an operator (an integrand, a summand) that do not depend on its bound variables
         self._fixed: dict = {}
+        #: the entries of ``_fixed`` a compiled plan has used, by the plan's closure (see ``_via_ev``)
+        self._replay: dict = {}
         self._free = _FREE
         #: > 0 while an operator overrides indexed elements (a derivative in an element): no reuse then
         self._slotted = 0
@@ -317,7 +334,14 @@ class Evaluator:
             self._env = env
             self._bound = frozenset(k for k, v in env.items() if point.get(k, _MISSING) is not v)
         if not self._bound.isdisjoint(free):
-            return self._ev(e, env)
+            # a subtree of an operator's sample (an integrand, a summand): its compiled plan, the same
+            # evaluation node for node, without the per-node dispatch (see _plan)
+            plan = _PLANS.get((e, self._bound)) if COMPILE else None
+            if plan is None:
+                if not COMPILE:
+                    return self._ev(e, env)
+                plan = _plan(e, self._bound)
+            return plan(self, env)
         key = (e, mpmath.mp.prec)
         hit = self._fixed.get(key)
         if hit is not None:
@@ -339,10 +363,7 @@ class Evaluator:
         self.visits += 1
         self._ticks += 1
         if self._ticks >= _TICKS:  # the clock is read every few nodes (reading it costs as much as a node)
-            self._ticks = 0
-            limits.checkpoint()
-            if self.visits - self._value_start > MAX_POINT_WORK:
-                raise Unreliable(f"evaluating it here took more than {MAX_POINT_WORK:,} expression nodes")
+            self._tick()
         kind = _KINDS.get(type(e))
         if kind is None:
             kind = _kind(e)
@@ -380,6 +401,13 @@ class Evaluator:
             return self._matrix_element(e, env)
         raise NotEvaluable(what)
 
+    def _tick(self) -> None:
+        """Every ``_TICKS`` nodes: the step's time limit, and the work cap of this evaluation."""
+        self._ticks = 0
+        limits.checkpoint()
+        if self.visits - self._value_start > MAX_POINT_WORK:
+            raise Unreliable(f"evaluating it here took more than {MAX_POINT_WORK:,} expression nodes")
+
     def _call(self, fn: Callable, arg: Value) -> Value:
         try:
             out = fn(to_mp(arg))
@@ -392,7 +420,7 @@ class Evaluator:
     # arithmetic -------------------------------------------------------
     def _Add(self, e: Any, env: dict) -> Value:
         vals = [self.ev(a, env) for a in e.args]
-        if all(_is_exact(v) for v in vals):
+        if _all_exact(vals):
             return sum(vals, Fraction(0))
         mps = [to_mp(v) for v in vals]
         # the rounding error of a sum is relative to its largest term, not to the result: remember the
@@ -404,7 +432,7 @@ class Evaluator:
 
     def _Mul(self, e: Any, env: dict) -> Value:
         vals = [self.ev(a, env) for a in e.args]
-        if all(_is_exact(v) for v in vals):
+        if _all_exact(vals):
             out = Fraction(1)
             for v in vals:
                 out *= v
@@ -415,18 +443,7 @@ class Evaluator:
         return out
 
     def _Pow(self, e: Any, env: dict) -> Value:
-        b, x = self.ev(e.base, env), self.ev(e.exp, env)
-        if _is_exact(b) and _is_exact(x) and x.denominator == 1:
-            if b == 0 and x < 0:
-                raise Undefined("division by zero")
-            if abs(x) <= 4096:
-                return b ** int(x)
-        mb, mx = to_mp(b), to_mp(x)
-        if mb == 0:
-            if (mpmath.re(mx) if isinstance(mx, mpmath.mpc) else mx) > 0:
-                return mpmath.mpf(0)
-            raise Undefined("0 to a non-positive power")
-        return mpmath.power(mb, mx)
+        return _power(self.ev(e.base, env), self.ev(e.exp, env))
 
     # piecewise-defined functions (exact at rational points) ----------------
     def _Abs(self, e: Any, env: dict) -> Value:
@@ -592,8 +609,9 @@ class Evaluator:
     # operators ------------------------------------------------------------
     def _bounds(self, lo: Any, hi: Any, env: dict) -> tuple[Any, Any]:
         a, b = self.ev(lo, env), self.ev(hi, env)
-        fa = a if a in (mpmath.inf, -mpmath.inf) else _as_int(a)
-        fb = b if b in (mpmath.inf, -mpmath.inf) else _as_int(b)
+        # a Fraction is never infinite (and comparing one with mpmath's ∞ costs a conversion)
+        fa = _as_int(a) if type(a) is Fraction or a not in (mpmath.inf, -mpmath.inf) else a
+        fb = _as_int(b) if type(b) is Fraction or b not in (mpmath.inf, -mpmath.inf) else b
         return fa, fb
 
     def _Sum(self, e: Any, env: dict) -> Value:
@@ -1040,6 +1058,204 @@ class Evaluator:
                 raise Undefined("the one-sided limits differ")
             return right
         return one(1 if d == "+" else -1)
+
+
+def _power(b: Value, x: Value) -> Value:
+    """``b ** x`` of two values: exact for an exact base and an exact integer exponent up to 4096."""
+    if _is_exact(b) and _is_exact(x) and x.denominator == 1:
+        if b == 0 and x < 0:
+            raise Undefined("division by zero")
+        if abs(x) <= 4096:
+            return b ** int(x)
+    mb, mx = to_mp(b), to_mp(x)
+    if mb == 0:
+        if (mpmath.re(mx) if isinstance(mx, mpmath.mpc) else mx) > 0:
+            return mpmath.mpf(0)
+        raise Undefined("0 to a non-positive power")
+    return mpmath.power(mb, mx)
+
+
+# ----------------------------------------------------------------------------
+# compiled plans: an operator's sample evaluated without the per-node dispatch
+# ----------------------------------------------------------------------------
+
+#: evaluate the subtrees of an operator's samples by their compiled plans (``False``: node by node, as
+#: ``Evaluator._ev`` dispatches; the two give the same values and count the same work, see tests)
+COMPILE = True
+#: compiled plans by (subtree, the bound variables it depends on): a pure function of the two (sympy
+#: expressions are immutable), so shared by every evaluator, point and precision
+_PLANS: dict = {}
+
+
+def _plan(e: Any, bound: frozenset) -> Callable[[Evaluator, dict], Value]:
+    """The plan of ``e`` (a subtree with arguments that depends on a variable in ``bound``) as a closure
+    ``plan(evaluator, env) -> value``; remembered per (e, bound).
+
+    A plan does exactly what :meth:`Evaluator.ev` does inside an operator, node for node and in the same
+    order: each node is counted (``visits``, the clock read every ``_TICKS`` nodes, the
+    :data:`MAX_POINT_WORK` cap); a child free of the bound variables goes through ``Evaluator.ev`` (its
+    value fixed per precision, its work replayed); sums, products, powers and the functions of one argument
+    compute as ``_Add``, ``_Mul``, ``_Pow`` and ``_call`` do; any other node is ``Evaluator._ev`` itself. What
+    it saves is the dispatch: the free-symbol test, the type lookup, the attribute reads of every node at
+    every sample of an integrand, a summand or a limit.
+    """
+    key = (e, bound)
+    hit = _PLANS.get(key)
+    if hit is not None:
+        return hit
+    if len(_PLANS) > 65536:
+        _PLANS.clear()
+    plan = _PLANS[key] = _build(e, bound)
+    return plan
+
+
+def _child(a: Any, bound: frozenset) -> Callable[[Evaluator, dict], Value]:
+    """How a plan evaluates its argument ``a`` (what ``Evaluator.ev(a, env)`` would do with it)."""
+    if not a.args:
+        return _leaf(a)
+    free = _FREE.get(a)
+    if free is None:
+        free = frozenset(a.free_symbols)
+    if bound.isdisjoint(free):
+        return _via_ev(a)  # fixed per precision: Evaluator.ev's cache
+    return _plan(a, bound)
+
+
+def _via_ev(a: Any) -> Callable[[Evaluator, dict], Value]:
+    """A child free of the bound variables: ``Evaluator.ev`` evaluates it once per precision (``_fixed``); the
+    evaluator's entry for it is then kept by this closure, so a later sample replays it (its value, the
+    cancellation scale it reached, its work) without looking the subtree up again."""
+    def run(ev: Evaluator, env: dict) -> Value:
+        if ev._slotted:  # pragma: no cover - a plan never runs while an element is overridden
+            return ev.ev(a, env)
+        prec = mpmath.mp.prec
+        hit = ev._replay.get(run)
+        if hit is not None and hit[0] == prec:
+            _, value, magnitude, visits = hit
+            if magnitude > ev.magnitude:
+                ev.magnitude = magnitude
+            ev.visits += visits
+            return value
+        value = ev.ev(a, env)
+        fixed = ev._fixed.get((a, prec))
+        if fixed is not None:
+            ev._replay[run] = (prec, *fixed)
+        return value
+    return run
+
+
+def _leaf(a: Any) -> Callable[[Evaluator, dict], Value]:
+    kind = _KINDS.get(type(a))
+    if kind is None:
+        kind = _kind(a)
+    code = kind[0]
+    if code == _SYMBOL:
+        def symbol(ev: Evaluator, env: dict) -> Value:
+            ev.visits += 1
+            ev._ticks += 1
+            if ev._ticks >= _TICKS:
+                ev._tick()
+            if a in env:
+                return env[a]
+            raise NotEvaluable(f"no value for {a}")
+        return symbol
+    if code == _RATIONAL:
+        value = Fraction(int(a.p), int(a.q))
+
+        def rational(ev: Evaluator, env: dict) -> Value:
+            ev.visits += 1
+            ev._ticks += 1
+            if ev._ticks >= _TICKS:
+                ev._tick()
+            return value
+        return rational
+    def other(ev: Evaluator, env: dict) -> Value:
+        return ev._ev(a, env)
+    return other
+
+
+def _build(e: Any, bound: frozenset) -> Callable[[Evaluator, dict], Value]:
+    kind = _KINDS.get(type(e))
+    if kind is None:
+        kind = _kind(e)
+    code, what = kind
+    method = what if code == _METHOD else None
+    if method is Evaluator._Add:
+        parts = tuple(_child(a, bound) for a in e.args)
+
+        def add(ev: Evaluator, env: dict) -> Value:
+            ev.visits += 1
+            ev._ticks += 1
+            if ev._ticks >= _TICKS:
+                ev._tick()
+            vals = [p(ev, env) for p in parts]
+            if _all_exact(vals):
+                return sum(vals, Fraction(0))
+            mps = [to_mp(v) for v in vals]
+            biggest = max(abs(v) for v in mps)
+            if biggest > ev.magnitude:
+                ev.magnitude = biggest
+            return mpmath.fsum(mps)
+        return add
+    if method is Evaluator._Mul:
+        parts = tuple(_child(a, bound) for a in e.args)
+
+        def mul(ev: Evaluator, env: dict) -> Value:
+            ev.visits += 1
+            ev._ticks += 1
+            if ev._ticks >= _TICKS:
+                ev._tick()
+            vals = [p(ev, env) for p in parts]
+            if _all_exact(vals):
+                out = Fraction(1)
+                for v in vals:
+                    out *= v
+                return out
+            out = mpmath.mpf(1)
+            for v in vals:
+                out *= to_mp(v)
+            return out
+        return mul
+    if method is Evaluator._Pow:
+        base, exponent = _child(e.base, bound), _child(e.exp, bound)
+
+        def power(ev: Evaluator, env: dict) -> Value:
+            ev.visits += 1
+            ev._ticks += 1
+            if ev._ticks >= _TICKS:
+                ev._tick()
+            b = base(ev, env)
+            return _power(b, exponent(ev, env))
+        return power
+    if code == _INDEXED:
+        base = e.base
+        indices = tuple(_child(i, bound) for i in e.indices)
+
+        def indexed(ev: Evaluator, env: dict) -> Value:
+            ev.visits += 1
+            ev._ticks += 1
+            if ev._ticks >= _TICKS:
+                ev._tick()
+            key = (base, tuple(_as_int(i(ev, env)) for i in indices))
+            slot = ("element", key)
+            if slot in env:
+                return env[slot]
+            return ev.element(key, base)
+        return indexed
+    if code == _UNARY_FN and len(e.args) == 1:
+        arg = _child(e.args[0], bound)
+
+        def unary(ev: Evaluator, env: dict) -> Value:
+            ev.visits += 1
+            ev._ticks += 1
+            if ev._ticks >= _TICKS:
+                ev._tick()
+            return ev._call(what, arg(ev, env))
+        return unary
+
+    def other(ev: Evaluator, env: dict) -> Value:
+        return ev._ev(e, env)
+    return other
 
 
 class _SamplePole(Exception):

@@ -392,10 +392,14 @@ def _replace(expr: Any, target: Any, value: Any) -> Any:
         def fits(x: Any) -> bool:
             return isinstance(x, sp.Indexed) and x.base == base and len(x.indices) == len(idx)
 
+        if not expr.has(base):  # no element of the family: nothing to replace, nothing renamed
+            return expr
         # the indices are the pattern's variables (z[j] := c − u[j] at every j), not symbols of the value
         expr = rename_bound(expr, free_of([value], idx), lambda body: body.has(base))
         return expr.replace(fits, lambda x: substitute(value, dict(zip(idx, x.indices, strict=True))))
     if isinstance(target, AppliedUndef):
+        if not expr.has(target.func):
+            return expr
         expr = rename_bound(expr, free_of([value], target.args), lambda body: body.has(target.func))
         return expr.replace(target.func, sp.Lambda(target.args, value))
     return substitute(expr, {target: value})

@@ -144,7 +144,33 @@ def _key(symbols: set, k: Any) -> Any:
 
 
 def instance(rule: Lemma, d: Any, expr: Any) -> tuple[dict, Any, Any, str]:
-    """σ, σ(start), σ(end) and the relation; raises ``ValueError`` naming what could not be determined."""
+    """σ, σ(start), σ(end) and the relation; raises ``ValueError`` naming what could not be determined.
+
+    Remembered per (lemma, cited derivation, expression): the side conditions and the application of one
+    step ask for the same instance (a pure function of the three; σ is returned as a fresh dict)."""
+    try:
+        key = (id(rule.cited), rule.where, rule.name, id(d), expr)
+        hit = _INSTANCES.get(key)
+    except TypeError:  # an unhashable image
+        key, hit = None, None
+    if hit is not None and hit[0] is rule.cited and hit[1] is d:
+        sigma, lhs, rhs, relation = hit[2]
+        return dict(sigma), lhs, rhs, relation
+    out = _instance(rule, d, expr)
+    if key is not None:
+        if len(_INSTANCES) > 1024:
+            _INSTANCES.clear()
+        _INSTANCES[key] = (rule.cited, d, out)
+    sigma, lhs, rhs, relation = out
+    return dict(sigma), lhs, rhs, relation
+
+
+#: instances by (id of the cited object, images, rule name, id of the cited derivation, expression); the
+#: objects are kept beside the result, so an id is never reused while its entry lives
+_INSTANCES: dict = {}
+
+
+def _instance(rule: Lemma, d: Any, expr: Any) -> tuple[dict, Any, Any, str]:
     start, end, relation = _claim(d)
     free = _free(start) | _free(end)
     sigma = {_key(free, k): sp.sympify(v, strict=True) for k, v in rule.where}

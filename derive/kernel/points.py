@@ -88,8 +88,7 @@ def _satisfies(value: Any, obj: Any) -> bool:
         facts = getattr(obj, "assumptions0", {})
         return not any(facts.get(k) for k in ("real", "extended_real", "rational", "integer", "positive",
                                               "negative", "nonnegative", "nonpositive", "zero"))
-    facts = getattr(obj, "assumptions0", {})
-    key = (value, tuple(sorted((k, f) for k, f in facts.items() if isinstance(f, bool))))
+    key = (value, _facts(obj))
     hit = _SATISFIES.get(key)
     if hit is None:
         exact = sp.Rational(value.numerator, value.denominator)
@@ -102,8 +101,30 @@ def _satisfies(value: Any, obj: Any) -> bool:
 
 #: whether an exact value has a set of assumptions (a pure function of the two, so remembered)
 _SATISFIES: dict = {}
+#: the (name, truth) assumptions of a sympy object, sorted (a pure function of the object, so remembered)
+_FACTS: dict = {}
+
+
+def _facts(obj: Any) -> tuple:
+    """The assumptions ``obj`` states (true or false), as a sorted tuple of ``(name, truth)``."""
+    try:
+        hit = _FACTS.get(obj)
+    except TypeError:  # unhashable: computed every time
+        hit, obj_key = None, None
+    else:
+        obj_key = obj
+    if hit is None:
+        facts = getattr(obj, "assumptions0", {})
+        hit = tuple(sorted((k, f) for k, f in facts.items() if isinstance(f, bool)))
+        if obj_key is not None:
+            if len(_FACTS) > 65536:
+                _FACTS.clear()
+            _FACTS[obj_key] = hit
+    return hit
 #: the sympy object whose assumptions an indexed element's value must satisfy, by (base, indices)
 _LIKE: dict = {}
+#: the CRC-32 of an indexed element's name (its seed beside the point's), by (base, indices)
+_CRC: dict = {}
 
 
 _ENTRY = sp.Symbol("entry", real=True)
@@ -161,7 +182,12 @@ class Point:
         """The value of an indexed element or a matrix entry, drawn when first asked for."""
         if key not in self.elements:
             base, idx = key
-            rng = np.random.default_rng([self.seed, zlib.crc32(f"{base}{idx}".encode())])
+            crc = _CRC.get(key)
+            if crc is None:  # the element's name, printed and hashed once (sympy's printer is slow)
+                if len(_CRC) > 65536:
+                    _CRC.clear()
+                crc = _CRC[key] = zlib.crc32(f"{base}{idx}".encode())
+            rng = np.random.default_rng([self.seed, crc])
             like = _LIKE.get(key)
             if like is None:  # built once: sympy then remembers its assumptions on the object
                 like = base[idx] if isinstance(base, sp.IndexedBase) else _ENTRY
@@ -196,24 +222,57 @@ def length_symbols(exprs: list) -> set:
     """Symbols in the bounds of sums and products and in the shapes of matrix symbols."""
     out: set = set()
     for e in exprs:
-        for node in e.atoms(sp.Sum, sp.Product):
-            for lim in node.limits:
-                for bound in lim[1:]:
-                    out |= bound.free_symbols
-        for m in sp.preorder_traversal(e):  # every matrix expression: symbols, 0, 1, I, products
-            if isinstance(m, sp.MatrixExpr) and not isinstance(m, sp.MatrixBase):
-                for size in m.shape:
-                    out |= sp.sympify(size, strict=True).free_symbols
-    return {s for s in out if isinstance(s, sp.Symbol)}
+        out |= _per_expression(_LENGTHS_OF, e, _lengths_one)
+    return out
+
+
+def _lengths_one(e: Any) -> frozenset:
+    out: set = set()
+    for node in e.atoms(sp.Sum, sp.Product):
+        for lim in node.limits:
+            for bound in lim[1:]:
+                out |= bound.free_symbols
+    for m in sp.preorder_traversal(e):  # every matrix expression: symbols, 0, 1, I, products
+        if isinstance(m, sp.MatrixExpr) and not isinstance(m, sp.MatrixBase):
+            for size in m.shape:
+                out |= sp.sympify(size, strict=True).free_symbols
+    return frozenset(s for s in out if isinstance(s, sp.Symbol))
+
+
+def _per_expression(table: dict, e: Any, fn: Callable[[Any], Any]) -> Any:
+    """``fn(e)``, remembered in ``table`` per expression (each analysis below is a pure function of one
+    expression, and consecutive steps share one: the claim of a step is the next step's start)."""
+    try:
+        hit = table.get(e)
+    except TypeError:  # an unhashable expression: analysed every time
+        return fn(e)
+    if hit is None:
+        if len(table) > 4096:
+            table.clear()
+        hit = table[e] = fn(e)
+    return hit
+
+
+#: the per-expression parts of the analysis of a point's expressions (pure functions of the expression)
+_LENGTHS_OF: dict = {}
+_INDEX_OF: dict = {}
+_FREE_OF: dict = {}
+_KINKS_OF: dict = {}
 
 
 def _index_symbols(exprs: list) -> set:
     out: set = set()
     for e in exprs:
-        for idx in e.atoms(sp.Indexed):
-            for i in idx.indices:
-                out |= i.free_symbols
+        out |= _per_expression(_INDEX_OF, e, _index_one)
     return out
+
+
+def _index_one(e: Any) -> frozenset:
+    out: set = set()
+    for idx in e.atoms(sp.Indexed):
+        for i in idx.indices:
+            out |= i.free_symbols
+    return frozenset(out)
 
 
 def _kinks(exprs: list) -> list:
@@ -223,25 +282,35 @@ def _kinks(exprs: list) -> list:
     out: list = []
     first: list = []  # where a limit's or an integral's value changes with a parameter
     for e in exprs:
-        for node in sp.preorder_traversal(e):
-            name = type(node).__name__
-            if name in ("Abs", "sign", "Heaviside", "floor", "ceiling", "frac", "KroneckerDelta"):
-                arg = node.args[0] if name != "KroneckerDelta" else node.args[0] - node.args[1]
-                out.append((arg, name in ("floor", "ceiling", "frac")))
-            elif name in ("Min", "Max"):
-                out += [(x - y, False) for k, x in enumerate(node.args) for y in node.args[k + 1:]]
-            elif name == "Piecewise":
-                for _, cond in node.args:
-                    for rel in cond.atoms(sp.core.relational.Relational):
-                        out.append((rel.lhs - rel.rhs, False))
-            elif name == "Limit":
-                first += [*_limit_poles(node), *_limit_leading(node), *_limit_trailing(node)]
-            elif name == "Integral":
-                first += _integral_poles(node)
+        out_e, first_e = _per_expression(_KINKS_OF, e, _kinks_one)
+        out += out_e
+        first += first_e
     # the same expression met twice takes one slot; one with an infinity or nan in it (a denominator read at
     # T = 0 where it holds 1/T: exp(zoo·z)) has no zero to solve for, so it is no breakpoint and takes none
     unique = [(g, False, True) for g in dict.fromkeys(first)] + [(g, k, False) for g, k in dict.fromkeys(out)]
     return [u for u in unique if not u[0].has(*_NOT_FINITE)][:12]
+
+
+def _kinks_one(e: Any) -> tuple:
+    """The ``(out, first)`` lists of :func:`_kinks` for one expression, in the order its nodes are met."""
+    out: list = []
+    first: list = []
+    for node in sp.preorder_traversal(e):
+        name = type(node).__name__
+        if name in ("Abs", "sign", "Heaviside", "floor", "ceiling", "frac", "KroneckerDelta"):
+            arg = node.args[0] if name != "KroneckerDelta" else node.args[0] - node.args[1]
+            out.append((arg, name in ("floor", "ceiling", "frac")))
+        elif name in ("Min", "Max"):
+            out += [(x - y, False) for k, x in enumerate(node.args) for y in node.args[k + 1:]]
+        elif name == "Piecewise":
+            for _, cond in node.args:
+                for rel in cond.atoms(sp.core.relational.Relational):
+                    out.append((rel.lhs - rel.rhs, False))
+        elif name == "Limit":
+            first += [*_limit_poles(node), *_limit_leading(node), *_limit_trailing(node)]
+        elif name == "Integral":
+            first += _integral_poles(node)
+    return tuple(out), tuple(first)
 
 
 #: values that make an expression no breakpoint (and never a point's value)
@@ -386,22 +455,32 @@ def _free(exprs: list) -> list:
     labels: set = set()
     plain: set = set()
     for e in exprs:
-        free |= e.free_symbols
-        bases = e.atoms(sp.IndexedBase)
-        if not bases:  # every symbol of an expression without a family stands alone
-            plain |= {s for s in e.free_symbols if isinstance(s, sp.Symbol)}
-        else:
-            labels |= {b.label for b in bases}
-            stack = [e]
-            while stack:
-                node = stack.pop()
-                if isinstance(node, sp.IndexedBase):
-                    continue
-                if isinstance(node, sp.Symbol):
-                    plain.add(node)
-                stack.extend(node.args)
+        free_e, labels_e, plain_e = _per_expression(_FREE_OF, e, _free_one)
+        free |= free_e
+        labels |= labels_e
+        plain |= plain_e
     free -= labels - plain
     return sorted((s for s in free if isinstance(s, sp.Symbol)), key=_order)
+
+
+def _free_one(e: Any) -> tuple:
+    """(free symbols, labels of indexed families, symbols that stand alone) of one expression."""
+    plain: set = set()
+    labels: set = set()
+    bases = e.atoms(sp.IndexedBase)
+    if not bases:  # every symbol of an expression without a family stands alone
+        plain |= {s for s in e.free_symbols if isinstance(s, sp.Symbol)}
+    else:
+        labels |= {b.label for b in bases}
+        stack = [e]
+        while stack:
+            node = stack.pop()
+            if isinstance(node, sp.IndexedBase):
+                continue
+            if isinstance(node, sp.Symbol):
+                plain.add(node)
+            stack.extend(node.args)
+    return frozenset(e.free_symbols), frozenset(labels), frozenset(plain)
 
 
 def generate(exprs: list, seed: int, n_random: int, n_special: int, n_breaks: int,

@@ -382,6 +382,24 @@ def _commutes(e: Any) -> bool:
 
 
 def _is_zero(value: Any) -> bool:
+    """Is ``value`` zero, as its form shows (remembered per expression: a pure function of it)?"""
+    try:
+        hit = _ZERO.get(value)
+    except TypeError:  # unhashable (a mutable matrix)
+        return _zero(value)
+    if hit is None:
+        hit = _zero(value)
+        if len(_ZERO) > 8192:
+            _ZERO.clear()
+        _ZERO[value] = hit
+    return hit
+
+
+#: :func:`_is_zero` by expression
+_ZERO: dict = {}
+
+
+def _zero(value: Any) -> bool:
     if isinstance(value, sp.MatrixBase):
         return all(_is_zero(v) for v in value)
     if isinstance(value, sp.Piecewise):
@@ -659,6 +677,7 @@ def _prove(before: Any, after: Any, relation: str, probe: Callable[[], bool] | N
     if relation == "=" and alpha_equal(before, after):
         return Proof(True, "structural")
     tried, timed_out, used = state.tried, state.timed_out, state.used
+    measured: list = []  # (a matrix with closed entries set to 0, the size of the matrix it was made from)
 
     if relation == "=":
         # on canonical indices: a summand is never simplified with its index's declared assumptions
@@ -678,8 +697,11 @@ def _prove(before: Any, after: Any, relation: str, probe: Callable[[], bool] | N
         return Proof(True, "normalise")
 
     def attempt(name: str, fn: Callable, base: Any, cap: int) -> tuple[bool, Any]:
-        """Run one strategy on ``base`` if it is within the strategy's size cap (then under the backstop)."""
-        if size(base) > cap:
+        """Run one strategy on ``base`` if it is within the strategy's size cap (then under the backstop).
+        A matrix whose closed entries were set to 0 is measured as it was before: setting them to 0 changes
+        how much work a strategy does, never which strategies are attempted."""
+        known = next((n for m, n in measured if m is base), None)
+        if (known if known is not None else size(base)) > cap:
             return False, None
         tried.append(name)
         ok, out = limits.run_limited(BACKSTOP, name, _safe, fn, base)
@@ -690,12 +712,15 @@ def _prove(before: Any, after: Any, relation: str, probe: Callable[[], bool] | N
             return False, None
         return _closed(out, relation), out
 
-    def close(base: Any, prefix: str = "", rewritten: bool = False) -> str | None:
+    def close(base: Any, prefix: str = "", rewritten: bool = False, closed: set | None = None) -> str | None:
         """The cheap closers on ``base``: the name of the one that closed it, or None. After a rewriting, an
         equation gets ``cancel`` only (``expand`` where ``cancel`` could not run): the rewriting was
-        chosen to expose a cancellation, and ``expand`` finds no zero that ``cancel`` misses."""
+        chosen to expose a cancellation, and ``expand`` finds no zero that ``cancel`` misses. For a matrix
+        equation, ``closed`` (if given) collects the positions of the entries the closers proved zero."""
         cancelled = False
         order = CLOSERS if not (rewritten and relation == "=") else [CLOSERS[1], CLOSERS[0]]
+        if relation == "=" and isinstance(base, sp.MatrixBase):
+            return close_entries(base, prefix, order, closed)
         for name, fn in order:
             if relation == "=" and cancelled and name != "cancel":
                 continue  # cancel reduced it to one fraction: neither factor nor expand finds another zero
@@ -706,10 +731,64 @@ def _prove(before: Any, after: Any, relation: str, probe: Callable[[], bool] | N
                 cancelled = True
         return None
 
+    def close_entries(base: Any, prefix: str, order: list, closed: set | None) -> str | None:
+        """The closers of a matrix equation, entry by entry: each entry not already zero gets the closers in
+        ``order`` until one closes it (``cancel`` having run, the later ones are skipped, as in ``close``),
+        and the first entry none closes ends the attempt; the name is that of the latest closer in ``order``
+        any entry needed. The matrix is zero when every entry is, so this proves what running each closer
+        over the whole matrix proves (and more: entries may close by different closers), without running
+        the costlier closers on entries a cheaper one closed, or on the entries after one that stays open.
+        With ``closed``, every entry is tried and the positions of those closed are added to it."""
+        if size(base) > CLOSER_NODES:
+            return None
+        tried.extend(prefix + name for name, _ in order)
+        worst, open_ = 0, False
+        for pos, x in enumerate(base):
+            if _closed(x, relation):
+                if closed is not None:
+                    closed.add(pos)
+                continue
+            cancelled, shut = False, None
+            for k, (name, fn) in enumerate(order):
+                if cancelled and name != "cancel":
+                    continue
+                ok, out = limits.run_limited(BACKSTOP, prefix + name, _safe, fn, x)
+                if not ok:
+                    timed_out.append(prefix + name)
+                    continue
+                if out is None:
+                    continue
+                if _closed(out, relation):
+                    shut = k
+                    break
+                if name == "cancel":
+                    cancelled = True
+            if shut is None:
+                if closed is None:
+                    return None
+                open_ = True
+                continue
+            if closed is not None:
+                closed.add(pos)
+            worst = max(worst, shut)
+        return None if open_ else prefix + order[worst][0]
+
+    def without_closed(base: Any, closed: set) -> Any:
+        """A matrix difference with the entries the closers proved zero set to 0: the later strategies work
+        on the entries still open only (the matrix is zero when each entry is; the ones set to 0 are proved)."""
+        if not closed or not isinstance(base, sp.MatrixBase):
+            return base
+        flat = [sp.S.Zero if k in closed else x for k, x in enumerate(base)]
+        out = sp.ImmutableMatrix(base.rows, base.cols, flat)
+        measured.append((out, max(size(base), next((n for m, n in measured if m is base), 0))))
+        return out
+
     # cheap closers on the level-1 form (no doit() needed)
-    closer = close(d)
+    shut: set = set()
+    closer = close(d, closed=shut)
     if closer:
         return Proof(True, f"normalise → {closer}")
+    d = without_closed(d, shut)
     has_ops = allow_doit and any(isinstance(x, sp.Basic) and x.has(*_DOIT_TYPES) for x in pair)
 
     def level2() -> tuple[Any, tuple[str, ...]] | None:
@@ -733,9 +812,11 @@ def _prove(before: Any, after: Any, relation: str, probe: Callable[[], bool] | N
             if _closed(d, relation):
                 return Proof(True, "normalise (doit)", doit)
             # the cheap closers on the normal form again, now that doit() changed it
-            closer = close(d)
+            shut = set()
+            closer = close(d, closed=shut)
             if closer:
                 return Proof(True, f"normalise → {closer}", doit)
+            d = without_closed(d, shut)
     def probed() -> bool:
         """The caller's quick probe, once, before the costlier strategies: did it find a counterexample?"""
         if probe is None or state.at_probe is not None:
@@ -770,9 +851,11 @@ def _prove(before: Any, after: Any, relation: str, probe: Callable[[], bool] | N
             d, doit = got
             if _closed(d, relation):
                 return Proof(True, "normalise (doit)", doit)
-            closer = close(d)
+            shut = set()
+            closer = close(d, closed=shut)
             if closer:
                 return Proof(True, f"normalise (doit) → {closer}", doit)
+            d = without_closed(d, shut)
     if nc:  # simplify and the rewritings after it may treat non-commuting factors as numbers
         return Proof(False, "tried " + ", ".join(tried) + " (non-commuting factors: only order-keeping "
                      "strategies)", doit, tuple(timed_out))
@@ -799,10 +882,33 @@ def _difference(a: Any, b: Any) -> Any:
 
 
 def _safe(fn: Callable, d: Any) -> Any:
-    """``fn`` on ``d`` (entrywise for a matrix); ``None`` when the strategy cannot handle the input."""
+    """``fn`` on ``d`` (entrywise for a matrix); ``None`` when the strategy cannot handle the input.
+
+    Remembered per (strategy, input): a strategy is a function of its input, and the same difference (an
+    entry a step left unchanged, the form a rewriting leaves as it was, the claim after its steps) meets
+    the same closer again. A run stopped by a time limit is not remembered (it depends on the machine)."""
     try:
-        return _apply(fn, d)
+        key = (fn, d)
+        hit = _DONE.get(key, _MISSING)
+    except TypeError:  # unhashable (a mutable matrix)
+        key, hit = None, _MISSING
+    if hit is not _MISSING:
+        return hit
+    try:
+        out = _apply(fn, d)
     except limits.TimeLimit:
         raise
-    except Exception:  # noqa: BLE001 - a strategy that cannot handle its input simply fails
+    except RecursionError:
         return None
+    except Exception:  # noqa: BLE001 - a strategy that cannot handle its input simply fails
+        out = None
+    if key is not None:
+        if len(_DONE) > 8192:
+            _DONE.clear()
+        _DONE[key] = out
+    return out
+
+
+#: strategies' outputs by (strategy, input) (see :func:`_safe`)
+_DONE: dict = {}
+_MISSING = object()

@@ -100,6 +100,18 @@ def _lengths_of(expr: Any) -> frozenset:
     return hit
 
 
+def _takes_values(e: Any) -> bool:
+    """Does ``e`` depend on a point (a free symbol, an indexed element, a matrix symbol)? Remembered."""
+    hit = _TAKES_VALUES.get(e)
+    if hit is None:
+        if len(_TAKES_VALUES) > 4096:
+            _TAKES_VALUES.clear()
+        hit = _TAKES_VALUES[e] = bool(e.free_symbols or e.atoms(sp.Indexed, sp.MatrixSymbol))
+    return hit
+
+
+#: whether an expression depends on a point (a pure function of the expression)
+_TAKES_VALUES: dict = {}
 #: prepared expressions by (expression, integer lengths) and the length symbols of an expression: pure
 #: functions of their keys (sympy expressions are immutable), so remembering them changes no result
 _PREPARED: dict = {}
@@ -388,7 +400,7 @@ def run(lhs: Any, rhs: Any, relation: str, seed: int, *, digits: tuple[int, ...]
     doubted_at = None
     reason = ""
     differ = None
-    constant = not any(e.free_symbols or e.atoms(sp.Indexed, sp.MatrixSymbol) for e in exprs)
+    constant = not any(_takes_values(e) for e in exprs)
     if constant:  # every point is the same point
         n_random, n_special, n_breaks = 1, 0, 0
     if constant:

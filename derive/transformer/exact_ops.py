@@ -194,20 +194,98 @@ def _relu_at(v: Any, values: sp.Tuple) -> Any:
 def relu(v: Any, values: dict | None = None) -> Any:
     """Exact ``max(0, v)`` of a real constant, or of ``v`` at ``values`` of its symbols.
 
-    The sign is read from ``v`` evaluated to 30 significant digits (sympy's
-    ``evalf`` tracks its own error; ``values`` enter as 40-digit floats), which is much faster than ``Max`` on
-    long expressions with ``exp``; a value too close to 0 to be told apart
-    from it at that precision is left as ``Max(0, v)``.
+    The sign is read from an enclosure of ``v``: interval arithmetic (``mpmath.iv``, outward rounding,
+    every distinct subexpression evaluated once) at 40 digits, with ``values`` substituted as the exact
+    expressions they are; an interval that excludes 0 decides the sign rigorously. An entry the interval
+    arithmetic cannot handle (an operator it does not know) or cannot separate from 0 falls back to sympy's
+    ``evalf`` at 30 digits (which tracks its own error; ``values`` entering as 40-digit floats), and a value
+    too close to 0 to be told apart from it at that precision is left as ``Max(0, v)``. Both are much faster
+    than ``Max`` on long expressions with ``exp``.
     """
     if v.is_Rational:
         return v if v > 0 else sp.S.Zero
     if v.free_symbols - set(values or ()):
         return sp.S.Zero if v.is_zero else sp.Max(0, v)
+    sign = _interval_sign(v, {k: sp.sympify(x) for k, x in (values or {}).items() if isinstance(k, sp.Symbol)})
+    if sign is not None:
+        return v if sign > 0 else sp.S.Zero
     approx = sp.N(v.xreplace({k: sp.N(x, 40) for k, x in values.items()}) if values else v, 30)
     if approx.is_comparable and abs(approx) > sp.Float("1e-20"):
         return v if approx > 0 else sp.S.Zero
     # too close to 0 to tell at 30 digits: only then ask sympy's assumptions (slow on long sums with exp)
     return sp.S.Zero if v.is_zero else sp.Max(0, v)
+
+
+def _interval_sign(v: Any, values: dict, dps: int = 40) -> int | None:
+    """The sign (+1 or −1) of the real constant ``v`` (its symbols at ``values``, exact constants) from an
+    interval enclosure that excludes 0, or ``None`` (0 in the enclosure, or a node interval arithmetic
+    does not evaluate). Rigorous: mpmath's intervals round outward at every operation."""
+    from mpmath import iv
+
+    memo: dict = {}
+
+    def ev(e: Any) -> Any:
+        hit = memo.get(e)
+        if hit is not None:
+            return hit
+        if e.is_Integer:
+            out = iv.mpf(int(e))
+        elif e.is_Rational:
+            out = iv.mpf(int(e.p)) / int(e.q)
+        elif e is sp.pi:
+            out = iv.pi
+        elif e is sp.E:
+            out = iv.e
+        elif e.is_Symbol:
+            if e not in values or values[e].free_symbols:
+                raise _NoEnclosure
+            out = ev(values[e])
+        elif e.is_Add:
+            out = iv.mpf(0)
+            for a in e.args:
+                out = out + ev(a)
+        elif e.is_Mul:
+            out = iv.mpf(1)
+            for a in e.args:
+                out = out * ev(a)
+        elif e.is_Pow:
+            base, ex = e.args
+            b = ev(base)
+            if ex.is_Integer:
+                if int(ex) < 0 and 0 in b:
+                    raise _NoEnclosure
+                out = b ** int(ex)
+            elif ex.is_Rational and ex.q == 2:
+                if not b.a > 0:
+                    raise _NoEnclosure
+                r = iv.sqrt(b)
+                out = r ** int(ex.p)
+            else:
+                raise _NoEnclosure
+        elif isinstance(e, sp.exp):
+            out = iv.exp(ev(e.args[0]))
+        else:
+            raise _NoEnclosure
+        memo[e] = out
+        return out
+
+    prec = iv.prec
+    try:
+        iv.dps = dps
+        x = ev(v)
+    except (_NoEnclosure, ZeroDivisionError, ValueError, TypeError, OverflowError, RecursionError):
+        return None
+    finally:
+        iv.prec = prec
+    if x.a > 0:
+        return 1
+    if x.b < 0:
+        return -1
+    return None
+
+
+class _NoEnclosure(Exception):
+    """A node interval arithmetic does not evaluate (the caller falls back to evalf)."""
 
 
 class HStack(sp.MatrixExpr):
