@@ -8,6 +8,7 @@ call numerically). A strict premise (y > √2) excludes the point, and the same 
 
 from __future__ import annotations
 
+import pytest
 import sympy as sp
 
 from derive import Derivation, Step, Verdict
@@ -93,3 +94,17 @@ def test_the_true_counterparts_stay_proved():
         d = Derivation(name="t.premise-boundary-ok", title="t", start=_ratio(c),
                        steps=(Step(sp.Integer(1), "lim"),), premises=premises)
         assert verify(d).verdict is Verdict.PROVED, (c, premises)
+
+
+# a jump at a breakpoint is looked at whatever the random points cost (held-out breaker, session 9): under
+# y ≥ π/7 every random y below π/7 was moved to the same 29/64 inside, each one undecidable, and with one
+# derivation name their work ended the search before the breakpoint y = π/7; with another it was refuted there
+@pytest.mark.parametrize("name", ["breaker.a.l-atan-p7-ge", "zz.other-name.l-atan-p7-ge", "b9.fixed.atan"])
+@pytest.mark.parametrize("c", [sp.pi / 7, sp.sqrt(3)])
+def test_a_limit_jump_on_the_boundary_is_refuted_under_every_name(name, c):
+    y, t = sp.Symbol("y", real=True), sp.Symbol("t", real=True)
+    d = Derivation(name=name, title="atan jump", start=sp.Limit(sp.atan(t * (y - c)), t, sp.oo),
+                   steps=(Step(sp.pi / 2, "the limit"),), premises=(sp.Ge(y, c),))
+    step = verify(d, numeric=False).steps[0]
+    assert step.verdict is Verdict.REFUTED, step
+    assert step.counterexample.point == {"y": str(c)}, step.counterexample

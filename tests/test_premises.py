@@ -302,3 +302,47 @@ def test_a_derivative_in_a_bounded_symbol_is_taken_under_its_premise(start, end,
     assert "Error" not in step.detail and "internal error" not in step.strategy, step
     if verdict is Verdict.PROVED:
         assert step.strategy.startswith("under the premises"), step
+
+
+# ----------------------------------------------------------------------------
+# premises met only together: a narrow window, a polynomial equation (held-out breaker, session 9)
+# ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("premises", "inside"), [
+    ((sp.Gt(_X, 0), sp.Lt(_X, sp.Rational(1, 10**30))), lambda v: 0 < v < sp.Rational(1, 10**30)),
+    ((sp.Lt(_X**2, 2), sp.Gt(_X, sp.Rational(14142, 10000))), lambda v: sp.Rational(14142, 10000) < v < sp.sqrt(2)),
+    ((sp.Eq(_X**2, 5), sp.Gt(_X, sp.Rational(2236, 1000))), lambda v: v == _S5),
+    ((sp.Eq(_X**2, 5),), lambda v: v**2 == 5),
+    # windows narrower than the 50 digits points are checked at: an end, decided exactly
+    ((sp.Ge(_X, sp.sqrt(2) - sp.Rational(1, 10**60)), sp.Le(_X, sp.sqrt(2))),
+     lambda v: sp.sqrt(2) - sp.Rational(1, 10**60) <= v <= sp.sqrt(2)),
+    ((sp.Ge(_X, sp.sqrt(2)), sp.Le(_X, sp.sqrt(2) + sp.Rational(1, 10**20))),
+     lambda v: sp.sqrt(2) <= v <= sp.sqrt(2) + sp.Rational(1, 10**20)),
+])
+def test_premises_met_only_together_still_give_a_point(premises, inside):
+    from derive.kernel.points import generate
+
+    h = hypotheses.of((), premises)
+    assert h.refusal() == ""
+    admitted = [p for p in (h.admit(q) for q in generate(h.exprs(), 0, 4, 4, 2)) if p is not None]
+    assert admitted
+    for p in admitted:
+        v = p.values[_X]
+        value = sp.Rational(v.numerator, v.denominator) if isinstance(v, Fraction) else v.exact
+        assert inside(value), value
+
+
+def test_a_claim_under_a_narrow_window_or_a_root_is_proved_and_contradictions_still_refused():
+    def step(start, end, premises):
+        d = Derivation(name="t.window", title="window", start=start, steps=(Step(end, "claimed"),),
+                       premises=premises)
+        return verify(d).steps[0]
+
+    tiny = (sp.Gt(_X, 0), sp.Lt(_X, sp.Rational(1, 10**30)))
+    assert step(sp.Abs(_X), _X, tiny).verdict is Verdict.PROVED  # was "no point satisfies the premises"
+    root = (sp.Eq(_X**2, 5), sp.Gt(_X, sp.Rational(2236, 1000)))
+    assert step(sp.Abs(_X - 2), _X - 2, root).verdict is Verdict.PROVED
+    assert step(sp.Abs(_X - 2), _X - 2, (sp.Eq(_X**2, 5),)).verdict is Verdict.REFUTED  # x = −√5
+    contra = step(_X, _X + 1, (sp.Gt(_X, 1), sp.Lt(_X**2, 1)))
+    assert contra.verdict is Verdict.UNDECIDED and "no point satisfies the premises" in contra.detail

@@ -61,7 +61,7 @@ from sympy.core.function import AppliedUndef
 from sympy.polys.polyerrors import BasePolynomialError
 
 from .binders import free_of, rename_bound, substitute
-from .points import ExactReal, Point, _satisfies, generate
+from .points import ExactReal, Point, _satisfies, exact_real, generate
 
 _INEQ = (sp.LessThan, sp.StrictLessThan, sp.GreaterThan, sp.StrictGreaterThan)
 #: digits at which a premise that is not a rational number is decided
@@ -231,8 +231,58 @@ class Hypotheses:
                     moved = True
                     break
             if not moved:
-                return None
+                break
+        # the premises on one symbol together (0 < x < 10⁻³⁰, x² = 5 and x > 2.236): a value between or at the
+        # roots of the premises' polynomials in it, when each move above only met one premise at a time
+        failed = self._failing(values, point)
+        if failed and self._solve_point(values, point, failed):
+            return self.admit(Point(values, point.seed, point.small_elements, point.label, point.elements))
         return None
+
+    def _solve_point(self, values: dict, point: Point, failed: list) -> bool:
+        """Give one symbol of a failing premise a value that satisfies every premise (in ``values``; False:
+        none found). Candidates: between consecutive real roots of the premises' polynomials in that symbol
+        (the other symbols at their values, rational coefficients and degree ≤ 4, or any real coefficients and
+        degree 1), then the roots themselves."""
+        syms = sorted({x for g, _ in failed for x in g.free_symbols
+                       if isinstance(values.get(x), (Fraction, ExactReal))}, key=str)
+        for x in syms:
+            sub = {o: sp.Rational(v.numerator, v.denominator) if isinstance(v, Fraction) else v.exact
+                   for o, v in values.items() if o != x and isinstance(v, (Fraction, ExactReal))}
+            roots: list = []
+            for g, _, _ in self.checks:
+                if x not in g.free_symbols or not _rational_function(g):
+                    continue
+                h = sp.together(g.xreplace(sub))
+                if h.free_symbols != {x}:
+                    continue
+                for part in sp.fraction(h):
+                    try:
+                        poly = sp.Poly(part, x)
+                    except BasePolynomialError:
+                        continue
+                    coeffs = poly.all_coeffs()
+                    if 0 < poly.degree() <= 4 and all(c.is_Rational for c in coeffs):
+                        roots += sp.real_roots(poly)
+                    elif poly.degree() == 1 and all(c.is_number and c.is_real for c in coeffs):
+                        roots.append(sp.nsimplify(-coeffs[1] / coeffs[0], rational=False))  # √2 − 10⁻⁶⁰
+            if not roots:
+                continue
+            exact = sorted(set(roots), key=lambda r: float(r))
+            with mpmath.workdps(_DIGITS):
+                num = [mpmath.mpf(sp.N(r, _DIGITS)) for r in exact]
+                cands = [_rational_between(lo, hi) for lo, hi in zip([num[0] - 2, *num], [*num, num[-1] + 2],
+                                                                      strict=True)]
+            cands += [Fraction(int(r.p), int(r.q)) if r.is_Rational else exact_real(r) for r in exact]
+            old = values[x]
+            for v in cands:
+                if v is None or not _satisfies(v, x):
+                    continue
+                values[x] = v
+                if self._failing(values, point) == []:
+                    return True
+            values[x] = old
+        return False
 
     def _pin(self, values: dict, point: Point) -> bool:
         """Give each pinned element its value at the point (False: a value is not in its family's domain)."""
@@ -684,8 +734,9 @@ def _decide_exact(g: Any, kind: str, values: dict) -> bool | None:
     Only where every symbol of ``g`` has an exact value (a ``Fraction`` or an ``ExactReal`` breakpoint) and
     ``g`` there is exactly zero: sympy's automatic evaluation gives 0 (√2 − √2, exp(log 2) − 2), or ``g``
     is an algebraic number whose minimal polynomial is x (exact arithmetic on algebraic numbers). Zero
-    satisfies ``≥`` and ``=`` and fails ``>`` and ``≠``; anything else (a nonzero value within the margin,
-    a transcendental value sympy does not reduce to 0) stays undecided (``None``)."""
+    satisfies ``≥`` and ``=`` and fails ``>`` and ``≠``; a value sympy reduces to a rational number (the
+    irrational parts cancelled) is decided by its sign; anything else (a nonzero irrational value within the
+    margin, a transcendental value sympy does not reduce to 0) stays undecided (``None``)."""
     sub = {}
     for s in g.free_symbols:
         v = values.get(s)
@@ -708,6 +759,8 @@ def _decide_exact(g: Any, kind: str, values: dict) -> bool | None:
     except (TypeError, ValueError, ArithmeticError, NotImplementedError, AttributeError, BasePolynomialError):
         return None
     if not zero:
+        if e.is_Rational:  # the irrational parts cancelled exactly: √2 − (√2 − 10⁻⁶⁰) is 10⁻⁶⁰
+            return {">=": e >= 0, ">": e > 0, "=": False, "!=": True}[kind]
         return None
     return {">=": True, ">": False, "=": True, "!=": False}[kind]
 
@@ -805,6 +858,20 @@ def _inside_irrational(a: Any, b: Any, kind: str, s: Any) -> Fraction | None:
                     return v
     except (TypeError, ValueError, ArithmeticError):
         return None
+    return None
+
+
+def _rational_between(lo: Any, hi: Any) -> Fraction | None:
+    """A rational number strictly between the mpmath numbers ``lo < hi`` with the smallest denominator found
+    among powers of ten (the midpoint, rounded)."""
+    if not lo < hi:
+        return None
+    mid = (lo + hi) / 2
+    for digits in range(0, _DIGITS - 5):
+        scale = 10**digits
+        v = Fraction(int(mpmath.nint(mid * scale)), scale)
+        if lo < mpmath.mpf(v.numerator) / v.denominator < hi:
+            return v
     return None
 
 

@@ -417,15 +417,31 @@ def run(lhs: Any, rhs: Any, relation: str, seed: int, *, digits: tuple[int, ...]
                     return  # as many points as the run meant to draw at random
                 yield more
 
+    # a point's values fix it unless an indexed family or a matrix symbol draws elements from its seed
+    plain = not any(e.atoms(sp.Indexed, sp.MatrixSymbol) for e in exprs + extra if isinstance(e, sp.Basic))
+    seen: set = set()
     for point in points():
         limits.checkpoint()
+        # a search (not the witness of a proof) also ends on points it could not decide; its breakpoints (a
+        # limit's or an integral's jump, at most n_breaks) are evaluated whatever the random points cost, so
+        # whether the jump is looked at does not depend on the random points a derivation's name draws
         if _WORK[0] - start > work and (agreed or differ or (unknown and not lopsided)):
-            break  # a search (not the witness of a proof) also ends on points it could not decide
+            if lopsided:
+                break
+            if point.label == "random":
+                continue  # the breakpoints come after the random points
+            if not point.label.startswith("breakpoint"):
+                break
         if not hyps.empty and not constant:
             point = hyps.admit(point)
             if point is None:
                 outside += 1
                 continue
+        if plain:  # points moved onto a premise's boundary often coincide: each is evaluated once
+            key = frozenset(point.values.items())
+            if key in seen:
+                continue
+            seen.add(key)
         # a search (not the witness of a proof) confirms a gap that rests on a quadrature by a second scheme
         res = compare_at(lhs, rhs, relation, point, digits, limits_allowed, second_scheme=not lopsided,
                          lazy_limits=lazy_limits)
