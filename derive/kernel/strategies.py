@@ -142,12 +142,18 @@ def canonical_indices(e: Any) -> Any:
     """
     if not isinstance(e, sp.Basic) or not e.has(sp.Sum, sp.Product):
         return e
-    hit = _CANONICAL.get(e)
+    return _remembered(_CANONICAL, e, _canonical_indices)
+
+
+def _remembered(table: dict, key: Any, compute: Callable[[Any], Any]) -> Any:
+    """``compute(key)``, remembered in ``table`` (a pure function of ``key``; at most 8 192 entries, then
+    forgotten all at once). Raises TypeError for an unhashable key."""
+    hit = table.get(key)
     if hit is None:
-        hit = _canonical_indices(e)
-        if len(_CANONICAL) > 8192:
-            _CANONICAL.clear()
-        _CANONICAL[e] = hit
+        hit = compute(key)
+        if len(table) > 8192:
+            table.clear()
+        table[key] = hit
     return hit
 
 
@@ -384,15 +390,9 @@ def _commutes(e: Any) -> bool:
 def _is_zero(value: Any) -> bool:
     """Is ``value`` zero, as its form shows (remembered per expression: a pure function of it)?"""
     try:
-        hit = _ZERO.get(value)
+        return _remembered(_ZERO, value, _zero)
     except TypeError:  # unhashable (a mutable matrix)
         return _zero(value)
-    if hit is None:
-        hit = _zero(value)
-        if len(_ZERO) > 8192:
-            _ZERO.clear()
-        _ZERO[value] = hit
-    return hit
 
 
 #: :func:`_is_zero` by expression
