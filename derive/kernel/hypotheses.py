@@ -265,7 +265,7 @@ class Hypotheses:
                     if 0 < poly.degree() <= 4 and all(c.is_Rational for c in coeffs):
                         roots += sp.real_roots(poly)
                     elif poly.degree() == 1 and all(c.is_number and c.is_real for c in coeffs):
-                        roots.append(sp.nsimplify(-coeffs[1] / coeffs[0], rational=False))  # √2 − 10⁻⁶⁰
+                        roots.append(-coeffs[1] / coeffs[0])  # √2 − 10⁻⁶⁰
             if not roots:
                 continue
             exact = sorted(set(roots), key=lambda r: float(r))

@@ -206,7 +206,8 @@ def relu(v: Any, values: dict | None = None) -> Any:
         return v if v > 0 else sp.S.Zero
     if v.free_symbols - set(values or ()):
         return sp.S.Zero if v.is_zero else sp.Max(0, v)
-    sign = _interval_sign(v, {k: sp.sympify(x) for k, x in (values or {}).items() if isinstance(k, sp.Symbol)})
+    sign = _interval_sign(v, {k: sp.sympify(x, strict=True) for k, x in (values or {}).items()
+                              if isinstance(k, sp.Symbol)})
     if sign is not None:
         return v if sign > 0 else sp.S.Zero
     approx = sp.N(v.xreplace({k: sp.N(x, 40) for k, x in values.items()}) if values else v, 30)
