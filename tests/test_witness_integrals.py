@@ -198,3 +198,15 @@ def test_their_false_variants_are_not_proved(name, start, end):
 def test_a_wrong_constant_is_still_refuted(name):
     step = _step(name, *next(c[1:] for c in FALSE if c[0] == name))
     assert step.verdict is Verdict.REFUTED, (name, step.strategy, step.detail)
+
+
+def test_a_function_of_an_argument_too_large_for_mpmath_gives_no_value():
+    # tanh at 10^(10^20) made mpmath build exp of it: a MemoryError in the counterexample search
+    # (lim_{u→∞} tanh(u(e^y − 3)) = 1 under y > log 3, breaker round 2, session 9)
+    with pytest.raises(Unreliable, match="too large"):
+        _value(sp.tanh(x), {x: mpmath.mpf("1e100000000000000000000")})
+    u, y = sp.Symbol("u", real=True), sp.Symbol("y", real=True)
+    d = Derivation(name="witness-integrals.tanh-jump", title="tanh", start=sp.Limit(sp.tanh(u * (sp.exp(y) - 3)), u, oo),
+                   steps=(Step(sp.Integer(1), "the limit"),), premises=(sp.Gt(y, sp.log(3)),))
+    step = verify(d).steps[0]
+    assert step.verdict is not Verdict.REFUTED and "internal error" not in step.strategy, step

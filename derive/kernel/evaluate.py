@@ -413,6 +413,9 @@ class Evaluator:
             out = fn(to_mp(arg))
         except (ZeroDivisionError, ValueError) as exc:
             raise Undefined(str(exc)) from None
+        except (MemoryError, OverflowError):
+            # mpmath's tanh/cosh at an argument of 10^(10^k) (a numeric limit's far samples) builds exp of it
+            raise Unreliable("a function of an argument too large for mpmath") from None
         if not mpmath.isfinite(out):
             raise Undefined("not finite")
         return out

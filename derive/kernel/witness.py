@@ -232,6 +232,9 @@ def _compare(left: list, right: list, relation: str, point: Point, digits: tuple
         except Unreliable as exc:
             _spent(ev, deferred)
             return PointResult("unknown", point, reason=str(exc), digits=d)
+        except (MemoryError, OverflowError):  # mpmath asked for a number of 10^(10^k) digits' magnitude
+            _spent(ev, deferred)
+            return PointResult("unknown", point, reason="a value too large for mpmath at this point", digits=d)
         _spent(ev, deferred)
         quadrature = quadrature or ev.quadrature
         if worst is None:
