@@ -206,7 +206,8 @@ def test_a_function_of_an_argument_too_large_for_mpmath_gives_no_value():
     with pytest.raises(Unreliable, match="too large"):
         _value(sp.tanh(x), {x: mpmath.mpf("1e100000000000000000000")})
     u, y = sp.Symbol("u", real=True), sp.Symbol("y", real=True)
-    d = Derivation(name="witness-integrals.tanh-jump", title="tanh", start=sp.Limit(sp.tanh(u * (sp.exp(y) - 3)), u, oo),
+    d = Derivation(name="witness-integrals.tanh-jump", title="tanh",
+                   start=sp.Limit(sp.tanh(u * (sp.exp(y) - 3)), u, oo),
                    steps=(Step(sp.Integer(1), "the limit"),), premises=(sp.Gt(y, sp.log(3)),))
     step = verify(d).steps[0]
     assert step.verdict is not Verdict.REFUTED and "internal error" not in step.strategy, step
