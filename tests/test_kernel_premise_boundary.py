@@ -44,12 +44,13 @@ def test_a_point_on_a_closed_boundary_is_admitted_exactly():
     nested = sp.sqrt(3 + 2 * SQRT2) - 1
     assert nested - SQRT2 != 0 and _admitted((sp.Ge(y, nested),), SQRT2)
     assert not _admitted((sp.Gt(y, nested),), SQRT2)
-    # a strict premise excludes its boundary; a bound 10⁻³¹ away on either side is never admitted at √2
-    # (too close to call at 50 digits, and not exactly zero: undecided, so the point is dropped)
+    # a strict premise excludes its boundary; a bound 10⁻³¹ away (too close to call at 50 digits, not exactly
+    # zero) is decided by its sign at 120 digits: √2 is below 1.4142135623730950488016887242097 by 2·10⁻³²
     assert not _admitted((sp.Gt(y, SQRT2),), SQRT2)
     assert not _admitted((sp.Lt(y, -SQRT2),), -SQRT2)
-    near = sp.Rational(14142135623730950488016887242097, 10**31)  # just below √2
-    assert not _admitted((sp.Le(y, near),), SQRT2)
+    near = sp.Rational(14142135623730950488016887242097, 10**31)  # just above √2
+    assert _admitted((sp.Le(y, near),), SQRT2)
+    assert not _admitted((sp.Ge(y, near),), SQRT2)
     assert not _admitted((sp.Ge(y, near + sp.Rational(1, 10**31)),), SQRT2)
     assert not _admitted((sp.Ge(y, SQRT2 + sp.Rational(1, 10**40)),), SQRT2)
 

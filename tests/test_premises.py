@@ -346,3 +346,36 @@ def test_a_claim_under_a_narrow_window_or_a_root_is_proved_and_contradictions_st
     assert step(sp.Abs(_X - 2), _X - 2, (sp.Eq(_X**2, 5),)).verdict is Verdict.REFUTED  # x = −√5
     contra = step(_X, _X + 1, (sp.Gt(_X, 1), sp.Lt(_X**2, 1)))
     assert contra.verdict is Verdict.UNDECIDED and "no point satisfies the premises" in contra.detail
+
+
+@pytest.mark.parametrize("c", [sp.sqrt(2), sp.log(3), sp.pi / 7, sp.E])
+@pytest.mark.parametrize("width", [sp.Rational(1, 10**20), sp.Rational(1, 10**40)])
+def test_an_open_window_at_an_irrational_end_gives_points_whatever_the_hash_seed(c, width):
+    # the two ends tie as floats (√2 and √2 + 10⁻²⁰): they were ordered by a set's hash order, so whether a
+    # point was found changed from one process to the next (breaker round 2, session 9); 10⁻⁴⁰ wide, a point's
+    # premises are decided by sympy's evalf at 120 digits
+    def step(start, end, premises):
+        d = Derivation(name="t.open-window", title="window", start=start, steps=(Step(end, "claimed"),),
+                       premises=premises)
+        return verify(d).steps[0]
+
+    window = (sp.Gt(_X, c), sp.Lt(_X, c + width))
+    assert step(sp.Abs(_X - c), _X - c, window).verdict is Verdict.PROVED
+    half = c + width / 2  # false on the lower half of the window: never proved
+    assert step(sp.Abs(_X - half), _X - half, window).verdict is not Verdict.PROVED
+    empty = step(_X, _X + 1, (sp.Gt(_X, c), sp.Lt(_X, c - width)))
+    assert empty.verdict is Verdict.UNDECIDED and "inconsistent" in empty.detail
+
+
+def test_window_points_do_not_depend_on_the_hash_seed():
+    import subprocess
+    import sys
+
+    code = ("import sympy as sp\nfrom derive.kernel import hypotheses as H\nfrom derive.kernel.points import generate\n"
+            "x = sp.Symbol('x', real=True)\n"
+            "for c in (sp.sqrt(2), sp.pi / 7, sp.E):\n"
+            "    h = H.of((), (sp.Gt(x, c), sp.Lt(x, c + sp.Rational(1, 10**20))))\n"
+            "    print([str(p.values[x]) for p in map(h.admit, generate(h.exprs(), 0, 3, 0, 0)) if p])\n")
+    out = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                          env={**__import__("os").environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2", "3")}
+    assert len(out) == 1 and "[]" not in next(iter(out)), out

@@ -251,11 +251,12 @@ class Hypotheses:
                    for o, v in values.items() if o != x and isinstance(v, (Fraction, ExactReal))}
             roots: list = []
             for g, _, _ in self.checks:
-                if x not in g.free_symbols or not _rational_function(g):
+                if x not in g.free_symbols:
                     continue
-                h = sp.together(g.xreplace(sub))
-                if h.free_symbols != {x}:
+                h = g.xreplace(sub)
+                if h.free_symbols != {x} or not (h.is_rational_function(x) or _rational_function(h)):
                     continue
+                h = sp.together(h)
                 for part in sp.fraction(h):
                     try:
                         poly = sp.Poly(part, x)
@@ -268,9 +269,12 @@ class Hypotheses:
                         roots.append(-coeffs[1] / coeffs[0])  # √2 − 10⁻⁶⁰
             if not roots:
                 continue
-            exact = sorted(set(roots), key=lambda r: float(r))
             with mpmath.workdps(_DIGITS):
-                num = [mpmath.mpf(sp.N(r, _DIGITS)) for r in exact]
+                # ordered by their values at 50 digits (as floats, √2 and √2 + 10⁻²⁰ tie and the set's order,
+                # which depends on the hash seed, would decide), then by their text for an exact tie
+                ordered = sorted((mpmath.mpf(sp.N(r, _DIGITS)), str(r), r) for r in set(roots))
+                num = [v for v, _, _ in ordered]
+                exact = [r for _, _, r in ordered]
                 cands = [_rational_between(lo, hi) for lo, hi in zip([num[0] - 2, *num], [*num, num[-1] + 2],
                                                                       strict=True)]
             cands += [Fraction(int(r.p), int(r.q)) if r.is_Rational else exact_real(r) for r in exact]
@@ -735,8 +739,9 @@ def _decide_exact(g: Any, kind: str, values: dict) -> bool | None:
     ``g`` there is exactly zero: sympy's automatic evaluation gives 0 (√2 − √2, exp(log 2) − 2), or ``g``
     is an algebraic number whose minimal polynomial is x (exact arithmetic on algebraic numbers). Zero
     satisfies ``≥`` and ``=`` and fails ``>`` and ``≠``; a value sympy reduces to a rational number (the
-    irrational parts cancelled) is decided by its sign; anything else (a nonzero irrational value within the
-    margin, a transcendental value sympy does not reduce to 0) stays undecided (``None``)."""
+    irrational parts cancelled) is decided by its sign, and so is one that sympy's ``evalf`` at 120 digits
+    puts clearly away from 0 (above 10⁻¹⁰⁰: a 41-digit rational point in a window of width 10⁻⁴⁰); anything
+    else (a transcendental value sympy does not reduce to 0, a value below 10⁻¹⁰⁰) stays undecided (``None``)."""
     sub = {}
     for s in g.free_symbols:
         v = values.get(s)
@@ -746,8 +751,6 @@ def _decide_exact(g: Any, kind: str, values: dict) -> bool | None:
             sub[s] = sp.Rational(v.numerator, v.denominator)
         else:
             return None
-    if not any(isinstance(values.get(s), ExactReal) for s in g.free_symbols):
-        return None  # rational values are decided exactly by _decide already
     try:
         e = g.xreplace(sub)
         if e.free_symbols or not e.is_number:
@@ -761,7 +764,15 @@ def _decide_exact(g: Any, kind: str, values: dict) -> bool | None:
     if not zero:
         if e.is_Rational:  # the irrational parts cancelled exactly: √2 − (√2 − 10⁻⁶⁰) is 10⁻⁶⁰
             return {">=": e >= 0, ">": e > 0, "=": False, "!=": True}[kind]
-        return None
+        # a nonzero number below the 50-digit margin (x − √2 with x a 41-digit rational): sympy's evalf at 120
+        # digits, which keeps track of its own error, gives its sign when it is clearly away from 0 there
+        try:
+            approx = e.evalf(120)
+        except (TypeError, ValueError, ArithmeticError):
+            return None
+        if not approx.is_Float or abs(approx) < sp.Float("1e-100", 120):
+            return None
+        return {">=": approx > 0, ">": approx > 0, "=": False, "!=": True}[kind]
     return {">=": True, ">": False, "=": True, "!=": False}[kind]
 
 
