@@ -109,3 +109,24 @@ def test_a_limit_jump_on_the_boundary_is_refuted_under_every_name(name, c):
     step = verify(d, numeric=False).steps[0]
     assert step.verdict is Verdict.REFUTED, step
     assert step.counterexample.point == {"y": str(c)}, step.counterexample
+
+
+# at an exact irrational boundary point a 0/0 has no value (breaker round 2, session 9): the point's 200-digit √2
+# and the working precision's √2 in x − √2 differed by a stable ±10⁻⁶⁰, so |x − √2|/(x − √2) was ±1 there and
+# the true claim |x − √2|/(x − √2) = 1 under x ≥ √2 was refuted "at x = √2: previous = −1"
+@pytest.mark.parametrize("c", [SQRT2, sp.log(3), sp.pi / 7, CBRT2])
+def test_a_zero_over_zero_at_an_irrational_boundary_has_no_value(c):
+    x = sp.Symbol("x", real=True)
+
+    def step(start, end, premises):
+        d = Derivation(name="t.abs-ratio", title="|x - c|/(x - c)", start=start, steps=(Step(end, "claimed"),),
+                       premises=premises)
+        return verify(d).steps[0]
+
+    assert step(sp.Abs(x - c) / (x - c), sp.Integer(1), (sp.Ge(x, c),)).verdict is Verdict.PROVED
+    assert step((x - c) / sp.Abs(x - c), sp.Integer(1), (sp.Ge(x, c),)).verdict is Verdict.PROVED
+    assert step(sp.Abs(x - c) / (x - c), sp.Integer(-1), (sp.Le(x, c),)).verdict is Verdict.PROVED
+    wrong = step(sp.Abs(x - c) / (x - c), sp.Integer(1), (sp.Ge(x, c - 1),))
+    assert wrong.verdict is Verdict.REFUTED, wrong
+    matrix = step(sp.Matrix([[sp.Abs(x - c) / (x - c), 1]]), sp.Matrix([[1, 1]]), (sp.Ge(x, c),))
+    assert matrix.verdict is not Verdict.REFUTED, matrix

@@ -26,9 +26,10 @@ import mpmath
 import sympy as sp
 
 from . import limits
+from .binders import substitute
 from .evaluate import Evaluator, NotEvaluable, Undefined, Unreliable, to_mp
 from .hypotheses import NONE, Hypotheses
-from .points import Point, _satisfies, generate, length_symbols
+from .points import ExactReal, Point, _satisfies, generate, length_symbols
 
 #: Precisions (digits) at which a proved step is confirmed: the second only when the first shows a gap.
 CONFIRM_DIGITS = (30, 60)
@@ -159,6 +160,7 @@ def compare_at(lhs: Any, rhs: Any, relation: str, point: Point, digits: tuple[in
     have been: numeric and sympy's limits agreeing, stable from the first precision to the last.
     """
     lhs, rhs = hyps.reduce(lhs), hyps.reduce(rhs)
+    lhs, rhs = _at_exact(lhs, point), _at_exact(rhs, point)
     try:
         left, right = prepare(lhs, point), prepare(rhs, point)
     except NotEvaluable as exc:
@@ -175,6 +177,26 @@ def compare_at(lhs: Any, rhs: Any, relation: str, point: Point, digits: tuple[in
             return PointResult("agree", point, digits=res.digits, reason=LAZY_AGREEMENT)
         _WORK[0] = work  # the point's work is counted once, as the evaluation without deferring counts it
     return _compare(left, right, relation, point, digits, limits_allowed, second_scheme, None)
+
+
+def _at_exact(expr: Any, point: Point) -> Any:
+    """``expr`` with the point's irrational values (``ExactReal``: y = √2 at a breakpoint) put in exactly.
+
+    The evaluator sees √2 as 200 digits and the √2 of ``y − √2`` as the working precision's, so their
+    difference is a stable ±10⁻⁶⁰ instead of 0 and |y − √2|/(y − √2) a stable ±1 where it has no value (a true
+    claim refuted). sympy's arithmetic cancels them exactly (y − √2 becomes 0, the quotient nan: undefined).
+    """
+    exact = {s: v.exact for s, v in point.values.items() if isinstance(v, ExactReal)}
+    if not exact:
+        return expr
+    if isinstance(expr, sp.MatrixBase):  # a mutable Matrix is no sympy Basic: entry by entry
+        return expr.applyfunc(lambda e: _at_exact(e, point))
+    if not isinstance(expr, sp.Basic) or not (expr.free_symbols & set(exact)):
+        return expr
+    try:
+        return substitute(expr, exact)
+    except (TypeError, ValueError, ArithmeticError):
+        return expr
 
 
 #: the reason of a point where the sides agree with limits whose sympy confirmation was not asked for
