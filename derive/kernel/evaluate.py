@@ -190,6 +190,13 @@ _CONSTANTS: dict[str, Callable[[], Any]] = {
 _MISSING = object()
 #: nodes evaluated between two reads of the CPU clock (the step's time limit)
 _TICKS = 32
+#: functions that take an argument of any size cheaply (no exponential of it, no reduction modulo π)
+_LARGE_ARGUMENTS = frozenset({mpmath.log, mpmath.atan, mpmath.acot, mpmath.asinh, mpmath.acosh, mpmath.asec,
+                              mpmath.acsc, mpmath.re, mpmath.im, mpmath.conj, mpmath.arg, mpmath.sqrt,
+                              mpmath.cbrt})
+#: Arguments beyond this magnitude are not given to mpmath's functions (but those of
+#: :data:`_LARGE_ARGUMENTS`), nor powers beyond it: GMP aborts the process on an integer it cannot hold.
+HUGE = mpmath.mpf(10) ** 15
 #: Most nodes one evaluation (one side, one point, one precision) may visit: beyond, its value is unreliable at
 #: that point (an oscillatory integral whose quadrature has not settled, a sum whose terms are themselves long
 #: quadratures). A count, not a time, so the same points are decided on every machine; the catalog's costliest
@@ -409,8 +416,13 @@ class Evaluator:
             raise Unreliable(f"evaluating it here took more than {MAX_POINT_WORK:,} expression nodes")
 
     def _call(self, fn: Callable, arg: Value) -> Value:
+        arg = to_mp(arg)
+        if abs(arg) > HUGE and fn not in _LARGE_ARGUMENTS:
+            # exp(exp(10¹²)) asks GMP for an integer of 10^(10¹¹) digits: it aborts the whole process (no
+            # exception to catch), and sin of such a number needs as many digits to reduce its argument
+            raise Unreliable("a function of an argument too large for mpmath")
         try:
-            out = fn(to_mp(arg))
+            out = fn(arg)
         except (ZeroDivisionError, ValueError) as exc:
             raise Undefined(str(exc)) from None
         except (MemoryError, OverflowError):
@@ -1075,6 +1087,8 @@ def _power(b: Value, x: Value) -> Value:
         if (mpmath.re(mx) if isinstance(mx, mpmath.mpc) else mx) > 0:
             return mpmath.mpf(0)
         raise Undefined("0 to a non-positive power")
+    if abs(mx) > HUGE and abs(abs(mb) - 1) > 0 and abs(mb * mx) > HUGE:
+        raise Unreliable("a power too large for mpmath")  # 2^(2^60): GMP aborts the process
     return mpmath.power(mb, mx)
 
 
