@@ -194,9 +194,11 @@ _TICKS = 32
 _LARGE_ARGUMENTS = frozenset({mpmath.log, mpmath.atan, mpmath.acot, mpmath.asinh, mpmath.acosh, mpmath.asec,
                               mpmath.acsc, mpmath.re, mpmath.im, mpmath.conj, mpmath.arg, mpmath.sqrt,
                               mpmath.cbrt})
-#: Arguments beyond this magnitude are not given to mpmath's functions (but those of
-#: :data:`_LARGE_ARGUMENTS`), nor powers beyond it: GMP aborts the process on an integer it cannot hold.
-HUGE = mpmath.mpf(10) ** 15
+#: Arguments of more than this many bits of magnitude (|x| > 2^(2²⁰), about 10^315 000) are not given to
+#: mpmath's functions (but those of :data:`_LARGE_ARGUMENTS`), nor such exponents to powers: reducing them
+#: (exp, sin) needs an integer of that many bits, and on one it cannot hold GMP aborts the process.
+#: exp(10¹²) itself is cheap (only its exponent is large); exp(exp(10¹²)) is not.
+MAX_MAGNITUDE = 2**20
 #: Most nodes one evaluation (one side, one point, one precision) may visit: beyond, its value is unreliable at
 #: that point (an oscillatory integral whose quadrature has not settled, a sum whose terms are themselves long
 #: quadratures). A count, not a time, so the same points are decided on every machine; the catalog's costliest
@@ -417,7 +419,7 @@ class Evaluator:
 
     def _call(self, fn: Callable, arg: Value) -> Value:
         arg = to_mp(arg)
-        if abs(arg) > HUGE and fn not in _LARGE_ARGUMENTS:
+        if arg != 0 and mpmath.mag(arg) > MAX_MAGNITUDE and fn not in _LARGE_ARGUMENTS:
             # exp(exp(10¹²)) asks GMP for an integer of 10^(10¹¹) digits: it aborts the whole process (no
             # exception to catch), and sin of such a number needs as many digits to reduce its argument
             raise Unreliable("a function of an argument too large for mpmath")
@@ -1087,8 +1089,8 @@ def _power(b: Value, x: Value) -> Value:
         if (mpmath.re(mx) if isinstance(mx, mpmath.mpc) else mx) > 0:
             return mpmath.mpf(0)
         raise Undefined("0 to a non-positive power")
-    if abs(mx) > HUGE and abs(abs(mb) - 1) > 0 and abs(mb * mx) > HUGE:
-        raise Unreliable("a power too large for mpmath")  # 2^(2^60): GMP aborts the process
+    if mx != 0 and mpmath.mag(mx) > MAX_MAGNITUDE and abs(mb) != 1:
+        raise Unreliable("a power too large for mpmath")  # 2^(2^(10¹²)): GMP aborts the process
     return mpmath.power(mb, mx)
 
 
