@@ -66,9 +66,12 @@ def _now() -> str:
 
 def _write(args: argparse.Namespace, t0: float, by_key: dict[str, dict]) -> None:
     """Write the results so far (figures in :data:`FIGURES` order) and the page generated from them."""
+    figures = [by_key[k] for k in FIGURES if k in by_key]
+    # the figures' own durations added up (a partial run keeps the other figures and their durations)
+    took = [f["seconds"] for f in figures if f.get("seconds") is not None]
     results = {
-        "date": _now(), "quick": args.quick, "seconds": time.perf_counter() - t0, "machine": machine(),
-        "figures": [by_key[k] for k in FIGURES if k in by_key],
+        "date": _now(), "quick": args.quick, "machine": machine(), "figures": figures,
+        "seconds": sum(took) if len(took) == len(figures) else time.perf_counter() - t0,
     }
     args.out.parent.mkdir(parents=True, exist_ok=True)
     tmp = args.out.with_name(args.out.name + ".tmp")
