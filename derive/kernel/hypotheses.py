@@ -247,8 +247,7 @@ class Hypotheses:
         syms = sorted({x for g, _ in failed for x in g.free_symbols
                        if isinstance(values.get(x), (Fraction, ExactReal))}, key=str)
         for x in syms:
-            sub = {o: sp.Rational(v.numerator, v.denominator) if isinstance(v, Fraction) else v.exact
-                   for o, v in values.items() if o != x and isinstance(v, (Fraction, ExactReal))}
+            sub = _exact_values(values, but=x)
             roots: list = []
             for g, _, _ in self.checks:
                 if x not in g.free_symbols:
@@ -808,8 +807,7 @@ def _move_inside(g: Any, kind: str, values: dict, label: str) -> tuple[Any, Frac
         if not g.is_polynomial(s) or sp.degree(g, s) != 1:
             continue
         # an irrational breakpoint of another symbol (y = √2) enters with its exact value
-        sub = {o: sp.Rational(v.numerator, v.denominator) if isinstance(v, Fraction) else v.exact
-               for o, v in values.items() if o != s and isinstance(v, (Fraction, ExactReal))}
+        sub = _exact_values(values, but=s)
         h = sp.expand(g.xreplace(sub))
         if h.free_symbols - {s}:
             continue
@@ -870,6 +868,13 @@ def _inside_irrational(a: Any, b: Any, kind: str, s: Any) -> Fraction | None:
     except (TypeError, ValueError, ArithmeticError):
         return None
     return None
+
+
+def _exact_values(values: dict, but: Any = None) -> dict:
+    """The point's exact values as sympy numbers (rationals, and irrational breakpoints by their ``exact``),
+    for every symbol but ``but``; inexact values are left out."""
+    return {o: sp.Rational(v.numerator, v.denominator) if isinstance(v, Fraction) else v.exact
+            for o, v in values.items() if o != but and isinstance(v, (Fraction, ExactReal))}
 
 
 def _rational_between(lo: Any, hi: Any) -> Fraction | None:

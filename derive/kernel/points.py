@@ -561,6 +561,11 @@ def generate(exprs: list, seed: int, n_random: int, n_special: int, n_breaks: in
                 return None
         return made_pt
 
+    def first_admitted(pt: dict, s: Any, values: Any) -> Point | None:
+        """The point at the first of ``values`` that the premises admit (others are outside them, or moved
+        off the value)."""
+        return next((p for p in (at_breakpoint(pt, s, v) for v in values) if p is not None), None)
+
     def breakpoints(kinks: list) -> Iterator[Point]:
         for g, integer_steps in kinks:
             if made[0] >= n_breaks:
@@ -573,13 +578,10 @@ def generate(exprs: list, seed: int, n_random: int, n_special: int, n_breaks: in
                 if isinstance(g, sp.Tuple):
                     # a set of values (where an integrand's pole lies in its range): the first value inside
                     # it that the premises admit, not only its ends
-                    for v in _range_values(g, rest, s):
-                        made_pt = at_breakpoint(pt, s, v)
-                        if made_pt is None:
-                            continue  # outside the premises, or moved off the set
+                    made_pt = first_admitted(pt, s, _range_values(g, rest, s))
+                    if made_pt is not None:
                         yield made_pt
                         made[0] += 1
-                        break
                     if made[0] >= n_breaks:
                         return
                     continue
@@ -590,15 +592,11 @@ def generate(exprs: list, seed: int, n_random: int, n_special: int, n_breaks: in
                                                   s, alone)
                     # a rational solution first; else a real irrational one (x + y² − 2 vanishes at y = √2 only)
                     sols = sorted(sols or [], key=lambda r: not r.is_Rational) if ok else []
-                    for sol in sols:
-                        v = Fraction(int(sol.p), int(sol.q)) if sol.is_Rational else exact_real(sol)
-                        if v is not None and _satisfies(v, s):
-                            made_pt = at_breakpoint(pt, s, v)
-                            if made_pt is None:
-                                continue  # outside the premises, or moved off the breakpoint
-                            yield made_pt
-                            made[0] += 1
-                            break
+                    values = (Fraction(int(r.p), int(r.q)) if r.is_Rational else exact_real(r) for r in sols)
+                    made_pt = first_admitted(pt, s, (v for v in values if v is not None and _satisfies(v, s)))
+                    if made_pt is not None:
+                        yield made_pt
+                        made[0] += 1
                 if made[0] >= n_breaks:
                     return
 

@@ -47,6 +47,7 @@ names) is purged and merged per document, so parallel reading is safe.
 
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import Any
 
@@ -271,17 +272,14 @@ def _pin_bibtex_plugins(app: Any, config: Any) -> None:
     wanted = set(getattr(pybtex_plugin, "_DEFAULT_PLUGINS", {}).items())
     wanted |= {("pybtex.backends", "plaintext"), ("pybtex.backends", "docutils"),
                ("pybtex.style.formatting", config.bibtex_default_style)}
+    # a plugin that cannot be found here is looked up (and reported) as usual by the build itself
     for group, name in sorted(wanted):
-        try:
+        with contextlib.suppress(Exception):
             pybtex_plugin.register_plugin(group, name, pybtex_plugin.find_plugin(group, name), force=True)
-        except Exception:  # noqa: BLE001 - a plugin that cannot be found here is looked up (and reported) as usual
-            pass
     group = "sphinxcontrib.bibtex.style.referencing"
     name = getattr(config, "bibtex_reference_style", "")
-    try:
+    with contextlib.suppress(Exception):
         bibtex_plugin.register_plugin(group, name, bibtex_plugin.find_plugin(group, name), force=True)
-    except Exception:  # noqa: BLE001 - as above
-        pass
 
 
 def setup(app: Any) -> dict[str, Any]:
