@@ -251,40 +251,75 @@ SPREAD = ("test_mutations.py", "test_heldout_limits.py", "test_heldout_batch2.py
           "test_robustness_inputs.py", "test_kernel_adversarial.py")
 
 
+#: tests of a :data:`SPREAD` file that share a module fixture, and so one work unit: the layout tests measure every
+#: page of the site at both window sizes in one pass (``layouts`` in test_docs_site.py)
+TOGETHER = {"test_docs_site.py::test_no_display_math_is_wider_than_its_column_at_1400_px": "layouts",
+            "test_docs_site.py::test_on_a_phone_only_the_math_scrolls_never_the_page": "layouts"}
+
+
 @pytest.hookimpl(tryfirst=True, optionalhook=True)  # a pytest-xdist hook, asked in the controller
 def pytest_xdist_make_scheduler(config, log):
-    """``--dist loadgroup``: a file is a work unit, a test of a :data:`SPREAD` file is one by itself; units are
-    handed out in collection order (:func:`pytest_collection_modifyitems`) to the worker that is free.
+    """``--dist loadgroup``: a file is a work unit, a test of a :data:`SPREAD` file is one by itself (or with the
+    tests :data:`TOGETHER` names with it); units are handed out in collection order
+    (:func:`pytest_collection_modifyitems`) to the worker that is free.
 
     (pytest-xdist's own ``xdist_group`` marks rename node ids through an attribute that pytest 9 no longer
-    reads, so the groups are made here, from the node ids.)"""
+    reads, so the groups are made here, from the node ids.) Two changes to pytest-xdist's scope scheduling: the
+    units keep the collection order (pytest-xdist would sort them by their number of tests, so every long single
+    test went last), and a worker is given its next unit when it starts its last test, not while it still has
+    two to run (a worker held up to three long single tests while the other one had nothing left to do)."""
     if config.getvalue("dist") != "loadgroup":
         return None
     from xdist.scheduler import LoadScopeScheduling
 
+    config.option.loadscopereorder = False
+
     class FileOrTest(LoadScopeScheduling):
         def _split_scope(self, nodeid: str) -> str:
             path = nodeid.split("::", 1)[0]
+            where = nodeid.rsplit("/", 1)[-1]
+            group = next((g for name, g in TOGETHER.items() if where.startswith(name)), None)
+            if group:
+                return f"{path}::{group}"
             return nodeid if path.rsplit("/", 1)[-1] in SPREAD else path
+
+        def _reschedule(self, node) -> None:
+            # a worker runs a test once it holds the next one (or is told to stop): one test beyond the running
+            # one is enough
+            if node.shutting_down:
+                return
+            if not self.workqueue:
+                node.shutdown()
+                return
+            if self._pending_of(self.assigned_work[node]) > 1:
+                return
+            self._assign_work_unit(node)
 
     return FileOrTest(config, log)
 
 
 #: the work units that take longest, handed out first (the scheduler takes them in collection order), so that no
 #: long one is left for the end: the Korean file, whose first test builds the English and Korean sites (once per
-#: run, ``built_sites``), then long single tests and sweeps; the pages of the site are measured in Chromium after
-#: about two minutes of other work, when the sites are built; then the longest files
+#: run, ``built_sites``), then long single tests and sweeps and the longest files; the pages of the site are
+#: measured in Chromium after about two minutes of other work, when the sites are built; then the files that take
+#: a few seconds or more (per ``--durations=0`` of a whole run), the rest after them in collection order
 FIRST = ("test_docs_korean.py", "test_catalog_audit.py", "test_docs_snippets.py::test_every_code_block_runs[README.md]",
          "test_render_slides.py::test_catalog_deck",
          "test_heldout_batch2.py::test_heldout_verdicts_do_not_depend_on_hash_seed",
-         "test_witness_integrals.py::test_these_true_claims_are_not_refuted[narrow-peak]",
-         "test_witness_integrals.py::test_a_convergent_series_with_a_late", "test_mutations.py::test_every_step",
+         "test_robustness_inputs.py::test_deep_and_matrix_symbol_expressions_get_a_verdict_through_the_command",
+         "test_mutations.py::test_every_step", "test_heldout_batch2.py::test_heldout_verdicts_do_not_depend_on_load",
+         "test_witness_integrals.py::test_a_power_integral_under", "test_premises.py",
          "test_docs_site.py::test_no_display_math", "test_docs_site.py::test_on_a_phone",
-         "test_heldout_limits.py::test_heldout_limit_step", "test_witness_integrals.py", "test_heldout_batch2.py",
-         "test_kernel_adversarial.py", "test_robustness_inputs.py", "test_sphinxext.py", "test_attention.py",
-         "test_pytest_plugin.py", "test_cache_dependencies.py", "test_cli_export.py::test_all_as",
-         "test_docs_site.py", "test_render_slides.py", "test_docs_snippets.py", "test_cli_export.py",
-         "test_mutations.py", "test_heldout_limits.py")
+         "test_witness_integrals.py::test_these_true_claims_are_not_refuted[narrow-peak]",
+         "test_witness_integrals.py::test_a_convergent_series_with_a_late",
+         "test_heldout_limits.py::test_heldout_limit_step", "test_kernel_general.py", "test_sphinxext.py",
+         "test_cells.py", "test_cache_dependencies.py", "test_i18n.py", "test_determinism.py", "test_proving_power.py",
+         "test_pytest_plugin.py", "test_bad_input.py", "test_witness_integrals.py", "test_heldout_batch2.py",
+         "test_kernel_adversarial.py", "test_robustness_inputs.py", "test_kernel_premise_boundary.py",
+         "test_attention.py", "test_evidence_states.py", "test_cli_export.py::test_all_as", "test_docs_site.py",
+         "test_render_slides.py", "test_docs_snippets.py", "test_cli_export.py", "test_mutations.py",
+         "test_heldout_limits.py", "test_softmax.py", "test_examples.py", "test_progress.py", "test_catalog_links.py",
+         "test_gradients.py", "test_quiz.py", "test_ffn.py", "test_terminal_show.py")
 #: ... and the summaries of spread files last, when their cases have run
 LAST = ("test_heldout_limits.py::test_summary", "test_heldout_batch2.py::test_heldout_summary")
 

@@ -101,6 +101,12 @@ PROBE_JS = r"""
       total: all.length, wide: wide, graphs: graphs, tables: tables, page_overflow: doc.scrollWidth - window.innerWidth,
       errors: document.querySelectorAll('mjx-merror').length}));
   }
+  // measured again at another window size (Browser.probe_sizes): after the page's own resize handlers ran
+  // (derive-scroll.js marks the formulas that scroll 150 ms after the resize event)
+  window.deriveProbeAgain = function () {
+    document.body.removeAttribute('data-probe');
+    requestAnimationFrame(function () { requestAnimationFrame(function () { setTimeout(run, 400); }); });
+  };
   var tries = 0;
   function start() {
     if (window.MathJax && MathJax.startup && MathJax.startup.promise) {
@@ -233,6 +239,27 @@ class Browser:
                     raise RuntimeError(f"{method}: {answer['error']}")
                 return answer.get("result", {})
 
+    def resize(self, width: int, height: int) -> None:
+        """Lay the page out in a ``width`` x ``height`` px window from now on (the page shown is not reloaded)."""
+        self.width, self.height = width, height
+        self._call("Emulation.setDeviceMetricsOverride", session=True, width=width, height=height,
+                   deviceScaleFactor=1, mobile=False)
+
+    def _wait_for(self, url: str, attribute: str, deadline: float) -> str | None:
+        """The value of ``attribute`` on the body of the document at ``url``, once it is set (None: not by the
+        deadline)."""
+        import time
+
+        while time.monotonic() < deadline:
+            # the copy's own document (not the previous page's, still shown while the new one loads)
+            got = self._call("Runtime.evaluate", session=True, returnByValue=True, expression=(
+                f"document.URL === {json.dumps(url)} && document.body"
+                f" && document.body.getAttribute({json.dumps(attribute)})"))["result"].get("value")
+            if got:
+                return got
+            time.sleep(0.1)
+        return None
+
     def _open_until(self, page: Path, script: str, suffix: str, attribute: str, timeout: float) -> str:
         """Open a copy of ``page`` with ``script`` added and wait until its body has ``attribute``; its value."""
         import os
@@ -243,15 +270,9 @@ class Browser:
         copy.write_text(page.read_text(encoding="utf-8").replace("</body>", script + "</body>"), encoding="utf-8")
         try:
             self._call("Page.navigate", session=True, url=copy.as_uri())
-            deadline = time.monotonic() + timeout
-            while time.monotonic() < deadline:
-                # the copy's own document (not the previous page's, still shown while the new one loads)
-                got = self._call("Runtime.evaluate", session=True, returnByValue=True, expression=(
-                    f"document.URL === {json.dumps(copy.as_uri())} && document.body"
-                    f" && document.body.getAttribute({json.dumps(attribute)})"))["result"].get("value")
-                if got:
-                    return got
-                time.sleep(0.1)
+            got = self._wait_for(copy.as_uri(), attribute, time.monotonic() + timeout)
+            if got:
+                return got
         finally:
             copy.unlink()
         raise RuntimeError(f"{page}: not ready ({attribute}) after {timeout:g} s")
@@ -259,6 +280,25 @@ class Browser:
     def probe(self, page: Path, timeout: float = 180) -> dict:
         """Open ``page`` (a copy with :data:`PROBE_JS`) and return its measurements, as :func:`probe_page`."""
         return json.loads(self._open_until(page, PROBE_JS, ".probe.html", "data-probe", timeout))
+
+    def probe_sizes(self, page: Path, sizes: list[tuple[int, int]], timeout: float = 180) -> list[dict]:
+        """Measure ``page`` in a window of each of ``sizes`` (``(width, height)`` px), as :meth:`probe` does,
+        loading and typesetting it once: it is opened at the first size, then the window is resized and the
+        page measured again (after its own resize handlers ran). Leaves the window at the last size."""
+        import time
+
+        self.resize(*sizes[0])
+        found = [self.probe(page, timeout)]
+        url = self._call("Runtime.evaluate", session=True, returnByValue=True,
+                         expression="document.URL")["result"]["value"]
+        for width, height in sizes[1:]:
+            self.resize(width, height)
+            self._call("Runtime.evaluate", session=True, expression="window.deriveProbeAgain()")
+            got = self._wait_for(url, "data-probe", time.monotonic() + timeout)
+            if not got:
+                raise RuntimeError(f"{page}: not measured again at {width} px after {timeout:g} s")
+            found.append(json.loads(got))
+        return found
 
     def capture(self, page: Path, script: str, out: Path, timeout: float = 120) -> None:
         """Open a copy of ``page`` with ``script`` (which sets ``data-shot`` on the body when the page is ready)

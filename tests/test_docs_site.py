@@ -215,13 +215,27 @@ def _tables_fit(measured: dict) -> None:
     assert needless == {} and broken == {}, (needless, broken)
 
 
-@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium package is not installed")
-def test_no_display_math_is_wider_than_its_column_at_1400_px(site, tmp_path):
+#: the window sizes every page is measured at (``layouts``): a desktop, and a phone (laid out 390 px wide, not a
+#: 500 px layout cropped)
+DESKTOP, PHONE = (1400, 1000), (390, 844)
+
+
+@pytest.fixture(scope="module")
+def layouts(site, tmp_path_factory):
+    """``{page: {DESKTOP: measurements, PHONE: measurements}}`` (:meth:`site_probe.Browser.probe_sizes`) of every
+    page: one Chromium, each page loaded and typeset once, measured in the desktop window, then resized to the
+    phone's and measured again. Shared by the two tests below (one pytest-xdist work unit: conftest.TOGETHER)."""
     from site_probe import Browser
 
+    with Browser(*DESKTOP, tmp_path_factory.mktemp("profile")) as browser:
+        return {page: dict(zip((DESKTOP, PHONE), browser.probe_sizes(page, [DESKTOP, PHONE]), strict=True))
+                for page in _layout_pages(site)}
+
+
+@pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium package is not installed")
+def test_no_display_math_is_wider_than_its_column_at_1400_px(site, layouts):
     wide, total = {}, 0
-    with Browser(1400, 1000, tmp_path / "profile") as browser:  # one Chromium for every page
-        measured = {page: browser.probe(page) for page in _layout_pages(site)}
+    measured = {page: sizes[DESKTOP] for page, sizes in layouts.items()}
     for page, found in measured.items():
         total += found["total"]
         assert found["errors"] == 0, f"{page.name}: MathJax could not typeset {found['errors']} formulas"
@@ -237,16 +251,15 @@ def test_no_display_math_is_wider_than_its_column_at_1400_px(site, tmp_path):
 
 
 @pytest.mark.skipif(not Path(CHROMIUM).exists(), reason="Debian's chromium package is not installed")
-def test_on_a_phone_only_the_math_scrolls_never_the_page(site, tmp_path):
+def test_on_a_phone_only_the_math_scrolls_never_the_page(site, layouts):
     """At 390 px (the page laid out that wide, not a 500 px layout cropped): no page scrolls sideways; every
     display formula wider than its column, in a derivation or in a chapter's prose, scrolls in its own box
     with a visible cue (the "scroll" caption and the edge shadow) and its left end in view; the citation graph
     scrolls in its box with the same cue."""
-    from site_probe import Browser, cue_problems
+    from site_probe import cue_problems
 
     overflow, uncued, wide = {}, {}, 0
-    with Browser(390, 844, tmp_path / "profile") as browser:  # one Chromium for every page
-        measured = {page: browser.probe(page) for page in _layout_pages(site)}
+    measured = {page: sizes[PHONE] for page, sizes in layouts.items()}
     for page, found in measured.items():
         assert found["errors"] == 0, f"{page.name}: MathJax could not typeset {found['errors']} formulas"
         if found["page_overflow"] > 0:
