@@ -162,17 +162,33 @@ _CANONICAL: dict = {}
 
 
 def _canonical_indices(e: Any) -> Any:
+    heights: dict = {}
+    holding: dict = {}
+
     def height(x: Any) -> int:
-        inner = [n for n in x.function.atoms(sp.Sum, sp.Product)]
-        return max((height(n) + len(n.limits) for n in inner), default=0)
+        h = heights.get(x)
+        if h is None:
+            inner = x.function.atoms(sp.Sum, sp.Product)
+            h = heights[x] = max((height(n) + len(n.limits) for n in inner), default=0)
+        return h
+
+    def holds(x: Any) -> bool:
+        """Does ``x`` hold a sum or a product (each node looked at once: ``has`` at every level is quadratic)?"""
+        hit = holding.get(x)
+        if hit is None:
+            hit = holding[x] = isinstance(x, (sp.Sum, sp.Product)) or any(
+                holds(a) for a in x.args if isinstance(a, sp.Basic))
+        return hit
 
     def canon(x: Any) -> Any:
         # top-down, outermost index first: an inner range is then written in the outer's canonical
         # index, whose assumptions come from the outer range, never from a declared symbol
-        if not isinstance(x, sp.Basic) or not x.args or not x.has(sp.Sum, sp.Product):
+        if not isinstance(x, sp.Basic) or not x.args or not holds(x):
             return x
         if not isinstance(x, (sp.Sum, sp.Product)):
-            return x.func(*[canon(a) for a in x.args])
+            args = [canon(a) for a in x.args]
+            # a node none of whose arguments changed is kept as it is (rebuilding it gives the same node)
+            return x if all(a is b for a, b in zip(args, x.args, strict=True)) else x.func(*args)
         if any(len(lim) != 3 for lim in x.limits):
             return x
         h = height(x)
@@ -188,10 +204,14 @@ def _canonical_indices(e: Any) -> Any:
                 elif lo.is_nonnegative is True:
                     kind = "nonnegative"
             d = _canon_dummy(h + k, kind)
-            fn = fn.xreplace({var: d})
-            lims[:k] = [(v, a.xreplace({var: d}), c.xreplace({var: d})) for v, a, c in lims[:k]]
+            if var is not d:
+                fn = fn.xreplace({var: d})
+                lims[:k] = [(v, a.xreplace({var: d}), c.xreplace({var: d})) for v, a, c in lims[:k]]
             out[k] = (d, lo, hi)
-        return type(x)(canon(fn), *out)
+        body = canon(fn)
+        if body is x.function and all(tuple(lim) == o for lim, o in zip(x.limits, out, strict=True)):
+            return x  # already canonical
+        return type(x)(body, *out)
 
     return canon(e)
 
