@@ -16,9 +16,9 @@ LANGUAGE_NAMES = {"en": "English", "ko": "한국어"}
 def add_parser(sub: argparse._SubParsersAction) -> None:
     p = sub.add_parser(
         "site", help="build the Sphinx site in every language, the builds in parallel",
-        description="Build a Sphinx site (derive's own by default) in its own language into OUTPUT and in each "
-                    "translated language into OUTPUT/LANG, each build a 'sphinx-build -nW --keep-going' of its "
-                    "own, running at the same time on different CPUs. Every derivation on a page is verified "
+        description="Build a Sphinx site (derive's own by default) in its own language into OUTPUT and each "
+                    "translation into OUTPUT/LANG at the same time, one strict sphinx-build process per language "
+                    "(-nW, a warning fails the build) on a CPU of its own. Every derivation on a page is verified "
                     "(from the verification cache when it passed before). Prints where each index page is. "
                     "Exit 0 when every build passes, 1 when one fails (its warnings are printed), 2 on bad input.")
     p.add_argument("source", nargs="?", default="docs", help="the folder of conf.py (default: docs)")
