@@ -26,7 +26,7 @@ def add_parser(sub: argparse._SubParsersAction) -> None:
                    help="where the site goes (default: SOURCE/_build/html); a translation goes into OUTPUT/LANG")
     p.add_argument("--languages", metavar="LANGS", default=None,
                    help="comma-separated translations to build besides the site's own language (default: each "
-                        "language with a catalog folder SOURCE/locales/LANG/LC_MESSAGES; '' for none)")
+                        "language with a gettext catalog folder under SOURCE/locales; an empty value builds none)")
     p.add_argument("--jobs", "-j", type=int, default=None, metavar="N",
                    help="builds at the same time (default: one per CPU, at most one per language)")
     p.set_defaults(run=run)
