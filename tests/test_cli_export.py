@@ -136,8 +136,16 @@ def test_all_as_a_beamer_deck_and_markdown_decks(tmp_path, capsys, verified_cata
     assert text.index("derive-frame: attention.") < text.index("derive-frame: softmax.") < text.index(
         "derive-frame: example.pre-ln-block") < text.index("derive-frame: params.") and order[0].startswith("Scaled")
     code, out, _ = run(["export", "--chapter", "worked-example", "-f", "marp"], capsys)
-    assert code == 0 and "# 1. A whole block, worked by hand" in out and "## Contents" in out
+    # one chapter: one opening slide (its title, its derivations listed), no agenda of one line
+    assert code == 0 and "# A whole block, worked by hand" in out and "## Contents" not in out
+    assert "\n1. The max trick by hand" in out and "# 1. A whole block" not in out
     assert "`example.pre-ln-block`" in out and "`softmax.max-trick`" not in out
+    # the same chapter as a Beamer deck: titled by the chapter, an agenda of its 7 derivations, no section frame
+    code, out, _ = run(["export", "--chapter", "worked-example", "-f", "beamer"], capsys)
+    assert code == 0 and r"\title{A whole block, worked by hand}" in out and "AtBeginSection" not in out
+    assert r"\subtitle{7 derivations $\cdot$ derive" in out and r"\tableofcontents" not in out
+    agenda = out.split(r"\frametitle{Contents}")[1].split(r"\end{frame}")[0]
+    assert agenda.count(r"\item ") == 7 and r"\item The max trick by hand" in agenda
     code, out, _ = run(["export", "softmax.max-trick", "positional.rotation", "-f", "marp"], capsys)
     from derive.render.slides_md import SlidesSettings
     from derive.render.slides_md import chunks as slide_chunks

@@ -356,9 +356,10 @@ def _document(frames: list[str], title: str, s: BeamerSettings, sections: bool =
             r"\usepackage{amsmath,amssymb,booktabs}",
             r"\setbeamertemplate{navigation symbols}{}", rf"\title{{{escape_text(title)}}}",
             *([rf"\subtitle{{{escape_text(subtitle)}}}"] if subtitle else []), r"\date{}"]
+    if sections or any(r"\begin{multicols}" in f for f in frames):
+        head.append(r"\usepackage{multicol}")
     if sections:  # a section frame opens each chapter: the agenda with the chapter in bold
-        head += [r"\usepackage{multicol}",
-                 r"\AtBeginSection[]{\begin{frame}\frametitle{\insertsectionhead}" + _toc("currentsection,")
+        head += [r"\AtBeginSection[]{\begin{frame}\frametitle{\insertsectionhead}" + _toc("currentsection,")
                  + r"\end{frame}}"]
     return "\n".join([*head, r"\begin{document}", *frames, r"\end{document}", ""])
 
@@ -423,15 +424,27 @@ def beamer_deck(derivations: Sequence[Derivation], extra_frames: Sequence[str] =
     if not derivations and not extra_frames and not any(ds for _, ds in chapters):
         raise InputError("a deck needs at least one derivation or frame")
     s = checked_settings(BeamerSettings, settings)
-    title = s.title or gettext("The Transformer, derived step by step")
+    # one chapter (``--chapter NAME``): the deck is that chapter, so its title is the chapter's and its agenda
+    # lists the derivations; an agenda of one chapter and a section frame would be two pages with one line each
+    one = len(chapters) == 1
+    title = s.title or (chapters[0][0] if one else gettext("The Transformer, derived step by step"))
     frames = [r"\begin{frame}", r"\titlepage", r"\end{frame}"]
     if chapters:
-        frames += [r"\begin{frame}\frametitle{" + gettext("Contents") + "}", _toc(), r"\end{frame}"]
+        agenda = _derivation_list(chapters[0][1]) if one else _toc()
+        frames += [r"\begin{frame}\frametitle{" + gettext("Contents") + "}", agenda, r"\end{frame}"]
     for name, members in chapters:
         frames.append(_section(name))
         frames += [frame(d, s) for d in members]
     frames += [frame(d, s) for d in derivations] + list(extra_frames)
-    return _document(frames, title, s, sections=bool(chapters), subtitle=_what_is_in(derivations, chapters))
+    return _document(frames, title, s, sections=len(chapters) > 1, subtitle=_what_is_in(derivations, chapters))
+
+
+def _derivation_list(members: Sequence[Derivation]) -> str:
+    """A one-chapter deck's agenda: its derivations' titles in two columns (smaller type past a dozen)."""
+    size = r"\footnotesize" if len(members) <= 12 else r"\scriptsize"
+    items = "".join(r"\item " + escape_text(d.title) for d in members)
+    return (rf"{{{size}\begin{{multicols}}{{2}}\raggedcolumns\begin{{itemize}}{items}\end{{itemize}}"
+            r"\end{multicols}}")
 
 
 def _what_is_in(derivations: Sequence[Derivation], chapters: Sequence[tuple[str, Sequence[Derivation]]]) -> str:
@@ -439,7 +452,7 @@ def _what_is_in(derivations: Sequence[Derivation], chapters: Sequence[tuple[str,
     from .. import __version__
 
     count = len(derivations) + sum(len(ds) for _, ds in chapters)
-    if chapters:
+    if len(chapters) > 1:
         text = gettext("{count} derivations in {chapters} chapters · derive {version}")
     elif count == 1:
         text = gettext("1 derivation · derive {version}")

@@ -296,13 +296,18 @@ def slide_markdown(derivation: Derivation, **settings: Any) -> str:
 
 def _chapter_slides(chapters: Sequence[tuple[str, Sequence[Derivation]]], s: SlidesSettings,
                     settings: dict) -> list[str]:
-    """An agenda slide, then per chapter a section slide (the agenda with the chapter in bold) and its slides."""
+    """An agenda slide, then per chapter a section slide (the agenda with the chapter in bold) and its slides;
+    a single chapter gets one opening slide that lists its derivations."""
     titles = [mark_math(title) for title, _ in chapters]
     keep = f" {_KEEP_CASE}" if s.flavour == "revealjs" else ""
 
     def agenda(current: int) -> str:
         return "\n".join(f"{k}. " + (f"**{t}**" if k - 1 == current else t) for k, t in enumerate(titles, 1))
 
+    if len(chapters) == 1:  # ``--chapter NAME``: one slide opens it, with its derivations as the agenda
+        (_, members), = chapters
+        listed = "\n".join(f"{k}. {mark_math(d.title)}" for k, d in enumerate(members, 1))
+        return [f"# {titles[0]}{keep}\n\n{listed}\n", *(slide_markdown(d, **settings) for d in members)]
     out = [f"## Contents{keep}\n\n{agenda(-1)}\n"]
     for c, (_, members) in enumerate(chapters):
         out.append(f"# {c + 1}. {titles[c]}{keep}\n\n{agenda(c)}\n")
