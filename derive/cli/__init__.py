@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from .. import __version__
 
 #: Subcommand modules, in the order ``--help`` lists them.
-COMMANDS: tuple[str, ...] = ("list", "show", "check", "graph", "params", "export")
+COMMANDS: tuple[str, ...] = ("list", "show", "check", "graph", "params", "export", "site")
 
 
 class _Parser(argparse.ArgumentParser):

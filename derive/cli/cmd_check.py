@@ -77,6 +77,7 @@ def run(args: argparse.Namespace) -> int:
     from .. import registry
     from ..batch import verify_many
     from ..cache import STATS as cache_stats
+    from ..collector import tune_collector
     from ..exceptions import InputError
     from ..i18n import gettext
     from ..numeric import DEFAULT_SEED
@@ -115,6 +116,7 @@ def run(args: argparse.Namespace) -> int:
         if not args.json:
             print(heading, flush=True)
         quiet = stdout_to_stderr() if args.json else contextlib.nullcontext()  # users' checks may print
+        tune_collector()  # the loaded catalog is frozen: full collections no longer walk it
         with quiet, Progress(0 if args.json else len(derivations)) as progress:
             # --json: nothing but the JSON document on stdout
             reports = verify_many(derivations, seed=seed, budget=args.budget, numeric=not args.no_numeric,

@@ -45,17 +45,44 @@ def _denominators(e: Any) -> set:
 def excluded(lhs: Any, rhs: Any, hyps: Any = None) -> tuple[str, ...]:
     """The conditions ``f ≠ 0`` off which the step ``lhs = rhs`` is claimed (see the module docstring)."""
     try:
-        if any(isinstance(x, sp.Basic) and sp.count_ops(x, visual=False) > _MAX_NODES for x in (lhs, rhs)):
-            return ()
-        left, right = _denominators(lhs), _denominators(rhs)
+        sides = [_side(x) for x in (lhs, rhs)]
     except (TypeError, ValueError, AttributeError, RecursionError):
         return ()
+    if any(x is None for x in sides):
+        return ()
+    left, right = sides
     out = []
     for f in sorted(left ^ right, key=str):
         if f.is_zero is False or (-f) in (left & right) or _kept_away(f, hyps):
             continue
         out.append(_show(f))
     return tuple(dict.fromkeys(out))
+
+
+def _side(e: Any) -> frozenset | None:
+    """The denominators of one side, ``None`` if it is too large to scan; remembered per expression (a
+    function of it alone: the right side of step k is the left side of step k + 1)."""
+    try:
+        hit = _SIDES.get(e, _MISSING)
+    except TypeError:  # unhashable (a mutable matrix)
+        return _scan(e)
+    if hit is _MISSING:
+        hit = _scan(e)
+        if len(_SIDES) > 2048:
+            _SIDES.clear()
+        _SIDES[e] = hit
+    return hit
+
+
+def _scan(e: Any) -> frozenset | None:
+    if isinstance(e, sp.Basic) and sp.count_ops(e, visual=False) > _MAX_NODES:
+        return None
+    return frozenset(_denominators(e))
+
+
+#: :func:`_side` by expression
+_SIDES: dict = {}
+_MISSING = object()
 
 
 def _kept_away(f: Any, hyps: Any) -> bool:

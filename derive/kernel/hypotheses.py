@@ -684,9 +684,9 @@ def _value(e: Any, values: dict, point: Point) -> Any:
     """The value of ``e`` at the point: a Fraction when exact, an mpmath number at 50 digits, or None."""
     if not isinstance(e, sp.Basic):
         return None
-    sub = {s: sp.Rational(v.numerator, v.denominator) for s, v in values.items() if isinstance(v, Fraction)}
     out = e
     if _rational_function(e):  # exact and cheap (sympy would also raise 2 to a 10¹²-th power exactly)
+        sub = {s: sp.Rational(v.numerator, v.denominator) for s, v in values.items() if isinstance(v, Fraction)}
         try:
             out = e.xreplace(sub)
         except (TypeError, ValueError, ZeroDivisionError):

@@ -165,7 +165,20 @@ def special_values(obj: Any) -> list:
 
 
 def _order(obj: Any) -> tuple[str, str]:
-    return str(obj), sp.srepr(obj)
+    """The sort key of a symbol (its name, then its full form): a pure function of it, remembered."""
+    try:
+        hit = _ORDER.get(obj)
+    except TypeError:  # unhashable: computed every time
+        return str(obj), sp.srepr(obj)
+    if hit is None:
+        if len(_ORDER) > 65536:
+            _ORDER.clear()
+        hit = _ORDER[obj] = (str(obj), sp.srepr(obj))
+    return hit
+
+
+#: the sort keys of symbols (:func:`_order`)
+_ORDER: dict = {}
 
 
 @dataclass
@@ -180,6 +193,9 @@ class Point:
 
     def element(self, key: tuple, obj: Any) -> Any:
         """The value of an indexed element or a matrix entry, drawn when first asked for."""
+        hit = self.elements.get(key)
+        if hit is not None:  # values are Fractions (never None): drawn before
+            return hit
         if key not in self.elements:
             base, idx = key
             crc = _CRC.get(key)
@@ -499,10 +515,11 @@ def generate(exprs: list, seed: int, n_random: int, n_special: int, n_breaks: in
     exprs = [sp.sympify(e, strict=True) for e in exprs]
     rng = np.random.default_rng(seed)
     lengths, free, index_syms, kinks = _analysis(exprs)
+    ordered_lengths = sorted(lengths, key=_order)  # the same order at every point (sorted once)
 
     def base_point(k: int, small: bool = False) -> dict:
         vals: dict = {}
-        for s in sorted(lengths, key=_order):
+        for s in ordered_lengths:
             v = random_value(s, rng, ints_upto=4)
             if v is not None:
                 vals[s] = v

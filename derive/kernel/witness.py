@@ -107,12 +107,29 @@ def _takes_values(e: Any) -> bool:
     if hit is None:
         if len(_TAKES_VALUES) > 4096:
             _TAKES_VALUES.clear()
-        hit = _TAKES_VALUES[e] = bool(e.free_symbols or e.atoms(sp.Indexed, sp.MatrixSymbol))
+        hit = _TAKES_VALUES[e] = bool(e.free_symbols or _has_elements(e))
     return hit
 
 
-#: whether an expression depends on a point (a pure function of the expression)
+def _has_elements(e: Any) -> bool:
+    """Does ``e`` hold an indexed element or a matrix symbol (whose values a point draws from its seed)?
+    Remembered (a pure function of the expression, asked by every run of every consumer of a step)."""
+    if not isinstance(e, sp.Basic):
+        return False
+    try:
+        hit = _ELEMENTS.get(e)
+    except TypeError:  # unhashable: computed every time
+        return bool(e.atoms(sp.Indexed, sp.MatrixSymbol))
+    if hit is None:
+        if len(_ELEMENTS) > 4096:
+            _ELEMENTS.clear()
+        hit = _ELEMENTS[e] = bool(e.atoms(sp.Indexed, sp.MatrixSymbol))
+    return hit
+
+
+#: whether an expression depends on a point, and whether it holds elements (pure functions of the expression)
 _TAKES_VALUES: dict = {}
+_ELEMENTS: dict = {}
 #: prepared expressions by (expression, integer lengths) and the length symbols of an expression: pure
 #: functions of their keys (sympy expressions are immutable), so remembering them changes no result
 _PREPARED: dict = {}
@@ -443,7 +460,7 @@ def run(lhs: Any, rhs: Any, relation: str, seed: int, *, digits: tuple[int, ...]
                 yield more
 
     # a point's values fix it unless an indexed family or a matrix symbol draws elements from its seed
-    plain = not any(e.atoms(sp.Indexed, sp.MatrixSymbol) for e in exprs + extra if isinstance(e, sp.Basic))
+    plain = not any(_has_elements(e) for e in exprs + extra)
     seen: set = set()
     for point in points():
         limits.checkpoint()

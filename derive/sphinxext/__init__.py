@@ -54,6 +54,7 @@ from typing import Any
 from sphinx.util import logging
 
 from .. import __version__
+from ..collector import tune_collector
 
 logger = logging.getLogger(__name__)
 
@@ -236,25 +237,6 @@ def _check_consistency(app: Any, env: Any) -> None:
                            "'derivation' or 'derivations' directive)", name, type="derive", subtype="missing")
 
 
-#: The cyclic garbage collector's first threshold during a build (CPython's default is 700 allocations).
-GC_THRESHOLD = 50_000
-
-
-def _tune_collector() -> None:
-    """Collect cycles less often during a build.
-
-    A build holds sympy's caches, the catalog and every page's doctree: hundreds of thousands of live
-    objects, which each full collection walks again (about a quarter of a warm build's CPU with the default
-    thresholds). Objects alive at set-up are frozen (never scanned again), and collections start after
-    :data:`GC_THRESHOLD` allocations instead of 700. Only raises a threshold, never lowers one.
-    """
-    import gc
-
-    gc.freeze()
-    first, second, third = gc.get_threshold()
-    gc.set_threshold(max(first, GC_THRESHOLD), max(second, 20), max(third, 100))
-
-
 def _pin_bibtex_plugins(app: Any, config: Any) -> None:
     """Resolve the pybtex and sphinxcontrib-bibtex plugins a build uses once, through their registries.
 
@@ -300,7 +282,7 @@ def setup(app: Any) -> dict[str, Any]:
         unnumber_toc_derivations,
     )
 
-    _tune_collector()
+    tune_collector()
     app.setup_extension("sphinxcontrib.bibtex")
     app.add_config_value("derive_seed", DEFAULT_SEED, "env", types=frozenset({int}))
     app.add_config_value("derive_step_budget", STEP_BUDGET, "env", types=frozenset({float, int}))
