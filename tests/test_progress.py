@@ -66,8 +66,9 @@ def test_on_a_terminal_the_verdicts_are_coloured(tmp_path):
     for name in NAMES:
         assert re.search(rf"\[\d/2\] passed +{re.escape(name)} \(\d+\.\d\d s\)", plain), plain
     assert "2 derivations: 2 passed, 0 failed" in plain
-    # green for passed
+    # green for passed; nothing red (the bar included) when nothing failed
     assert re.search(r"\x1b\[[0-9;]*32m[^\x1b]*passed", out), out
+    assert not re.search(r"\x1b\[(?:[0-9;]*;)?(?:31|91|38;5;(?:1|9|197))m", out), out
 
 
 def test_no_color_on_a_terminal_gives_plain_lines(tmp_path):

@@ -72,7 +72,9 @@ class Progress:
             from rich.progress import Progress as Bar
 
             self._console = Console(file=self.stream, highlight=False)
-            self._bar = Bar(TextColumn("checking"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(),
+            # rich's default bar is pink, which a 16-colour terminal shows red: red is kept for failures
+            bar = BarColumn(complete_style="cyan", finished_style="green")
+            self._bar = Bar(TextColumn("checking"), bar, MofNCompleteColumn(), TimeElapsedColumn(),
                             console=self._console, transient=True)
             self._task = self._bar.add_task("", total=self.total)
             self._bar.start()
