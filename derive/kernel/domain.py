@@ -22,6 +22,8 @@ from typing import Any
 
 import sympy as sp
 
+from .memo import remembered
+
 #: expressions larger than this (in nodes) are not scanned (the set is a courtesy, not a proof)
 _MAX_NODES = 400
 
@@ -63,15 +65,9 @@ def _side(e: Any) -> frozenset | None:
     """The denominators of one side, ``None`` if it is too large to scan; remembered per expression (a
     function of it alone: the right side of step k is the left side of step k + 1)."""
     try:
-        hit = _SIDES.get(e, _MISSING)
+        return remembered(_SIDES, e, _scan, limit=2048)
     except TypeError:  # unhashable (a mutable matrix)
         return _scan(e)
-    if hit is _MISSING:
-        hit = _scan(e)
-        if len(_SIDES) > 2048:
-            _SIDES.clear()
-        _SIDES[e] = hit
-    return hit
 
 
 def _scan(e: Any) -> frozenset | None:
@@ -82,7 +78,6 @@ def _scan(e: Any) -> frozenset | None:
 
 #: :func:`_side` by expression
 _SIDES: dict = {}
-_MISSING = object()
 
 
 def _kept_away(f: Any, hyps: Any) -> bool:

@@ -39,6 +39,7 @@ from typing import Any
 import sympy as sp
 
 from . import limits
+from .memo import remembered
 
 
 @dataclass(frozen=True)
@@ -142,19 +143,7 @@ def canonical_indices(e: Any) -> Any:
     """
     if not isinstance(e, sp.Basic) or not e.has(sp.Sum, sp.Product):
         return e
-    return _remembered(_CANONICAL, e, _canonical_indices)
-
-
-def _remembered(table: dict, key: Any, compute: Callable[[Any], Any]) -> Any:
-    """``compute(key)``, remembered in ``table`` (a pure function of ``key``; at most 8 192 entries, then
-    forgotten all at once). Raises TypeError for an unhashable key."""
-    hit = table.get(key)
-    if hit is None:
-        hit = compute(key)
-        if len(table) > 8192:
-            table.clear()
-        table[key] = hit
-    return hit
+    return remembered(_CANONICAL, e, _canonical_indices)
 
 
 #: canonical forms already computed (a pure function of the expression: the dummies are shared objects)
@@ -410,7 +399,7 @@ def _commutes(e: Any) -> bool:
 def _is_zero(value: Any) -> bool:
     """Is ``value`` zero, as its form shows (remembered per expression: a pure function of it)?"""
     try:
-        return _remembered(_ZERO, value, _zero)
+        return remembered(_ZERO, value, _zero)
     except TypeError:  # unhashable (a mutable matrix)
         return _zero(value)
 
