@@ -35,6 +35,7 @@ import numpy as np
 import sympy as sp
 
 from . import limits
+from .memo import remembered
 
 _SPECIAL_REAL = [Fraction(0), Fraction(1), Fraction(-1), Fraction(2), Fraction(-2), Fraction(1, 2),
                  Fraction(-1, 2), Fraction(3, 2), Fraction(1, 10**12), Fraction(-1, 10**12), Fraction(10**12),
@@ -166,15 +167,11 @@ def special_values(obj: Any) -> list:
 
 def _order(obj: Any) -> tuple[str, str]:
     """The sort key of a symbol (its name, then its full form): a pure function of it, remembered."""
-    try:
-        hit = _ORDER.get(obj)
-    except TypeError:  # unhashable: computed every time
-        return str(obj), sp.srepr(obj)
-    if hit is None:
-        if len(_ORDER) > 65536:
-            _ORDER.clear()
-        hit = _ORDER[obj] = (str(obj), sp.srepr(obj))
-    return hit
+    return _per_expression(_ORDER, obj, _sort_key, limit=65536)
+
+
+def _sort_key(obj: Any) -> tuple[str, str]:
+    return str(obj), sp.srepr(obj)
 
 
 #: the sort keys of symbols (:func:`_order`)
@@ -196,27 +193,19 @@ class Point:
         hit = self.elements.get(key)
         if hit is not None:  # values are Fractions (never None): drawn before
             return hit
-        if key not in self.elements:
-            base, idx = key
-            crc = _CRC.get(key)
-            if crc is None:  # the element's name, printed and hashed once (sympy's printer is slow)
-                if len(_CRC) > 65536:
-                    _CRC.clear()
-                crc = _CRC[key] = zlib.crc32(f"{base}{idx}".encode())
-            rng = np.random.default_rng([self.seed, crc])
-            like = _LIKE.get(key)
-            if like is None:  # built once: sympy then remembers its assumptions on the object
-                like = base[idx] if isinstance(base, sp.IndexedBase) else _ENTRY
-                if len(_LIKE) > 65536:
-                    _LIKE.clear()
-                _LIKE[key] = like
-            v = random_value(like, rng, small=self.small_elements)
-            if v is None:
-                from .evaluate import NotEvaluable
+        # the element's name, printed and hashed once (sympy's printer is slow)
+        crc = _per_expression(_CRC, key, lambda k: zlib.crc32(f"{k[0]}{k[1]}".encode()), limit=65536)
+        rng = np.random.default_rng([self.seed, crc])
+        # built once: sympy then remembers its assumptions on the object
+        like = _per_expression(_LIKE, key, lambda k: k[0][k[1]] if isinstance(k[0], sp.IndexedBase) else _ENTRY,
+                               limit=65536)
+        v = random_value(like, rng, small=self.small_elements)
+        if v is None:
+            from .evaluate import NotEvaluable
 
-                raise NotEvaluable(f"no value in the domain of {like}")
-            self.elements[key] = v
-        return self.elements[key]
+            raise NotEvaluable(f"no value in the domain of {like}")
+        self.elements[key] = v
+        return v
 
     def shown(self) -> dict[str, str]:
         """The point as text (name → value), the elements used included."""
@@ -255,18 +244,13 @@ def _lengths_one(e: Any) -> frozenset:
     return frozenset(s for s in out if isinstance(s, sp.Symbol))
 
 
-def _per_expression(table: dict, e: Any, fn: Callable[[Any], Any]) -> Any:
+def _per_expression(table: dict, e: Any, fn: Callable[[Any], Any], limit: int = 4096) -> Any:
     """``fn(e)``, remembered in ``table`` per expression (each analysis below is a pure function of one
     expression, and consecutive steps share one: the claim of a step is the next step's start)."""
     try:
-        hit = table.get(e)
+        return remembered(table, e, fn, limit=limit)
     except TypeError:  # an unhashable expression: analysed every time
         return fn(e)
-    if hit is None:
-        if len(table) > 4096:
-            table.clear()
-        hit = table[e] = fn(e)
-    return hit
 
 
 #: the per-expression parts of the analysis of a point's expressions (pure functions of the expression)

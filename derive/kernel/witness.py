@@ -29,6 +29,7 @@ from . import limits
 from .binders import substitute
 from .evaluate import Evaluator, NotEvaluable, Undefined, Unreliable, to_mp
 from .hypotheses import NONE, Hypotheses
+from .memo import remembered
 from .points import ExactReal, Point, _satisfies, generate, length_symbols
 
 #: Precisions (digits) at which a proved step is confirmed: the second only when the first shows a gap.
@@ -103,12 +104,7 @@ def _lengths_of(expr: Any) -> frozenset:
 
 def _takes_values(e: Any) -> bool:
     """Does ``e`` depend on a point (a free symbol, an indexed element, a matrix symbol)? Remembered."""
-    hit = _TAKES_VALUES.get(e)
-    if hit is None:
-        if len(_TAKES_VALUES) > 4096:
-            _TAKES_VALUES.clear()
-        hit = _TAKES_VALUES[e] = bool(e.free_symbols or _has_elements(e))
-    return hit
+    return remembered(_TAKES_VALUES, e, lambda x: bool(x.free_symbols or _has_elements(x)), limit=4096)
 
 
 def _has_elements(e: Any) -> bool:
@@ -117,14 +113,13 @@ def _has_elements(e: Any) -> bool:
     if not isinstance(e, sp.Basic):
         return False
     try:
-        hit = _ELEMENTS.get(e)
+        return remembered(_ELEMENTS, e, _elements_in, limit=4096)
     except TypeError:  # unhashable: computed every time
-        return bool(e.atoms(sp.Indexed, sp.MatrixSymbol))
-    if hit is None:
-        if len(_ELEMENTS) > 4096:
-            _ELEMENTS.clear()
-        hit = _ELEMENTS[e] = bool(e.atoms(sp.Indexed, sp.MatrixSymbol))
-    return hit
+        return _elements_in(e)
+
+
+def _elements_in(e: Any) -> bool:
+    return bool(e.atoms(sp.Indexed, sp.MatrixSymbol))
 
 
 #: whether an expression depends on a point, and whether it holds elements (pure functions of the expression)
